@@ -1,0 +1,251 @@
+// agentkit/json/value.hpp — an ordered JSON value that keeps numbers exactly as written.
+//
+//   using namespace agentkit;
+//   json::Value doc = json::parse(R"({"b":1.0,"a":[true,null,"x"]})").value();
+//   const json::Value* b = doc.find("b");          // nullptr when absent; a null Value when null
+//   assert(b && b->number_text() == "1.0");        // never laundered into 1
+//   assert(json::dump(doc) == R"({"b":1.0,"a":[true,null,"x"]})");  // member order kept
+//
+//   json::Value msg = json::Object{{"role", "user"}, {"n", 3}};
+//   msg["content"] = json::Array{"hi"};
+//   std::int64_t n = msg.find("n")->to_int64().value();
+//
+// Objects keep insertion order and stay fast to search when large (an index is built past a
+// small size). Numbers keep their literal text, so a round trip never turns `1.0` into `1` or
+// `10000000000000000001` into a float; the typed readers (`to_int64`, `to_uint64`, `to_double`)
+// convert on demand with std::from_chars and report overflow instead of wrapping.
+// `null` and absent are different: `find` answers nullptr only for an absent member.
+//
+// Thread safety: a plain value. Concurrent const access is safe; mutation needs exclusive access.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <initializer_list>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "agentkit/base/result.hpp"
+
+namespace agentkit::json {
+
+enum class Type : std::uint8_t { null, boolean, number, string, array, object, raw };
+
+// Short lowercase name of a type ("object"), for error messages.
+std::string_view type_name(Type t) noexcept;
+
+class Value;
+struct Member;
+
+using Array = std::vector<Value>;
+
+// Bytes that must travel unchanged, such as tool-call arguments exactly as a model produced
+// them. A Raw may hold text that is not (yet) valid JSON, e.g. a half-streamed argument string;
+// `valid()` says whether it parses. Placed inside a Value (Type::raw) it is dumped verbatim, which
+// is how an encoder replays arguments byte for byte inside a larger request.
+class Raw {
+ public:
+  Raw() = default;
+  explicit Raw(std::string bytes) : bytes_(std::move(bytes)) {}
+
+  std::string_view bytes() const noexcept { return bytes_; }
+  const std::string& str() const noexcept { return bytes_; }
+  bool empty() const noexcept { return bytes_.empty(); }
+  // True when the bytes are exactly one JSON document (surrounding whitespace allowed).
+  bool valid() const;
+  // Parses the bytes (with json::parse's default options).
+  Result<Value> parse() const;
+
+  friend bool operator==(const Raw&, const Raw&) = default;
+
+ private:
+  std::string bytes_;
+};
+
+// An object: members in insertion order, unique keys, fast lookup at any size.
+class Object {
+ public:
+  using iterator = std::vector<Member>::iterator;
+  using const_iterator = std::vector<Member>::const_iterator;
+
+  Object();
+  Object(std::initializer_list<Member> members);  // a later duplicate key replaces the earlier
+  Object(const Object&);
+  Object(Object&&) noexcept;
+  Object& operator=(const Object&);
+  Object& operator=(Object&&) noexcept;
+  ~Object();
+
+  std::size_t size() const noexcept;
+  bool empty() const noexcept;
+  iterator begin() noexcept;
+  iterator end() noexcept;
+  const_iterator begin() const noexcept;
+  const_iterator end() const noexcept;
+  void reserve(std::size_t n);
+
+  // The member's value, or nullptr when the key is absent.
+  const Value* find(std::string_view key) const noexcept;
+  Value* find(std::string_view key) noexcept;
+  bool contains(std::string_view key) const noexcept { return find(key) != nullptr; }
+  // The member's value, appending a null member at the end when absent.
+  Value& operator[](std::string_view key);
+  // Replaces the value in place when the key exists (its position is kept), else appends.
+  Value& set(std::string key, Value value);
+  // Removes the member if present, keeping the order of the rest. Answers whether it existed.
+  bool erase(std::string_view key);
+  // Appends a member without looking for an existing one. Precondition: the key is not present
+  // (the parser checks duplicates itself). Breaking it makes lookups answer either member.
+  Value& append_unique(std::string key, Value value);
+
+  friend bool operator==(const Object& a, const Object& b);
+
+ private:
+  void rebuild_index();
+  void index_insert(std::size_t position);
+  std::size_t index_lookup(std::string_view key) const noexcept;
+
+  std::vector<Member> members_;
+  // Open-addressed table of member positions + 1 (0 = empty), built once the object is large
+  // enough that a linear scan loses; empty below that size.
+  std::vector<std::uint32_t> index_;
+};
+
+class Value {
+ public:
+  // Construction. A Value is null by default.
+  Value() noexcept = default;
+  Value(std::nullptr_t) noexcept {}             // NOLINT: implicit by design
+  Value(bool b) noexcept : v_(b) {}             // NOLINT
+  Value(int n);                                 // NOLINT
+  Value(long n);                                // NOLINT
+  Value(long long n);                           // NOLINT
+  Value(unsigned n);                            // NOLINT
+  Value(unsigned long n);                       // NOLINT
+  Value(unsigned long long n);                  // NOLINT
+  // The shortest text that reads back as the same double. NaN and infinities become null,
+  // as JSON cannot carry them.
+  Value(double d);                              // NOLINT
+  Value(const char* s) : v_(std::string(s)) {}  // NOLINT
+  Value(std::string_view s) : v_(std::string(s)) {}  // NOLINT
+  Value(std::string s) noexcept : v_(std::move(s)) {}  // NOLINT
+  Value(Array a) noexcept : v_(std::move(a)) {}  // NOLINT
+  Value(Object o) noexcept : v_(std::move(o)) {}  // NOLINT
+  Value(Raw r) noexcept : v_(std::move(r)) {}    // NOLINT
+
+  // A number from its literal text, kept exactly. Fails unless `text` is an RFC 8259 number.
+  static Result<Value> number(std::string_view text);
+  // Same, for text already known to be a valid number literal (the parser's path).
+  static Value number_unchecked(std::string text);
+
+  Type type() const noexcept { return static_cast<Type>(v_.index()); }
+  bool is_null() const noexcept { return type() == Type::null; }
+  bool is_bool() const noexcept { return type() == Type::boolean; }
+  bool is_number() const noexcept { return type() == Type::number; }
+  bool is_string() const noexcept { return type() == Type::string; }
+  bool is_array() const noexcept { return type() == Type::array; }
+  bool is_object() const noexcept { return type() == Type::object; }
+  bool is_raw() const noexcept { return type() == Type::raw; }
+
+  // Soft readers: nullptr / nullopt when the type differs.
+  std::optional<bool> get_bool() const noexcept;
+  std::optional<std::string_view> get_string() const noexcept;
+  const Array* get_array() const noexcept { return std::get_if<Array>(&v_); }
+  Array* get_array() noexcept { return std::get_if<Array>(&v_); }
+  const Object* get_object() const noexcept { return std::get_if<Object>(&v_); }
+  Object* get_object() noexcept { return std::get_if<Object>(&v_); }
+  const Raw* get_raw() const noexcept { return std::get_if<Raw>(&v_); }
+
+  // Asserting readers. Precondition: the type matches (checked by assert in debug builds).
+  bool as_bool() const noexcept;
+  const std::string& as_string() const noexcept;
+  std::string& as_string() noexcept;
+  const Array& as_array() const noexcept;
+  Array& as_array() noexcept;
+  const Object& as_object() const noexcept;
+  Object& as_object() noexcept;
+  // The number's literal text. Precondition: is_number().
+  std::string_view number_text() const noexcept;
+
+  // Numeric conversions. They fail (Errc::invalid_argument) when the value is not a number,
+  // and (Errc::limit_exceeded) when it does not fit: never wrap, never truncate silently.
+  // to_int64/to_uint64 accept an integral literal written with a fraction or exponent ("3.0",
+  // "1e3") when its value is a whole number that fits.
+  Result<std::int64_t> to_int64() const;
+  Result<std::uint64_t> to_uint64() const;
+  Result<double> to_double() const;
+
+  // Object conveniences. find answers nullptr when this is not an object or the key is absent.
+  const Value* find(std::string_view key) const noexcept;
+  Value* find(std::string_view key) noexcept;
+  // Turns a null into an empty object first. Precondition: is_null() || is_object().
+  Value& operator[](std::string_view key);
+  // Array convenience. Precondition: is_array() && i < size.
+  const Value& operator[](std::size_t i) const noexcept;
+  Value& operator[](std::size_t i) noexcept;
+  // Elements of an array or members of an object; 0 for scalars.
+  std::size_t size() const noexcept;
+
+  // Structural equality. Numbers are equal when their literal text is identical ("1.0" != "1");
+  // objects compare member by member in order.
+  friend bool operator==(const Value& a, const Value& b) noexcept;
+
+ private:
+  struct NumberText {
+    std::string text;
+    friend bool operator==(const NumberText&, const NumberText&) = default;
+  };
+  explicit Value(NumberText n) noexcept : v_(std::move(n)) {}
+
+  // Alternative order matches Type.
+  std::variant<std::monostate, bool, NumberText, std::string, Array, Object, Raw> v_;
+};
+
+struct Member {
+  std::string key;
+  Value value;
+  friend bool operator==(const Member&, const Member&) = default;
+};
+
+// ---- Parsing and printing ------------------------------------------------------------------
+
+// Bounds and strictness for json::parse. The defaults suit trusted text (our own files);
+// bytes from a peer go through agentkit::wire::decode, which applies the untrusted bounds.
+struct ParseOptions {
+  // Larger input is refused before anything is parsed.
+  std::size_t max_bytes = std::size_t(1) << 30;
+  // Deeper nesting is refused (the parser never recurses past it).
+  std::size_t max_depth = 512;
+  // Arrays with more elements or objects with more members are refused before they grow.
+  std::size_t max_container = std::size_t(1) << 26;
+  // A repeated key in one object is an error; RFC 8259 leaves it undefined, and "last one
+  // wins" lets a smuggled member shadow a checked one.
+  bool reject_duplicate_keys = true;
+};
+
+// Parses exactly one RFC 8259 document (whitespace around it allowed). Invalid UTF-8, lone
+// surrogate escapes, trailing commas, comments, leading zeros, NaN and trailing bytes are all
+// errors. Errors: Errc::parse_error with details "offset" (byte) and "reason";
+// Errc::limit_exceeded naming the limit ("limit", "max") when a bound is crossed.
+Result<Value> parse(std::string_view text, const ParseOptions& options = {});
+
+struct DumpOptions {
+  // Spaces per nesting level; negative means compact (no whitespace at all).
+  int indent = -1;
+  // Escape every non-ASCII character as \uXXXX (surrogate pairs above the BMP).
+  bool ascii_only = false;
+};
+
+// Deterministic output: member order preserved, numbers as written, the minimal escapes
+// (quote, backslash, control characters; "\u2028"/"\u2029" escaped so the text is also safe
+// inside JavaScript). Raw values are emitted verbatim.
+std::string dump(const Value& value, const DumpOptions& options = {});
+void dump_to(std::string& out, const Value& value, const DumpOptions& options = {});
+// Appends `s` as a quoted, escaped JSON string.
+void append_quoted(std::string& out, std::string_view s, bool ascii_only = false);
+
+}  // namespace agentkit::json

@@ -1,0 +1,32 @@
+// Counts heap allocations made through operator new on the current thread, so a test can prove
+// that a bound is checked *before* the allocation it protects ("a 16 MiB+1 message fails without
+// a 16 MiB allocation"). Link agentkit_test_alloc into the test executable to enable it; the
+// replacement operator new/delete live in alloc_counter.cpp.
+#pragma once
+
+#include <cstddef>
+
+namespace agentkit::testing {
+
+struct AllocStats {
+  std::size_t count = 0;          // allocations observed
+  std::size_t bytes = 0;          // bytes requested in total
+  std::size_t largest = 0;        // the largest single request
+};
+
+// Records allocations on this thread for its lifetime; nests (the innermost is filled).
+class AllocCounter {
+ public:
+  AllocCounter();
+  ~AllocCounter();
+  AllocCounter(const AllocCounter&) = delete;
+  AllocCounter& operator=(const AllocCounter&) = delete;
+
+  const AllocStats& stats() const noexcept { return stats_; }
+
+ private:
+  AllocStats stats_;
+  AllocCounter* previous_;
+};
+
+}  // namespace agentkit::testing
