@@ -78,4 +78,5 @@ TEST_CASE("hex encodes lowercase and decodes strictly") {
     CHECK(r.error().code == agentkit::Errc::parse_error);
   }
   CHECK(agentkit::hex::decode("01zz").error().find_detail("offset") == "2");
+  CHECK(agentkit::hex::decode("abc").error().message.find("odd length") != std::string::npos);
 }

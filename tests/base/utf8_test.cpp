@@ -163,3 +163,17 @@ TEST_CASE("validity and error offsets agree with Python's strict UTF-8 decoder")
     }
   }
 }
+
+// The ASCII fast path reads eight bytes at a time; a stray byte in any lane of any block must stop it.
+TEST_CASE("a non-ASCII byte is found in every position of the eight-byte fast path") {
+  for (std::size_t pos = 0; pos < 40; ++pos) {
+    std::string s(40, 'a');
+    s[pos] = '\x80';
+    INFO("position " << pos);
+    CHECK(utf8::find_invalid(s) == pos);
+    s[pos] = '\xC3';
+    if (pos + 1 < s.size()) s[pos + 1] = '\xA9';
+    CHECK(utf8::is_valid(s) == (pos + 1 < s.size()));
+    CHECK(utf8::count_code_points(s).has_value() == (pos + 1 < s.size()));
+  }
+}
