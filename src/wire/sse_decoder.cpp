@@ -1,0 +1,204 @@
+#include "agentkit/wire/sse_decoder.hpp"
+
+#include <limits>
+#include <utility>
+
+#include "bounded_growth.hpp"
+
+namespace agentkit::wire {
+namespace {
+
+constexpr char kCR = '\r';
+constexpr char kLF = '\n';
+constexpr std::string_view kLineEnds = "\r\n";
+// WHATWG: the UTF-8 decoder strips one leading byte order mark.
+constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
+
+// WHATWG "retry": only ASCII digits count; anything else (or a number too large for 64 bits,
+// which no real server sends) leaves the reconnection time unchanged.
+std::optional<std::uint64_t> parse_retry(std::string_view value) {
+  constexpr std::uint64_t kMax = std::numeric_limits<std::uint64_t>::max();
+  constexpr std::uint64_t kRadix = 10;
+  if (value.empty()) return std::nullopt;
+  std::uint64_t n = 0;
+  for (const char c : value) {
+    if (c < '0' || c > '9') return std::nullopt;
+    const auto digit = static_cast<std::uint64_t>(c - '0');
+    if (n > (kMax - digit) / kRadix) return std::nullopt;
+    n = n * kRadix + digit;
+  }
+  return n;
+}
+
+}  // namespace
+
+SseDecoder::SseDecoder(SseDecoderOptions options) : options_(options) {}
+
+void SseDecoder::feed(std::string_view bytes) {
+  if (poison_) return;
+  if (!bom_settled_) {
+    bytes.remove_prefix(take_bom(bytes));
+    if (!bom_settled_) return;
+  }
+  feed_lines(bytes);
+}
+
+// Consumes the BOM bytes at the start of the stream, even when the BOM is split across chunks.
+// When the stream turns out not to start with a BOM, the bytes held back are replayed as text.
+std::size_t SseDecoder::take_bom(std::string_view bytes) {
+  std::size_t used = 0;
+  while (used < bytes.size() && !bom_settled_) {
+    if (bytes[used] != kUtf8Bom[bom_matched_]) {
+      bom_settled_ = true;
+      const std::size_t held = bom_matched_;
+      bom_matched_ = 0;
+      stream_offset_ -= held;  // they are counted again as text
+      feed_lines(kUtf8Bom.substr(0, held));
+      return used;
+    }
+    ++used;
+    ++stream_offset_;
+    if (++bom_matched_ == kUtf8Bom.size()) {
+      bom_settled_ = true;
+      line_start_ = stream_offset_;
+    }
+  }
+  return used;
+}
+
+void SseDecoder::feed_lines(std::string_view bytes) {
+  while (!bytes.empty() && !poison_) {
+    if (skip_lf_) {
+      skip_lf_ = false;
+      if (bytes.front() == kLF) {
+        bytes.remove_prefix(1);
+        ++stream_offset_;
+        continue;
+      }
+    }
+    const std::size_t end = bytes.find_first_of(kLineEnds);
+    const std::string_view piece = bytes.substr(0, end);
+    if (piece.size() > options_.max_line_bytes - line_.size()) {
+      poison(make_error(Errc::limit_exceeded,
+                        "an SSE line starting at stream offset " + std::to_string(line_start_) +
+                            " exceeds max_line_bytes (" + std::to_string(options_.max_line_bytes) +
+                            ")")
+                 .with_detail("limit", "max_line_bytes")
+                 .with_detail("max", std::to_string(options_.max_line_bytes))
+                 .with_detail("offset", std::to_string(line_start_)));
+      return;
+    }
+    detail::append_within(line_, piece, options_.max_line_bytes);
+    stream_offset_ += piece.size();
+    if (end == std::string_view::npos) return;
+    // A CR may be the first half of a CRLF whose LF is in the next chunk: remember, don't peek.
+    skip_lf_ = bytes[end] == kCR;
+    bytes.remove_prefix(end + 1);
+    ++stream_offset_;
+    end_line();
+  }
+}
+
+void SseDecoder::end_line() {
+  const std::string_view line = line_;
+  if (line.empty()) {
+    dispatch();
+  } else if (line.front() != ':') {  // a leading colon marks a comment
+    const std::size_t colon = line.find(':');
+    std::string_view value;
+    if (colon != std::string_view::npos) {
+      value = line.substr(colon + 1);
+      if (!value.empty() && value.front() == ' ') value.remove_prefix(1);
+    }
+    process_field(line.substr(0, colon), value);
+  }
+  line_.clear();
+  line_start_ = stream_offset_;
+}
+
+void SseDecoder::process_field(std::string_view field, std::string_view value) {
+  if (field == "data") {
+    event_started_ = true;
+    append_data(value);
+  } else if (field == "event") {
+    event_started_ = true;
+    if (!fits_event(data_.size(), value.size())) return;
+    type_.assign(value);
+  } else if (field == "id") {
+    event_started_ = true;
+    // WHATWG: an id containing NUL is ignored (it could not be sent back in Last-Event-ID).
+    if (value.find('\0') == std::string_view::npos) last_id_.assign(value);
+  } else if (field == "retry") {
+    if (auto ms = parse_retry(value)) retry_ms_ = ms;
+  }
+}
+
+void SseDecoder::append_data(std::string_view value) {
+  // +1 for the "\n" that joins data lines.
+  if (!fits_event(data_.size() + value.size() + 1, type_.size())) return;
+  const std::size_t cap = options_.max_event_bytes - type_.size();
+  detail::append_within(data_, value, cap);
+  detail::append_within(data_, "\n", cap);
+}
+
+// Sizes are of buffers we hold (data, type) and one line bounded by max_line_bytes, so the sum
+// cannot overflow.
+bool SseDecoder::fits_event(std::size_t data_bytes, std::size_t type_bytes) {
+  if (data_bytes + type_bytes <= options_.max_event_bytes) return true;
+  poison(make_error(Errc::limit_exceeded,
+                    "an SSE event ending at stream offset " + std::to_string(stream_offset_) +
+                        " exceeds max_event_bytes (" + std::to_string(options_.max_event_bytes) +
+                        ")")
+             .with_detail("limit", "max_event_bytes")
+             .with_detail("max", std::to_string(options_.max_event_bytes))
+             .with_detail("offset", std::to_string(stream_offset_)));
+  return false;
+}
+
+void SseDecoder::dispatch() {
+  event_started_ = false;
+  if (data_.empty()) {  // WHATWG: no data, no event; the type does not carry over
+    type_.clear();
+    return;
+  }
+  data_.pop_back();  // the "\n" after the last data line
+  SseEvent event;
+  if (!type_.empty()) event.type = std::move(type_);
+  event.data = std::move(data_);
+  event.id = last_id_;
+  ready_.push_back(std::move(event));
+  data_ = std::string();
+  type_ = std::string();
+}
+
+Result<std::optional<SseEvent>> SseDecoder::next() {
+  if (!ready_.empty()) {
+    SseEvent event = std::move(ready_.front());
+    ready_.pop_front();
+    return std::optional<SseEvent>(std::move(event));
+  }
+  if (poison_) return *poison_;
+  return std::optional<SseEvent>();
+}
+
+Result<void> SseDecoder::finish() {
+  if (poison_) return *poison_;
+  const bool cut = event_started_ || !line_.empty() || (!bom_settled_ && bom_matched_ > 0);
+  if (!cut) return {};
+  poison(make_error(Errc::protocol_error,
+                    "the SSE stream ended in the middle of an event (after stream offset " +
+                        std::to_string(stream_offset_) +
+                        "); the partial event was discarded, not dispatched")
+             .with_detail("offset", std::to_string(stream_offset_)));
+  return *poison_;
+}
+
+void SseDecoder::poison(Error error) {
+  error.message += "; the stream cannot be resynchronised";
+  poison_ = std::move(error);
+  line_ = std::string();
+  data_ = std::string();
+  type_ = std::string();
+}
+
+}  // namespace agentkit::wire
