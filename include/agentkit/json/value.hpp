@@ -40,6 +40,9 @@ std::string_view type_name(Type t) noexcept;
 
 class Value;
 struct Member;
+namespace detail {
+struct ObjectAccess;  // the parser's way to hand an object its members in one step
+}  // namespace detail
 
 using Array = std::vector<Value>;
 
@@ -105,6 +108,7 @@ class Object {
   friend bool operator==(const Object& a, const Object& b);
 
  private:
+  friend struct detail::ObjectAccess;
   void rebuild_index();
   void index_insert(std::size_t position);
   std::size_t index_lookup(std::string_view key) const noexcept;

@@ -1,0 +1,163 @@
+// json::dump: deterministic printing. Member order and number literals are reproduced as held;
+// strings get the minimal escapes plus U+2028/U+2029 (so the text is also valid JavaScript).
+#include <string>
+
+#include "agentkit/json/value.hpp"
+#include "text_scan.hpp"
+
+namespace agentkit::json {
+namespace {
+
+constexpr char kHexDigits[] = "0123456789abcdef";
+constexpr char32_t kLineSeparator = 0x2028, kParagraphSeparator = 0x2029;
+constexpr char32_t kFirstAstral = 0x10000;
+constexpr char32_t kHighSurrogateFirst = 0xD800, kLowSurrogateFirst = 0xDC00;
+// Written for bytes that are not UTF-8 (a std::string built by the caller may hold anything):
+// printing them raw would make the output invalid JSON.
+constexpr std::string_view kReplacementEscape = "\\ufffd";
+
+void append_u_escape(std::string& out, char32_t unit) {
+  const char escape[] = {'\\', 'u', kHexDigits[(unit >> 12) & 0xF], kHexDigits[(unit >> 8) & 0xF],
+                         kHexDigits[(unit >> 4) & 0xF], kHexDigits[unit & 0xF]};
+  out.append(escape, sizeof escape);
+}
+
+void append_control_escape(std::string& out, unsigned char c) {
+  switch (c) {
+    case '\b': out.append("\\b", 2); return;
+    case '\f': out.append("\\f", 2); return;
+    case '\n': out.append("\\n", 2); return;
+    case '\r': out.append("\\r", 2); return;
+    case '\t': out.append("\\t", 2); return;
+    default: append_u_escape(out, c);
+  }
+}
+
+// q points at a non-ASCII byte; answers the number of bytes consumed.
+std::size_t append_non_ascii(std::string& out, const char* q, const char* end, bool ascii_only) {
+  const std::size_t n = detail::utf8_sequence_length(q, end);
+  if (n == 0) {
+    out.append(kReplacementEscape);
+    return 1;
+  }
+  const char32_t cp = detail::utf8_decode(q, n);
+  if (ascii_only) {
+    if (cp >= kFirstAstral) {
+      const char32_t v = cp - kFirstAstral;
+      append_u_escape(out, kHighSurrogateFirst + (v >> 10));
+      append_u_escape(out, kLowSurrogateFirst + (v & 0x3FF));
+    } else {
+      append_u_escape(out, cp);
+    }
+  } else if (cp == kLineSeparator || cp == kParagraphSeparator) {
+    append_u_escape(out, cp);
+  } else {
+    out.append(q, n);
+  }
+  return n;
+}
+
+class Printer {
+ public:
+  Printer(std::string& out, const DumpOptions& options) : out_(out), options_(options) {}
+
+  void write(const Value& v, int depth) {
+    switch (v.type()) {
+      case Type::null: out_.append("null", 4); return;
+      case Type::boolean: v.as_bool() ? out_.append("true", 4) : out_.append("false", 5); return;
+      case Type::number: out_.append(v.number_text()); return;
+      case Type::string: append_quoted(out_, v.as_string(), options_.ascii_only); return;
+      case Type::raw: out_.append(v.get_raw()->bytes()); return;
+      case Type::array: write_array(v.as_array(), depth); return;
+      case Type::object: write_object(v.as_object(), depth); return;
+    }
+  }
+
+ private:
+  bool pretty() const noexcept { return options_.indent >= 0; }
+
+  void newline(int depth) {
+    if (!pretty()) return;
+    out_.push_back('\n');
+    out_.append(static_cast<std::size_t>(depth) * static_cast<std::size_t>(options_.indent), ' ');
+  }
+
+  void write_array(const Array& array, int depth) {
+    if (array.empty()) {
+      out_.append("[]", 2);
+      return;
+    }
+    out_.push_back('[');
+    bool first = true;
+    for (const Value& element : array) {
+      if (!first) out_.push_back(',');
+      first = false;
+      newline(depth + 1);
+      write(element, depth + 1);
+    }
+    newline(depth);
+    out_.push_back(']');
+  }
+
+  void write_object(const Object& object, int depth) {
+    if (object.empty()) {
+      out_.append("{}", 2);
+      return;
+    }
+    out_.push_back('{');
+    bool first = true;
+    for (const Member& member : object) {
+      if (!first) out_.push_back(',');
+      first = false;
+      newline(depth + 1);
+      append_quoted(out_, member.key, options_.ascii_only);
+      out_.push_back(':');
+      if (pretty()) out_.push_back(' ');
+      write(member.value, depth + 1);
+    }
+    newline(depth);
+    out_.push_back('}');
+  }
+
+  std::string& out_;
+  const DumpOptions& options_;
+};
+
+}  // namespace
+
+void append_quoted(std::string& out, std::string_view s, bool ascii_only) {
+  out.push_back('"');
+  const char* p = s.data();
+  const char* end = p + s.size();
+  for (;;) {
+    const char* q = detail::find_special_string_byte(p, end);
+    out.append(p, q);
+    if (q == end) break;
+    const unsigned char c = static_cast<unsigned char>(*q);
+    if (c == '"') {
+      out.append("\\\"", 2);
+      p = q + 1;
+    } else if (c == '\\') {
+      out.append("\\\\", 2);
+      p = q + 1;
+    } else if (c < 0x20) {
+      append_control_escape(out, c);
+      p = q + 1;
+    } else {
+      p = q + append_non_ascii(out, q, end, ascii_only);
+    }
+  }
+  out.push_back('"');
+}
+
+void dump_to(std::string& out, const Value& value, const DumpOptions& options) {
+  Printer(out, options).write(value, 0);
+}
+
+std::string dump(const Value& value, const DumpOptions& options) {
+  std::string out;
+  dump_to(out, value, options);
+  return out;
+}
+
+}  // namespace agentkit::json

@@ -1,0 +1,248 @@
+// json::parse and json::dump: round trips, escapes, UTF-8, errors and the limits.
+#include <string>
+
+#include "agentkit/json/value.hpp"
+#include "support/alloc/alloc_counter.hpp"
+#include "support/catch.hpp"
+
+using namespace agentkit;
+using json::Value;
+
+namespace {
+
+std::string roundtrip(std::string_view text) { return json::dump(json::parse(text).value()); }
+
+Error parse_error(std::string_view text, const json::ParseOptions& options = {}) {
+  auto r = json::parse(text, options);
+  REQUIRE_FALSE(r.has_value());
+  return r.error();
+}
+
+std::string detail_of(const Error& e, std::string_view key) {
+  const auto d = e.find_detail(key);
+  return d ? std::string(*d) : std::string("<none>");
+}
+
+}  // namespace
+
+TEST_CASE("number literals survive a round trip exactly as written") {
+  for (const char* text : {"1.0", "10000000000000000001", "-0", "1E+2", "1e-7", "-0.0", "123456789012345678901234567890.5e-3",
+                           "0.10", "2.5E400"}) {
+    INFO(text);
+    CHECK(roundtrip(text) == text);
+    CHECK(roundtrip(std::string("[") + text + "]") == std::string("[") + text + "]");
+  }
+}
+
+TEST_CASE("member order and nesting survive a round trip, whitespace is dropped") {
+  CHECK(roundtrip(R"( { "b" : 1 , "a" : [ true , false , null , { } , [ ] ] , "c" : { "z" : "" } } )") ==
+        R"({"b":1,"a":[true,false,null,{},[]],"c":{"z":""}})");
+}
+
+TEST_CASE("escapes decode to UTF-8 and dump back to the minimal form") {
+  const Value v = json::parse(R"("q\" b\\ s\/ \b\f\n\r\t \u0001 \u00e9 \u20AC \ud83d\ude00 \u0000")").value();
+  CHECK(v.as_string() == std::string("q\" b\\ s/ \b\f\n\r\t \x01 \xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80 \0", 30));
+  CHECK(json::dump(v) == std::string(R"("q\" b\\ s/ \b\f\n\r\t \u0001 )") + "\xC3\xA9 \xE2\x82\xAC \xF0\x9F\x98\x80 \\u0000\"");
+}
+
+TEST_CASE("U+2028 and U+2029 are escaped on output so the text is also safe JavaScript") {
+  const Value v = json::parse("\"a\xE2\x80\xA8" "b\\u2029c\"").value();
+  CHECK(v.as_string() == "a\xE2\x80\xA8" "b\xE2\x80\xA9" "c");
+  CHECK(json::dump(v) == R"("a\u2028b\u2029c")");
+}
+
+TEST_CASE("ascii_only escapes every non-ASCII character, astral ones as surrogate pairs") {
+  const Value v("\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80x");
+  json::DumpOptions ascii;
+  ascii.ascii_only = true;
+  CHECK(json::dump(v, ascii) == R"("\u00e9\u20ac\ud83d\ude00x")");
+  CHECK(json::parse(json::dump(v, ascii)).value() == v);
+}
+
+TEST_CASE("bytes that are not UTF-8 in a caller's string are printed as U+FFFD, never raw") {
+  const Value v(std::string("a\xFF" "b\xC3", 4));
+  CHECK(json::dump(v) == R"("a\ufffdb\ufffd")");
+  CHECK(json::parse(json::dump(v)).has_value());
+}
+
+TEST_CASE("pretty printing indents nested containers and keeps empty ones short") {
+  json::DumpOptions pretty;
+  pretty.indent = 2;
+  CHECK(json::dump(json::parse(R"({"a":[1,{}],"b":{"c":[]}})").value(), pretty) ==
+        "{\n  \"a\": [\n    1,\n    {}\n  ],\n  \"b\": {\n    \"c\": []\n  }\n}");
+  CHECK(json::dump(Value(json::Array{}), pretty) == "[]");
+  pretty.indent = 0;
+  CHECK(json::dump(json::parse("[1,2]").value(), pretty) == "[\n1,\n2\n]");
+}
+
+TEST_CASE("append_quoted appends one escaped string") {
+  std::string out = "x=";
+  json::append_quoted(out, "a\"b\n");
+  CHECK(out == R"(x="a\"b\n")");
+}
+
+TEST_CASE("invalid UTF-8 inside a string is a parse error with its offset") {
+  for (const std::string& bad : {std::string("\"\xFF\""), std::string("\"\xC0\xAF\""), std::string("\"\xED\xA0\x80\""),
+                                std::string("\"\xF4\x90\x80\x80\""), std::string("\"\xE2\x82\""), std::string("\"a\x80\""),
+                                std::string("\"\xF0\x9F\x98\"")}) {
+    const Error e = parse_error(bad);
+    CHECK(e.code == Errc::parse_error);
+    CHECK(detail_of(e, "reason") == "invalid UTF-8");
+  }
+  CHECK(detail_of(parse_error("\"abc\xFF\""), "offset") == "4");
+}
+
+TEST_CASE("a lone surrogate escape is rejected") {
+  for (const char* bad : {R"("\ud800")", R"("\udc00")", R"("\ud800\u0041")", R"("\ud800\ud800")", R"("\ud800x")",
+                          R"("\uDBFF\")"}) {
+    INFO(bad);
+    CHECK(parse_error(bad).code == Errc::parse_error);
+  }
+}
+
+TEST_CASE("a duplicate key is a rejection, not a resolution") {
+  const Error small = parse_error(R"({"a":1,"b":2,"a":3})");
+  CHECK(small.code == Errc::parse_error);
+  CHECK(small.message.find("duplicate key \"a\"") != std::string::npos);
+  CHECK(detail_of(small, "offset") == "13");
+  // In a large object (checked through the hash index), anywhere in the member list.
+  std::string big = "{";
+  for (int i = 0; i < 500; ++i) big += "\"k" + std::to_string(i) + "\":" + std::to_string(i) + ",";
+  CHECK(json::parse(big + "\"last\":0}").has_value());
+  for (const char* repeated : {"\"k0\":0}", "\"k499\":0}", "\"k17\":0}"}) {
+    INFO(repeated);
+    const Error e = parse_error(big + repeated);
+    CHECK(e.message.find("duplicate key") != std::string::npos);
+  }
+  // Nested objects each have their own key space.
+  CHECK(json::parse(R"({"a":{"a":{"a":1}},"b":{"a":2}})").has_value());
+}
+
+TEST_CASE("duplicates may be allowed explicitly, and then the last value wins in the first position") {
+  json::ParseOptions lenient;
+  lenient.reject_duplicate_keys = false;
+  CHECK(json::dump(json::parse(R"({"a":1,"b":2,"a":3})", lenient).value()) == R"({"a":3,"b":2})");
+}
+
+TEST_CASE("syntax errors name the byte offset and the reason") {
+  struct Case {
+    const char* text;
+    std::size_t offset;
+  };
+  for (const Case c : {Case{"", 0}, Case{"  ", 2}, Case{"[1,]", 3}, Case{"{\"a\":1,}", 7}, Case{"[1 2]", 3},
+                       Case{"01", 1}, Case{"[1.]", 3}, Case{"tru", 0}, Case{"{\"a\" 1}", 5}, Case{"{1:2}", 1},
+                       Case{"[1] x", 4}, Case{"\"abc", 4}, Case{"\"a\tb\"", 2}, Case{"\"\\x\"", 1}, Case{"[", 1},
+                       Case{"// c\n1", 0}, Case{"NaN", 0}, Case{"-Infinity", 1}, Case{"'a'", 0}, Case{"\"\\u12G4\"", 5}}) {
+    INFO(c.text);
+    const Error e = parse_error(c.text);
+    CHECK(e.code == Errc::parse_error);
+    CHECK(detail_of(e, "offset") == std::to_string(c.offset));
+    CHECK(detail_of(e, "reason") != "<none>");
+    CHECK(e.message.find("byte " + std::to_string(c.offset)) != std::string::npos);
+  }
+}
+
+TEST_CASE("the depth limit admits max_depth levels and refuses one more, naming the limit") {
+  json::ParseOptions options;
+  options.max_depth = 64;
+  const std::string at_limit = std::string(64, '[') + std::string(64, ']');
+  CHECK(json::parse(at_limit, options).has_value());
+  const std::string over = std::string(65, '[') + std::string(65, ']');
+  const Error e = parse_error(over, options);
+  CHECK(e.code == Errc::limit_exceeded);
+  CHECK(detail_of(e, "limit") == "max_depth");
+  CHECK(detail_of(e, "max") == "64");
+  CHECK(detail_of(e, "offset") == "64");
+  // Objects count as levels too, and so does an empty container at the bottom.
+  std::string objects;
+  for (int i = 0; i < 64; ++i) objects += "{\"a\":";
+  CHECK(json::parse(objects + "1" + std::string(64, '}'), options).has_value());
+  CHECK(json::parse(objects + "{}" + std::string(64, '}'), options).error().code == Errc::limit_exceeded);
+  options.max_depth = 0;
+  CHECK(json::parse("7", options).has_value());
+  CHECK(json::parse("[]", options).error().code == Errc::limit_exceeded);
+}
+
+TEST_CASE("100,000 opening brackets fail on the depth limit without exhausting the stack") {
+  for (const char open : {'[', '{'}) {
+    std::string deep(100'000, open);
+    if (open == '{') {
+      deep.clear();
+      for (int i = 0; i < 100'000; ++i) deep += "{\"k\":";
+    }
+    const Error e = parse_error(deep);
+    CHECK(e.code == Errc::limit_exceeded);
+    CHECK(detail_of(e, "limit") == "max_depth");
+  }
+  // With the limit raised past the nesting the parser still does not recurse; it stops at the end.
+  json::ParseOptions unbounded;
+  unbounded.max_depth = 1'000'000;
+  CHECK(parse_error(std::string(100'000, '['), unbounded).code == Errc::parse_error);
+}
+
+TEST_CASE("input larger than max_bytes is refused before any large allocation") {
+  json::ParseOptions options;
+  options.max_bytes = 1 << 20;
+  const std::string input = "[" + std::string(options.max_bytes - 1, ' ') + "]";  // max_bytes + 1 bytes
+  REQUIRE(input.size() == options.max_bytes + 1);
+  testing::AllocStats stats;
+  {
+    testing::AllocCounter counter;
+    const auto r = json::parse(input, options);
+    stats = counter.stats();
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().code == Errc::limit_exceeded);
+    CHECK(detail_of(r.error(), "limit") == "max_bytes");
+    CHECK(detail_of(r.error(), "max") == std::to_string(options.max_bytes));
+  }
+  // Only the error text is allocated.
+  CHECK(stats.largest < 1024);
+  const std::string fits = "[" + std::string(options.max_bytes - 2, ' ') + "]";
+  CHECK(json::parse(fits, options).has_value());
+}
+
+TEST_CASE("a container one past max_container fails before the container is allocated") {
+  // A power of two, so the pending-children stack (which doubles) is exactly full at the limit.
+  constexpr std::size_t kLimit = 4096;
+  json::ParseOptions options;
+  options.max_container = kLimit;
+  auto array_of = [](std::size_t n) {
+    std::string s = "[";
+    for (std::size_t i = 0; i < n; ++i) s += i ? ",0" : "0";
+    return s + "]";
+  };
+  auto object_of = [](std::size_t n) {
+    std::string s = "{";
+    for (std::size_t i = 0; i < n; ++i) s += (i ? ",\"" : "\"") + std::to_string(i) + "\":0";
+    return s + "}";
+  };
+  CHECK(json::parse(array_of(kLimit), options).has_value());
+  CHECK(json::parse(object_of(kLimit), options).has_value());
+  struct Over {
+    std::string text;
+    std::size_t child_size;  // bytes per pending child: a Value in an array, a Member in an object
+  };
+  for (const Over& over : {Over{array_of(kLimit + 1), sizeof(Value)}, Over{object_of(kLimit + 1), sizeof(json::Member)}}) {
+    testing::AllocStats stats;
+    Error e;
+    {
+      testing::AllocCounter counter;
+      auto r = json::parse(over.text, options);
+      stats = counter.stats();
+      REQUIRE_FALSE(r.has_value());
+      e = r.error();
+    }
+    CHECK(e.code == Errc::limit_exceeded);
+    CHECK(detail_of(e, "limit") == "max_container");
+    CHECK(detail_of(e, "max") == std::to_string(kLimit));
+    // Neither the container of kLimit + 1 children nor a stack grown past kLimit was allocated.
+    CHECK(stats.largest <= kLimit * over.child_size);
+  }
+}
+
+TEST_CASE("whitespace is only space, tab, line feed and carriage return") {
+  CHECK(json::parse(" \t\r\n[ \t\r\n1 \t\r\n] \t\r\n").has_value());
+  CHECK_FALSE(json::parse("\f1").has_value());
+  CHECK_FALSE(json::parse("1\v").has_value());
+  CHECK_FALSE(json::parse("\xC2\xA0" "1").has_value());  // no-break space
+}
