@@ -1,0 +1,27 @@
+// agentkit/wire/decode.hpp — the strict, bounded JSON decoder for bytes we did not produce.
+//
+//   auto doc = agentkit::wire::decode(R"({"jsonrpc":"2.0","id":1})");   // default Limits
+//   if (!doc) return reject(doc.error());   // says which bound or rule, and the byte offset
+//   const agentkit::json::Value* id = doc->find("id");
+//
+// REQ-SEC-11: the size is checked before a byte is parsed or copied; nesting deeper than
+// max_depth, containers larger than max_container, duplicate keys (case-sensitive: "id" and "Id"
+// are two keys, neither shadows the other) and invalid UTF-8 are all rejections. Errors:
+// Errc::limit_exceeded with details "limit" (the Limits field crossed), "max" and "offset";
+// Errc::parse_error with details "offset" and "reason".
+//
+// Thread safety: a pure function.
+#pragma once
+
+#include <string_view>
+
+#include "agentkit/base/result.hpp"
+#include "agentkit/json/value.hpp"
+#include "agentkit/wire/limits.hpp"
+
+namespace agentkit::wire {
+
+// Parses exactly one JSON document from untrusted bytes under `limits`.
+Result<json::Value> decode(std::string_view bytes, const Limits& limits = {});
+
+}  // namespace agentkit::wire
