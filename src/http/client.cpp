@@ -1,0 +1,375 @@
+#include "agentkit/http/client.hpp"
+
+#include <array>
+#include <atomic>
+#include <cstring>
+
+#include "agentkit/base/base64.hpp"
+#include "connection_pool.hpp"
+#include "message_parser.hpp"
+#include "socket.hpp"
+#include "wire_format.hpp"
+
+namespace agentkit::http {
+namespace {
+
+using detail::MessageKind;
+using detail::MessageParser;
+using detail::ParserLimits;
+
+constexpr std::size_t read_buffer_bytes = 16 * 1024;
+using ReadBuffer = std::array<char, read_buffer_bytes>;
+
+// Prefixes an error's message with what the client was doing, keeping code and detail.
+Error annotate(Error e, const std::string& context) {
+  e.message = context + ": " + e.message;
+  return e;
+}
+
+std::string ms_text(std::chrono::milliseconds ms) { return std::to_string(ms.count()) + " ms"; }
+
+// The body of a response read from one of our connections. Owns the connection until the message
+// ends; then hands it back to the pool if both sides allow keep-alive.
+class ConnectionBody final : public BodyReader {
+ public:
+  ConnectionBody(std::unique_ptr<Stream> stream, MessageParser parser, std::string pending, bool reusable,
+                 std::shared_ptr<detail::ConnectionPool> pool, std::string key, std::string origin,
+                 std::chrono::milliseconds idle_timeout, std::stop_token stop)
+      : stream_(std::move(stream)),
+        parser_(std::move(parser)),
+        pending_(std::move(pending)),
+        reusable_(reusable),
+        pool_(std::move(pool)),
+        key_(std::move(key)),
+        origin_(std::move(origin)),
+        idle_timeout_(idle_timeout),
+        stop_(std::move(stop)) {
+    if (parser_.complete()) release();
+  }
+
+  Result<std::size_t> read_some(std::span<char> buffer) override {
+    while (offset_ == pending_.size()) {
+      pending_.clear();
+      offset_ = 0;
+      if (parser_.complete()) {
+        release();
+        return std::size_t{0};
+      }
+      if (auto r = fill(); !r) return std::move(r).error();
+    }
+    const std::size_t n = std::min(buffer.size(), pending_.size() - offset_);
+    std::memcpy(buffer.data(), pending_.data() + offset_, n);
+    offset_ += n;
+    return n;
+  }
+
+  const Headers& trailers() const override { return parser_.trailers(); }
+
+ private:
+  // Reads once from the connection and decodes what arrived into pending_.
+  Result<void> fill() {
+    if (!stream_) return fail(Errc::closed, "the connection of this response is already closed");
+    auto n = stream_->read_some(buffer_, IoDeadline::after(idle_timeout_, stop_));
+    if (!n) {
+      stream_.reset();
+      Error e = std::move(n).error();
+      if (e.code == Errc::timeout) {
+        return annotate(std::move(e), "the response body from " + origin_ + " stalled for " + ms_text(idle_timeout_) +
+                                          " (HttpOptions::idle_timeout)");
+      }
+      return annotate(std::move(e), "reading the response body from " + origin_);
+    }
+    if (*n == 0) {
+      stream_.reset();
+      if (auto f = parser_.finish(); !f) return annotate(std::move(f).error(), "reading the response body from " + origin_);
+      return {};
+    }
+    auto used = parser_.feed(std::string_view(buffer_.data(), *n), pending_);
+    if (!used) {
+      stream_.reset();
+      return annotate(std::move(used).error(), "the response body from " + origin_ + " is malformed");
+    }
+    if (*used < *n) reusable_ = false;  // bytes after the end of the message: never reuse
+    return {};
+  }
+
+  void release() {
+    if (stream_ && reusable_ && parser_.keep_alive()) pool_->release(key_, std::move(stream_));
+    stream_.reset();
+  }
+
+  std::unique_ptr<Stream> stream_;
+  MessageParser parser_;
+  std::string pending_;
+  std::size_t offset_ = 0;
+  bool reusable_;
+  std::shared_ptr<detail::ConnectionPool> pool_;
+  std::string key_;
+  std::string origin_;
+  std::chrono::milliseconds idle_timeout_;
+  std::stop_token stop_;
+  ReadBuffer buffer_{};
+};
+
+Error tls_missing(const Url& url) {
+  return fail(Errc::unsupported,
+              "cannot open " + url.to_string() +
+                  ": https:// needs TLS and this HTTP client has no TlsProvider. Build AgentKit with "
+                  "-DAGENTKIT_WITH_OPENSSL=ON and set HttpOptions::tls = agentkit::openssl::make_tls_provider(), "
+                  "or inject your own TlsProvider or HttpTransport")
+      .with_detail("cmake_option", "AGENTKIT_WITH_OPENSSL");
+}
+
+std::string proxy_authorization(const Url& proxy) {
+  if (!proxy.userinfo) return {};
+  auto decoded = percent_decode(*proxy.userinfo);
+  return "Basic " + base64::encode(decoded ? *decoded : *proxy.userinfo);
+}
+
+}  // namespace
+
+struct HttpClient::State {
+  explicit State(HttpOptions opts)
+      : options(std::move(opts)),
+        resolver(options.resolver ? options.resolver : std::make_shared<SystemResolver>()),
+        proxy_policy(ProxyPolicy::make(options.proxy ? *options.proxy : ProxySettings::from_environment())),
+        pool(std::make_shared<detail::ConnectionPool>(options.max_idle_per_origin, options.pool_idle_timeout)) {}
+
+  HttpOptions options;
+  std::shared_ptr<Resolver> resolver;
+  Result<ProxyPolicy> proxy_policy;
+  std::shared_ptr<detail::ConnectionPool> pool;
+  std::atomic<std::uint64_t> connections_opened{0};
+  std::atomic<std::uint64_t> connections_reused{0};
+  std::atomic<std::uint64_t> requests_sent{0};
+  std::atomic<std::uint64_t> stale_retries{0};
+
+  ParserLimits limits() const {
+    return {options.max_line_bytes, options.max_header_bytes, options.max_header_count};
+  }
+
+  Result<Response> send(const Request& request, std::stop_token stop);
+  Result<std::unique_ptr<Stream>> open_connection(const Url& url, const std::optional<Url>& proxy, std::stop_token stop);
+  Result<std::unique_ptr<Stream>> connect_any(const Url& hop, bool to_proxy, const IoDeadline& deadline);
+  Result<void> open_tunnel(Stream& stream, const Url& url, const Url& proxy, const IoDeadline& deadline);
+  std::string format_request(const Request& request, const Url& url, const std::optional<Url>& proxy) const;
+  Result<void> read_head(Stream& stream, MessageParser& parser, std::string& pending, bool& leftover,
+                         std::chrono::milliseconds first_byte, std::chrono::milliseconds idle,
+                         const std::stop_token& stop, const std::string& origin);
+};
+
+Result<std::unique_ptr<Stream>> HttpClient::State::connect_any(const Url& hop, bool to_proxy, const IoDeadline& deadline) {
+  auto addresses = resolver->resolve(hop.host, deadline);
+  if (!addresses) return annotate(std::move(addresses).error(), "cannot connect to " + hop.origin());
+  if (addresses->empty()) return fail(Errc::not_found, "the resolver returned no address for '" + hop.host + "'");
+  std::optional<Error> veto;
+  std::optional<Error> last;
+  for (std::size_t i = 0; i < addresses->size(); ++i) {
+    const IpAddress& address = (*addresses)[i];
+    if (options.before_connect) {
+      if (auto allowed = options.before_connect(ConnectTarget{hop.host, address, hop.port, to_proxy}); !allowed) {
+        if (!veto) veto = std::move(allowed).error();
+        continue;
+      }
+    }
+    // Later addresses get a share of the time left, so one black-holed address cannot use it all.
+    IoDeadline attempt = deadline;
+    if (!deadline.unbounded()) {
+      const auto left = deadline.at - std::chrono::steady_clock::now();
+      attempt.at = std::chrono::steady_clock::now() + left / static_cast<long>(addresses->size() - i);
+    }
+    auto stream = detail::connect_tcp(address, hop.port, attempt);
+    if (stream) {
+      ++connections_opened;
+      return std::unique_ptr<Stream>(std::move(*stream));
+    }
+    if (stream.error().code == Errc::cancelled) return std::move(stream).error();
+    last = std::move(stream).error();
+  }
+  if (veto && !last) return annotate(std::move(*veto), "connection to " + hop.origin() + " refused by before_connect");
+  if (last && last->code == Errc::timeout) {
+    return annotate(std::move(*last), "connecting to " + hop.origin() + " exceeded " + ms_text(options.connect_timeout) +
+                                          " (HttpOptions::connect_timeout)");
+  }
+  if (last) return annotate(std::move(*last), "cannot connect to " + hop.origin());
+  return annotate(std::move(*veto), "connection to " + hop.origin() + " refused by before_connect");
+}
+
+Result<void> HttpClient::State::open_tunnel(Stream& stream, const Url& url, const Url& proxy, const IoDeadline& deadline) {
+  const std::string authority = (url.host_kind == HostKind::ipv6 ? "[" + url.host + "]" : url.host) + ":" +
+                                std::to_string(url.port);
+  std::string head = "CONNECT " + authority + " HTTP/1.1\r\nHost: " + authority + "\r\n";
+  if (const std::string auth = proxy_authorization(proxy); !auth.empty()) head += "Proxy-Authorization: " + auth + "\r\n";
+  head += "\r\n";
+  const std::string where = "proxy " + proxy.origin() + " tunnelling to " + authority;
+  if (auto w = stream.write_all(head, deadline); !w) return annotate(std::move(w).error(), where);
+  MessageParser parser(MessageKind::response, limits());
+  parser.set_response_has_no_body();
+  std::string ignored;
+  ReadBuffer buffer{};
+  while (!parser.complete()) {
+    auto n = stream.read_some(buffer, deadline);
+    if (!n) return annotate(std::move(n).error(), where);
+    if (*n == 0) {
+      if (auto f = parser.finish(); !f) return annotate(std::move(f).error(), where);
+      break;
+    }
+    auto used = parser.feed(std::string_view(buffer.data(), *n), ignored);
+    if (!used) return annotate(std::move(used).error(), where);
+    if (*used < *n) return fail(Errc::protocol_error, where + ": the proxy sent bytes before the tunnel was open");
+  }
+  constexpr int proxy_auth_required = 407;
+  const int status = parser.status();
+  if (status >= 200 && status < 300) return {};
+  const Errc code = status == proxy_auth_required ? Errc::unauthenticated : Errc::io_error;
+  return fail(code, where + ": the proxy answered " + std::to_string(status) + " " + parser.reason() +
+                        (status == proxy_auth_required ? "; put credentials in the proxy URL (http://user:pass@host:port)" : ""))
+      .with_detail("status", std::to_string(status));
+}
+
+Result<std::unique_ptr<Stream>> HttpClient::State::open_connection(const Url& url, const std::optional<Url>& proxy,
+                                                                   std::stop_token stop) {
+  const IoDeadline deadline = IoDeadline::after(options.connect_timeout, stop);
+  auto stream = connect_any(proxy ? *proxy : url, proxy.has_value(), deadline);
+  if (!stream) return std::move(stream).error();
+  if (!url.is_https()) return stream;
+  if (proxy) {
+    if (auto t = open_tunnel(**stream, url, *proxy, deadline); !t) return std::move(t).error();
+  }
+  auto secure = options.tls->connect(std::move(*stream), {url.host, url.host_kind != HostKind::name}, deadline);
+  if (!secure) return annotate(std::move(secure).error(), "TLS handshake with " + url.origin());
+  return secure;
+}
+
+std::string HttpClient::State::format_request(const Request& request, const Url& url, const std::optional<Url>& proxy) const {
+  const bool absolute_form = proxy && !url.is_https();  // RFC 9112 §3.2.2: requests to a proxy
+  std::string out;
+  out.reserve(request.body.size() + 256);
+  out += request.method;
+  out += ' ';
+  out += absolute_form ? url.to_string() : url.target();
+  out += " HTTP/1.1\r\nHost: ";
+  out += url.authority();
+  out += "\r\n";
+  if (!request.headers.contains("user-agent") && !options.user_agent.empty()) out += "User-Agent: " + options.user_agent + "\r\n";
+  if (absolute_form) {
+    if (const std::string auth = proxy_authorization(*proxy); !auth.empty()) out += "Proxy-Authorization: " + auth + "\r\n";
+  }
+  detail::append_fields(out, request.headers);
+  const bool method_has_body = request.method == "POST" || request.method == "PUT" || request.method == "PATCH";
+  if (!request.body.empty() || method_has_body) out += "Content-Length: " + std::to_string(request.body.size()) + "\r\n";
+  out += "\r\n";
+  out += request.body;
+  return out;
+}
+
+Result<void> HttpClient::State::read_head(Stream& stream, MessageParser& parser, std::string& pending, bool& leftover,
+                                          std::chrono::milliseconds first_byte, std::chrono::milliseconds idle,
+                                          const std::stop_token& stop, const std::string& origin) {
+  ReadBuffer buffer{};
+  const IoDeadline first_deadline = IoDeadline::after(first_byte, stop);
+  while (!parser.head_complete()) {
+    const bool waiting_first = parser.bytes_consumed() == 0;
+    auto n = stream.read_some(buffer, waiting_first ? first_deadline : IoDeadline::after(idle, stop));
+    if (!n) {
+      Error e = std::move(n).error();
+      if (e.code == Errc::timeout && waiting_first) {
+        return annotate(std::move(e), "no response from " + origin + " within " + ms_text(first_byte) +
+                                          " (HttpOptions::first_byte_timeout)");
+      }
+      if (e.code == Errc::timeout) {
+        return annotate(std::move(e), "the response head from " + origin + " stalled for " + ms_text(idle) +
+                                          " (HttpOptions::idle_timeout)");
+      }
+      return annotate(std::move(e), "reading the response from " + origin);
+    }
+    if (*n == 0) {
+      auto f = parser.finish();
+      return annotate(f ? fail(Errc::internal, "HTTP parser finished without a head") : std::move(f).error(),
+                      "reading the response from " + origin);
+    }
+    auto used = parser.feed(std::string_view(buffer.data(), *n), pending);
+    if (!used) return annotate(std::move(used).error(), "the response from " + origin + " is malformed");
+    if (*used < *n) leftover = true;
+  }
+  return {};
+}
+
+Result<Response> HttpClient::State::send(const Request& request, std::stop_token stop) {
+  auto url = parse_url(request.url);
+  if (!url) return std::move(url).error();
+  if (!detail::is_token(request.method)) {
+    return fail(Errc::invalid_argument, "HTTP method '" + request.method.substr(0, 32) + "' is not a valid token");
+  }
+  if (auto h = detail::check_outgoing_headers(request.headers, {"host", "content-length", "transfer-encoding"}); !h) {
+    return std::move(h).error();
+  }
+  if (!proxy_policy) return proxy_policy.error();
+  const std::optional<Url> proxy = proxy_policy->proxy_for(*url);
+  if (url->is_https() && !options.tls) return tls_missing(*url);
+  const std::string key = url->origin() + (proxy ? " via " + proxy->origin() : "");
+  const std::string wire = format_request(request, *url, proxy);
+  const bool replayable = detail::is_idempotent(request.method) || request.headers.contains("idempotency-key");
+  const auto first_byte = request.first_byte_timeout.value_or(options.first_byte_timeout);
+  const auto idle = request.idle_timeout.value_or(options.idle_timeout);
+  const std::string origin = url->origin();
+
+  for (int attempt = 0;; ++attempt) {
+    // A resend always takes a fresh connection: the next pooled one may be just as stale.
+    std::unique_ptr<Stream> stream = attempt == 0 ? pool->acquire(key) : nullptr;
+    const bool reused = stream != nullptr;
+    if (reused) {
+      ++connections_reused;
+    } else {
+      auto opened = open_connection(*url, proxy, stop);
+      if (!opened) return std::move(opened).error();
+      stream = std::move(*opened);
+    }
+    const bool may_retry = reused && attempt == 0;
+    ++requests_sent;
+    if (auto w = stream->write_all(wire, IoDeadline::after(idle, stop)); !w) {
+      if (may_retry && w.error().code == Errc::io_error) {
+        ++stale_retries;
+        continue;
+      }
+      return annotate(std::move(w).error(), "sending the request to " + origin);
+    }
+    MessageParser parser(MessageKind::response, limits());
+    if (request.method == "HEAD") parser.set_response_has_no_body();
+    std::string pending;
+    bool leftover = false;
+    if (auto h = read_head(*stream, parser, pending, leftover, first_byte, idle, stop, origin); !h) {
+      // A reused connection the server closed before answering: RFC 9112 §9.3.1 allows one resend.
+      if (may_retry && replayable && parser.bytes_consumed() == 0 && h.error().code == Errc::io_error) {
+        ++stale_retries;
+        continue;
+      }
+      return std::move(h).error();
+    }
+    const bool reusable = !leftover && !request.headers.has_token("connection", "close");
+    const int status = parser.status();
+    std::string reason = parser.reason();
+    Headers headers = parser.headers();
+    auto body = std::make_unique<ConnectionBody>(std::move(stream), std::move(parser), std::move(pending), reusable,
+                                                 pool, key, origin, idle, stop);
+    return Response(status, std::move(reason), std::move(headers), std::move(body));
+  }
+}
+
+HttpClient::HttpClient(HttpOptions options) : state_(std::make_shared<State>(std::move(options))) {}
+HttpClient::~HttpClient() = default;
+HttpClient::HttpClient(HttpClient&&) noexcept = default;
+HttpClient& HttpClient::operator=(HttpClient&&) noexcept = default;
+
+Result<Response> HttpClient::send(const Request& request, std::stop_token stop) {
+  return state_->send(request, std::move(stop));
+}
+
+ClientStats HttpClient::stats() const {
+  return {state_->connections_opened.load(), state_->connections_reused.load(), state_->requests_sent.load(),
+          state_->stale_retries.load()};
+}
+
+void HttpClient::close_idle_connections() { state_->pool->clear(); }
+
+}  // namespace agentkit::http

@@ -1,0 +1,115 @@
+#include "agentkit/http/message.hpp"
+
+#include <algorithm>
+#include <cstring>
+
+#include "agentkit/base/strings.hpp"
+
+namespace agentkit::http {
+namespace {
+
+// The body of Response::with_body: bytes already in memory.
+class StringBody final : public BodyReader {
+ public:
+  explicit StringBody(std::string body) : body_(std::move(body)) {}
+  Result<std::size_t> read_some(std::span<char> buffer) override {
+    const std::size_t n = std::min(buffer.size(), body_.size() - offset_);
+    std::memcpy(buffer.data(), body_.data() + offset_, n);
+    offset_ += n;
+    return n;
+  }
+
+ private:
+  std::string body_;
+  std::size_t offset_ = 0;
+};
+
+const Headers& no_headers() {
+  static const Headers empty;  // immutable, shared
+  return empty;
+}
+
+}  // namespace
+
+void Headers::add(std::string name, std::string value) { fields_.push_back({std::move(name), std::move(value)}); }
+
+void Headers::set(std::string name, std::string value) {
+  remove(name);
+  add(std::move(name), std::move(value));
+}
+
+std::size_t Headers::remove(std::string_view name) {
+  return std::erase_if(fields_, [&](const Header& h) { return iequals(h.name, name); });
+}
+
+std::optional<std::string_view> Headers::get(std::string_view name) const {
+  for (const auto& h : fields_) {
+    if (iequals(h.name, name)) return std::string_view(h.value);
+  }
+  return std::nullopt;
+}
+
+std::vector<std::string_view> Headers::get_all(std::string_view name) const {
+  std::vector<std::string_view> out;
+  for (const auto& h : fields_) {
+    if (iequals(h.name, name)) out.emplace_back(h.value);
+  }
+  return out;
+}
+
+bool Headers::has_token(std::string_view name, std::string_view token) const {
+  for (const auto& h : fields_) {
+    if (!iequals(h.name, name)) continue;
+    for (auto piece : split(h.value, ',')) {
+      if (iequals(trim_ows(piece), token)) return true;
+    }
+  }
+  return false;
+}
+
+const Headers& BodyReader::trailers() const { return no_headers(); }
+
+Response::Response(int status, std::string reason, Headers headers, std::unique_ptr<BodyReader> body)
+    : status_(status), reason_(std::move(reason)), headers_(std::move(headers)), body_(std::move(body)) {
+  complete_ = body_ == nullptr;
+}
+
+Response Response::with_body(int status, Headers headers, std::string body) {
+  return Response(status, {}, std::move(headers), std::make_unique<StringBody>(std::move(body)));
+}
+
+Result<std::size_t> Response::read_some(std::span<char> buffer) {
+  if (complete_ || buffer.empty()) return std::size_t{0};
+  if (!body_) return fail(Errc::closed, "the response body was discarded");
+  auto n = body_->read_some(buffer);
+  if (!n) {
+    body_.reset();  // an error ends the body for good; the connection is closed
+    return n;
+  }
+  if (*n == 0) complete_ = true;
+  return n;
+}
+
+Result<std::string> Response::read_all(std::size_t max_bytes) {
+  constexpr std::size_t read_block = 16 * 1024;
+  std::string out;
+  std::string block(read_block, '\0');
+  while (true) {
+    auto n = read_some(block);
+    if (!n) return std::move(n).error();
+    if (*n == 0) return out;
+    if (out.size() + *n > max_bytes) {
+      discard();
+      return fail(Errc::limit_exceeded, "the response body is larger than the limit of " +
+                                            std::to_string(max_bytes) + " bytes")
+          .with_detail("limit", std::to_string(max_bytes));
+    }
+    out.append(block.data(), *n);
+  }
+}
+
+const Headers& Response::trailers() const { return body_ ? body_->trailers() : no_headers(); }
+
+void Response::discard() noexcept { body_.reset(); }
+
+}  // namespace agentkit::http

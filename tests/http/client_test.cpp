@@ -1,0 +1,552 @@
+// The HTTP client against real loopback peers: Python's http.server (an independent
+// implementation), a Python CONNECT proxy, our own server, and raw POSIX-socket servers scripted
+// to misbehave byte by byte.
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <poll.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
+#include <chrono>
+#include <fstream>
+#include <mutex>
+#include <thread>
+
+#include "agentkit/http/client.hpp"
+#include "agentkit/http/server.hpp"
+#include "http_test_support.hpp"
+#include "support/catch.hpp"
+#include "support/fixtures.hpp"
+
+using namespace std::chrono_literals;
+using agentkit::Errc;
+using agentkit::http::HttpClient;
+using agentkit::http::HttpOptions;
+using agentkit::http::Request;
+using agentkit::testing::PeerProcess;
+using agentkit::testing::RawServer;
+
+namespace {
+
+// Options for tests: no proxies from the environment of whoever runs the tests.
+HttpOptions test_options() {
+  HttpOptions o;
+  o.proxy = agentkit::http::ProxySettings{};
+  return o;
+}
+
+PeerProcess start_origin() { return PeerProcess({"python3", agentkit::testing::peer_script("origin_server.py")}); }
+
+std::string get_body(HttpClient& client, const std::string& url) {
+  auto resp = client.send({.url = url});
+  REQUIRE(resp);
+  auto body = resp->read_all();
+  REQUIRE(body);
+  return *body;
+}
+
+// A "TLS" provider that adds no encryption, so CONNECT tunnels can be tested without certificates.
+class PlaintextTls final : public agentkit::http::TlsProvider {
+ public:
+  agentkit::Result<std::unique_ptr<agentkit::http::Stream>> connect(std::unique_ptr<agentkit::http::Stream> transport,
+                                                                    const agentkit::http::TlsClientSettings& settings,
+                                                                    const agentkit::http::IoDeadline&) override {
+    std::lock_guard lock(mutex);
+    server_names.push_back(settings.server_name);
+    return transport;
+  }
+  std::mutex mutex;
+  std::vector<std::string> server_names;
+};
+
+// A resolver answering from a fixed table.
+class TableResolver final : public agentkit::http::Resolver {
+ public:
+  explicit TableResolver(std::vector<agentkit::http::IpAddress> answer) : answer_(std::move(answer)) {}
+  agentkit::Result<std::vector<agentkit::http::IpAddress>> resolve(std::string_view,
+                                                                   const agentkit::http::IoDeadline&) override {
+    return answer_;
+  }
+
+ private:
+  std::vector<agentkit::http::IpAddress> answer_;
+};
+
+std::vector<std::string> read_lines(const std::string& path) {
+  std::ifstream f(path);
+  std::vector<std::string> lines;
+  for (std::string line; std::getline(f, line);) lines.push_back(line);
+  return lines;
+}
+
+}  // namespace
+
+TEST_CASE("GET and POST round-trip through Python's http.server") {
+  PeerProcess origin = start_origin();
+  REQUIRE(origin.started());
+  HttpClient client(test_options());
+  auto resp = client.send({.method = "POST",
+                           .url = origin.base_url() + "/echo?q=1",
+                           .headers = {{"X-Custom", "v1"}, {"Content-Type", "application/json"}},
+                           .body = R"({"hello":"world"})"});
+  REQUIRE(resp);
+  CHECK(resp->status() == 200);
+  CHECK(resp->headers().get("content-type") == "application/json");
+  auto body = resp->read_all();
+  REQUIRE(body);
+  CHECK(body->find(R"("method": "POST")") != std::string::npos);
+  CHECK(body->find(R"("path": "/echo?q=1")") != std::string::npos);
+  CHECK(body->find(R"(["X-Custom", "v1"])") != std::string::npos);
+  CHECK(body->find(R"("body": "{\"hello\":\"world\"}")") != std::string::npos);
+  CHECK(body->find(R"(["User-Agent", "agentkit-cpp/0.1"])") != std::string::npos);
+  CHECK(resp->complete());
+  auto missing = client.send({.url = origin.base_url() + "/nope"});
+  REQUIRE(missing);
+  CHECK(missing->status() == 404);  // a status is an answer, not an error
+}
+
+TEST_CASE("sequential requests reuse one keep-alive connection") {
+  PeerProcess origin = start_origin();
+  REQUIRE(origin.started());
+  HttpClient client(test_options());
+  for (int i = 0; i < 5; ++i) CHECK(get_body(client, origin.base_url() + "/big?n=100") == std::string(100, 'x'));
+  CHECK(client.stats().connections_opened == 1);
+  CHECK(client.stats().connections_reused == 4);
+  // A HEAD response has no body even with a Content-Length, and leaves the connection reusable.
+  auto head = client.send({.method = "HEAD", .url = origin.base_url() + "/big"});
+  REQUIRE(head);
+  CHECK(head->headers().get("content-length") == "1234");
+  CHECK(head->complete() == false);
+  CHECK(head->read_all().value().empty());
+  CHECK(get_body(client, origin.base_url() + "/big?n=3") == "xxx");
+  CHECK(client.stats().connections_opened == 1);
+}
+
+TEST_CASE("a connection whose body was not read to the end is never reused") {
+  PeerProcess origin = start_origin();
+  REQUIRE(origin.started());
+  HttpClient client(test_options());
+  {
+    auto resp = client.send({.url = origin.base_url() + "/big?n=200000"});
+    REQUIRE(resp);
+    std::array<char, 10> ten{};
+    REQUIRE(resp->read_some(ten).value() > 0);
+  }  // dropped with most of the body unread
+  CHECK(get_body(client, origin.base_url() + "/big?n=5") == "xxxxx");
+  CHECK(client.stats().connections_opened == 2);
+  CHECK(client.stats().connections_reused == 0);
+}
+
+TEST_CASE("a chunked body and its trailers arrive through the network, also one byte per write") {
+  PeerProcess origin = start_origin();
+  REQUIRE(origin.started());
+  HttpClient client(test_options());
+  auto resp = client.send({.url = origin.base_url() + "/chunked?parts=alpha,beta,gamma"});
+  REQUIRE(resp);
+  CHECK(resp->read_all().value() == "alphabetagamma");
+  CHECK(resp->trailers().get("x-trailer") == "done");
+
+  const std::string wire = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nWiki\r\n6;x=y\r\npedia \r\nE\r\nin \r\n\r\nchunks.\r\n0\r\nT: 1\r\n\r\n";
+  RawServer slow([&](int fd, std::stop_token stop) {
+    agentkit::testing::read_head(fd, stop);
+    const int on = 1;
+    ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
+    for (char c : wire) agentkit::testing::write_all(fd, std::string(1, c));
+    agentkit::testing::wait_for_close(fd, stop);
+  });
+  auto r = client.send({.url = slow.base_url() + "/"});
+  REQUIRE(r);
+  CHECK(r->read_all().value() == "Wikipedia in \r\n\r\nchunks.");
+  CHECK(r->trailers().get("t") == "1");
+}
+
+TEST_CASE("a streamed body can be pulled piece by piece as it arrives") {
+  PeerProcess origin = start_origin();
+  REQUIRE(origin.started());
+  HttpClient client(test_options());
+  auto resp = client.send({.url = origin.base_url() + "/sse?n=5"});
+  REQUIRE(resp);
+  CHECK(resp->headers().get("content-type") == "text/event-stream");
+  std::string all;
+  int reads = 0;
+  std::array<char, 4096> buf{};
+  while (true) {
+    auto n = resp->read_some(buf);
+    REQUIRE(n);
+    if (*n == 0) break;
+    ++reads;
+    all.append(buf.data(), *n);
+  }
+  CHECK(all == "data: 0\n\ndata: 1\n\ndata: 2\n\ndata: 3\n\ndata: 4\n\n");
+  CHECK(reads >= 2);  // events came in separate reads, not as one buffered blob
+}
+
+TEST_CASE("a server that never answers trips the first-byte timeout") {
+  PeerProcess origin = start_origin();
+  REQUIRE(origin.started());
+  HttpOptions o = test_options();
+  o.first_byte_timeout = 300ms;
+  HttpClient client(o);
+  auto resp = client.send({.url = origin.base_url() + "/stall"});
+  REQUIRE_FALSE(resp);
+  CHECK(resp.error().code == Errc::timeout);
+  CHECK(resp.error().message.find("first_byte_timeout") != std::string::npos);
+  // The per-request override wins over the client option.
+  HttpClient patient(test_options());
+  auto quick = patient.send({.url = origin.base_url() + "/stall", .first_byte_timeout = 200ms});
+  REQUIRE_FALSE(quick);
+  CHECK(quick.error().code == Errc::timeout);
+}
+
+TEST_CASE("a body that goes silent trips the idle timeout") {
+  RawServer stalls([](int fd, std::stop_token stop) {
+    agentkit::testing::read_head(fd, stop);
+    agentkit::testing::write_all(fd, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nfirst part");
+    agentkit::testing::wait_for_close(fd, stop);
+  });
+  HttpOptions o = test_options();
+  o.idle_timeout = 300ms;
+  HttpClient client(o);
+  auto resp = client.send({.url = stalls.base_url() + "/"});
+  REQUIRE(resp);
+  auto body = resp->read_all();
+  REQUIRE_FALSE(body);
+  CHECK(body.error().code == Errc::timeout);
+  CHECK(body.error().message.find("idle_timeout") != std::string::npos);
+}
+
+TEST_CASE("a server that closes mid-body is a truncation error, not a short success") {
+  PeerProcess origin = start_origin();
+  REQUIRE(origin.started());
+  HttpClient client(test_options());
+  auto resp = client.send({.url = origin.base_url() + "/truncated?n=100&m=40"});
+  REQUIRE(resp);
+  auto body = resp->read_all();
+  REQUIRE_FALSE(body);
+  CHECK(body.error().code == Errc::protocol_error);
+  CHECK(body.error().find_detail("received") == "40");
+  CHECK(get_body(client, origin.base_url() + "/big?n=1") == "x");
+  CHECK(client.stats().connections_opened == 2);
+}
+
+TEST_CASE("cancellation interrupts a read blocked waiting for the response at once") {
+  agentkit::testing::Latch request_arrived;
+  RawServer silent([&](int fd, std::stop_token stop) {
+    agentkit::testing::read_head(fd, stop);
+    request_arrived.open();
+    agentkit::testing::wait_for_close(fd, stop);
+  });
+  HttpOptions o = test_options();
+  o.first_byte_timeout = 30s;  // far beyond the test: only cancellation can end the wait
+  HttpClient client(o);
+  std::stop_source stop;
+  std::optional<agentkit::Error> error;
+  std::jthread caller([&] {
+    auto resp = client.send({.url = silent.base_url() + "/"}, stop.get_token());
+    if (!resp) error = resp.error();
+  });
+  REQUIRE(request_arrived.wait());
+  const auto start = std::chrono::steady_clock::now();
+  stop.request_stop();
+  caller.join();
+  REQUIRE(error);
+  CHECK(error->code == Errc::cancelled);
+  CHECK(std::chrono::steady_clock::now() - start < 10s);
+}
+
+TEST_CASE("cancellation interrupts a blocked body read") {
+  agentkit::testing::Latch head_sent;
+  RawServer partial([&](int fd, std::stop_token stop) {
+    agentkit::testing::read_head(fd, stop);
+    agentkit::testing::write_all(fd, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n");
+    head_sent.open();
+    agentkit::testing::wait_for_close(fd, stop);
+  });
+  HttpOptions o = test_options();
+  o.idle_timeout = 30s;
+  HttpClient client(o);
+  std::stop_source stop;
+  auto resp = client.send({.url = partial.base_url() + "/"}, stop.get_token());
+  REQUIRE(resp);
+  std::array<char, 64> buf{};
+  REQUIRE(resp->read_some(buf).value() == 5);
+  std::jthread canceller([&] { stop.request_stop(); });
+  auto blocked = resp->read_some(buf);
+  REQUIRE_FALSE(blocked);
+  CHECK(blocked.error().code == Errc::cancelled);
+}
+
+TEST_CASE("cancellation interrupts a connect that the server never completes") {
+  // A listener with a full accept queue drops SYNs, so a connect to it stays pending.
+  RawServer full(nullptr, /*backlog=*/0);
+  std::vector<int> fillers;
+  for (int i = 0; i < 8; ++i) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = htons(full.port());
+    ::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    fillers.push_back(fd);
+    pollfd p{fd, POLLOUT, 0};
+    if (::poll(&p, 1, 200) == 0) break;  // this one is pending: the queue is full
+  }
+  HttpOptions o = test_options();
+  o.connect_timeout = 30s;
+  HttpClient client(o);
+  std::stop_source stop;
+  std::optional<agentkit::Error> error;
+  std::jthread caller([&] {
+    auto resp = client.send({.url = full.base_url() + "/"}, stop.get_token());
+    if (!resp) error = resp.error();
+  });
+  std::this_thread::sleep_for(200ms);  // let the connect start; correctness does not depend on it
+  stop.request_stop();
+  caller.join();
+  REQUIRE(error);
+  CHECK(error->code == Errc::cancelled);
+
+  HttpOptions quick = test_options();
+  quick.connect_timeout = 300ms;
+  HttpClient impatient(quick);
+  auto timed_out = impatient.send({.url = full.base_url() + "/"});
+  REQUIRE_FALSE(timed_out);
+  CHECK(timed_out.error().code == Errc::timeout);
+  CHECK(timed_out.error().message.find("connect_timeout") != std::string::npos);
+  for (int fd : fillers) ::close(fd);
+}
+
+TEST_CASE("an already-cancelled token fails before any connection is made") {
+  PeerProcess origin = start_origin();
+  REQUIRE(origin.started());
+  HttpClient client(test_options());
+  std::stop_source stop;
+  stop.request_stop();
+  auto resp = client.send({.url = origin.base_url() + "/echo"}, stop.get_token());
+  REQUIRE_FALSE(resp);
+  CHECK(resp.error().code == Errc::cancelled);
+  CHECK(client.stats().connections_opened == 0);
+}
+
+TEST_CASE("oversized response heads are refused at the configured bounds") {
+  RawServer huge_headers([](int fd, std::stop_token stop) {
+    agentkit::testing::read_head(fd, stop);
+    std::string head = "HTTP/1.1 200 OK\r\n";
+    for (int i = 0; i < 200; ++i) head += "X-Filler-" + std::to_string(i) + ": " + std::string(500, 'f') + "\r\n";
+    agentkit::testing::write_all(fd, head + "Content-Length: 0\r\n\r\n");
+    agentkit::testing::wait_for_close(fd, stop);
+  });
+  HttpClient client(test_options());  // default 64 KiB header block; this one is ~100 KiB
+  auto resp = client.send({.url = huge_headers.base_url() + "/"});
+  REQUIRE_FALSE(resp);
+  CHECK(resp.error().code == Errc::limit_exceeded);
+  HttpOptions roomy = test_options();
+  roomy.max_header_bytes = 256 * 1024;
+  HttpClient big(roomy);
+  auto ok = big.send({.url = huge_headers.base_url() + "/"});
+  REQUIRE(ok);
+  CHECK(ok->headers().size() == 201);
+
+  RawServer long_line([](int fd, std::stop_token stop) {
+    agentkit::testing::read_head(fd, stop);
+    agentkit::testing::write_all(fd, "HTTP/1.1 200 OK\r\nX-Long: " + std::string(20000, 'l') + "\r\n\r\n");
+    agentkit::testing::wait_for_close(fd, stop);
+  });
+  auto line = client.send({.url = long_line.base_url() + "/"});
+  REQUIRE_FALSE(line);
+  CHECK(line.error().code == Errc::limit_exceeded);
+  CHECK(line.error().find_detail("limit") == "8192");
+}
+
+TEST_CASE("a pooled connection the server dropped is resent once for GET, never for POST") {
+  // Each connection answers its first request with keep-alive, then reads the next request and
+  // closes without answering: exactly the race a keep-alive client must survive.
+  auto serve_once = [](int fd, std::stop_token stop) {
+    if (agentkit::testing::read_head(fd, stop).empty()) return;
+    agentkit::testing::write_all(fd, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+    agentkit::testing::read_head(fd, stop);
+  };
+  RawServer flaky(serve_once);
+  HttpClient client(test_options());
+  CHECK(get_body(client, flaky.base_url() + "/a") == "ok");
+  CHECK(get_body(client, flaky.base_url() + "/b") == "ok");
+  CHECK(client.stats().stale_retries == 1);
+  CHECK(client.stats().connections_opened == 2);
+  auto post = client.send({.method = "POST", .url = flaky.base_url() + "/c", .body = "x"});
+  REQUIRE_FALSE(post);
+  CHECK(post.error().code == Errc::io_error);
+  CHECK(client.stats().stale_retries == 1);
+}
+
+TEST_CASE("header injection and reserved headers are refused before anything is sent") {
+  HttpClient client(test_options());
+  auto injected = client.send({.url = "http://127.0.0.1:9/", .headers = {{"X-A", "v\r\nX-Injected: 1"}}});
+  REQUIRE_FALSE(injected);
+  CHECK(injected.error().code == Errc::invalid_argument);
+  auto bad_name = client.send({.url = "http://127.0.0.1:9/", .headers = {{"Bad Name", "v"}}});
+  CHECK(bad_name.error().code == Errc::invalid_argument);
+  auto host = client.send({.url = "http://127.0.0.1:9/", .headers = {{"Host", "evil"}}});
+  CHECK(host.error().code == Errc::invalid_argument);
+  auto method = client.send({.method = "GE T", .url = "http://127.0.0.1:9/"});
+  CHECK(method.error().code == Errc::invalid_argument);
+  CHECK(client.stats().connections_opened == 0);
+}
+
+TEST_CASE("https without a TLS provider fails with an error naming AGENTKIT_WITH_OPENSSL") {
+  HttpClient client(test_options());
+  auto resp = client.send({.url = "https://127.0.0.1:9/"});
+  REQUIRE_FALSE(resp);
+  CHECK(resp.error().code == Errc::unsupported);
+  CHECK(resp.error().message.find("AGENTKIT_WITH_OPENSSL") != std::string::npos);
+  CHECK(resp.error().find_detail("cmake_option") == "AGENTKIT_WITH_OPENSSL");
+  CHECK(client.stats().connections_opened == 0);
+}
+
+TEST_CASE("a refused connection is an io_error naming the address") {
+  std::uint16_t free_port = 0;
+  {
+    RawServer bound(nullptr);  // take a free port, then release it: nothing listens there
+    free_port = bound.port();
+  }
+  HttpClient client(test_options());
+  auto resp = client.send({.url = "http://127.0.0.1:" + std::to_string(free_port) + "/"});
+  REQUIRE_FALSE(resp);
+  CHECK(resp.error().code == Errc::io_error);
+  CHECK(resp.error().message.find("127.0.0.1:" + std::to_string(free_port)) != std::string::npos);
+}
+
+TEST_CASE("before_connect sees each concrete address and can veto it") {
+  PeerProcess origin = start_origin();
+  REQUIRE(origin.started());
+  HttpOptions o = test_options();
+  // 127.0.0.2 is loopback too, but nothing listens there: only a veto keeps the client off it.
+  o.resolver = std::make_shared<TableResolver>(std::vector{agentkit::http::IpAddress::v4(127, 0, 0, 2),
+                                                           agentkit::http::IpAddress::v4(127, 0, 0, 1)});
+  std::vector<std::string> seen;
+  o.before_connect = [&](const agentkit::http::ConnectTarget& t) -> agentkit::Result<void> {
+    seen.push_back(std::string(t.host) + "=" + t.address.to_string() + ":" + std::to_string(t.port));
+    if (t.address == agentkit::http::IpAddress::v4(127, 0, 0, 2)) {
+      return agentkit::fail(Errc::permission_denied, "127.0.0.2 is not allowed");
+    }
+    return {};
+  };
+  HttpClient client(o);
+  const std::string port = std::to_string(origin.port());
+  CHECK(get_body(client, "http://model.test:" + port + "/big?n=2") == "xx");
+  CHECK(seen == std::vector<std::string>{"model.test=127.0.0.2:" + port, "model.test=127.0.0.1:" + port});
+
+  HttpOptions deny = test_options();
+  deny.resolver = o.resolver;
+  deny.before_connect = [](const agentkit::http::ConnectTarget&) -> agentkit::Result<void> {
+    return agentkit::fail(Errc::permission_denied, "blocked by policy");
+  };
+  HttpClient denied(deny);
+  auto resp = denied.send({.url = "http://model.test:" + port + "/"});
+  REQUIRE_FALSE(resp);
+  CHECK(resp.error().code == Errc::permission_denied);
+  CHECK(denied.stats().connections_opened == 0);
+}
+
+TEST_CASE("http requests go through HTTP_PROXY in absolute form, with credentials") {
+  PeerProcess origin = start_origin();
+  REQUIRE(origin.started());
+  agentkit::testing::TempDir dir;
+  const std::string log = (dir.path() / "proxy.log").string();
+  PeerProcess proxy({"python3", agentkit::testing::peer_script("connect_proxy.py"), log, "alice:s3cret"});
+  REQUIRE(proxy.started());
+  HttpOptions o = test_options();
+  o.proxy = agentkit::http::ProxySettings{.http_proxy = "http://alice:s3cret@127.0.0.1:" + std::to_string(proxy.port())};
+  o.resolver = std::make_shared<TableResolver>(std::vector{agentkit::http::IpAddress::v4(127, 0, 0, 1)});
+  HttpClient client(o);
+  // origin.test exists only inside the proxy: the client must not resolve it itself.
+  const std::string url = "http://origin.test:" + std::to_string(origin.port()) + "/echo";
+  auto body = get_body(client, url);
+  CHECK(body.find(R"("path": "/echo")") != std::string::npos);
+  CHECK(body.find("Proxy-Authorization") == std::string::npos);  // the proxy strips it
+  const auto lines = read_lines(log);
+  REQUIRE(lines.size() == 1);
+  CHECK(lines[0] == "FORWARD " + url + " auth=Basic YWxpY2U6czNjcmV0");
+}
+
+TEST_CASE("https requests go through HTTPS_PROXY in a CONNECT tunnel") {
+  PeerProcess origin = start_origin();
+  REQUIRE(origin.started());
+  agentkit::testing::TempDir dir;
+  const std::string log = (dir.path() / "proxy.log").string();
+  PeerProcess proxy({"python3", agentkit::testing::peer_script("connect_proxy.py"), log});
+  REQUIRE(proxy.started());
+  auto tls = std::make_shared<PlaintextTls>();
+  HttpOptions o = test_options();
+  o.proxy = agentkit::http::ProxySettings{.https_proxy = "127.0.0.1:" + std::to_string(proxy.port())};
+  o.tls = tls;
+  HttpClient client(o);
+  const std::string authority = "secure.test:" + std::to_string(origin.port());
+  for (int i = 0; i < 3; ++i) CHECK(get_body(client, "https://" + authority + "/big?n=4") == "xxxx");
+  const auto lines = read_lines(log);
+  REQUIRE(lines.size() == 1);  // one tunnel, reused by keep-alive
+  CHECK(lines[0] == "CONNECT " + authority + " auth=-");
+  CHECK(tls->server_names == std::vector<std::string>{"secure.test"});  // TLS is for the origin, not the proxy
+  CHECK(client.stats().connections_opened == 1);
+}
+
+TEST_CASE("a proxy that demands credentials is an unauthenticated error") {
+  agentkit::testing::TempDir dir;
+  PeerProcess proxy({"python3", agentkit::testing::peer_script("connect_proxy.py"),
+                     (dir.path() / "proxy.log").string(), "alice:s3cret"});
+  REQUIRE(proxy.started());
+  HttpOptions o = test_options();
+  o.proxy = agentkit::http::ProxySettings{.https_proxy = "http://127.0.0.1:" + std::to_string(proxy.port())};
+  o.tls = std::make_shared<PlaintextTls>();
+  HttpClient client(o);
+  auto resp = client.send({.url = "https://secure.test:1/"});
+  REQUIRE_FALSE(resp);
+  CHECK(resp.error().code == Errc::unauthenticated);
+  CHECK(resp.error().find_detail("status") == "407");
+}
+
+TEST_CASE("NO_PROXY and loopback destinations bypass the proxy") {
+  PeerProcess origin = start_origin();
+  REQUIRE(origin.started());
+  agentkit::testing::TempDir dir;
+  const std::string log = (dir.path() / "proxy.log").string();
+  PeerProcess proxy({"python3", agentkit::testing::peer_script("connect_proxy.py"), log});
+  REQUIRE(proxy.started());
+  HttpOptions o = test_options();
+  o.proxy = agentkit::http::ProxySettings{.http_proxy = "http://127.0.0.1:" + std::to_string(proxy.port()),
+                                          .no_proxy = "internal.test"};
+  o.resolver = std::make_shared<TableResolver>(std::vector{agentkit::http::IpAddress::v4(127, 0, 0, 1)});
+  HttpClient client(o);
+  const std::string port = std::to_string(origin.port());
+  CHECK(get_body(client, "http://127.0.0.1:" + port + "/big?n=1") == "x");         // loopback: direct
+  CHECK(get_body(client, "http://api.internal.test:" + port + "/big?n=1") == "x"); // NO_PROXY: direct
+  CHECK(read_lines(log).empty());
+  CHECK(get_body(client, "http://evilinternal.test:" + port + "/big?n=1") == "x"); // not a subdomain
+  CHECK(read_lines(log).size() == 1);
+}
+
+TEST_CASE("many threads share one client and its pool") {
+  PeerProcess origin = start_origin();
+  REQUIRE(origin.started());
+  HttpClient client(test_options());
+  constexpr int threads = 4;
+  constexpr int per_thread = 10;
+  std::atomic<int> ok{0};
+  {
+    std::vector<std::jthread> workers;
+    for (int t = 0; t < threads; ++t) {
+      workers.emplace_back([&] {
+        for (int i = 0; i < per_thread; ++i) {
+          auto resp = client.send({.url = origin.base_url() + "/big?n=10"});
+          if (resp && resp->read_all().value_or("") == std::string(10, 'x')) ++ok;
+        }
+      });
+    }
+  }
+  CHECK(ok == threads * per_thread);
+  const auto stats = client.stats();
+  CHECK(stats.connections_opened <= static_cast<std::uint64_t>(threads));
+  CHECK(stats.connections_opened + stats.connections_reused == static_cast<std::uint64_t>(threads * per_thread));
+}
