@@ -60,7 +60,9 @@ Result<std::string_view> strip_padding(std::string_view text, Alphabet a) {
   // whole bytes.
   const std::size_t tail = data_len % chars_per_group;
   if (tail == 1) return bad_input(a, data_len - 1, "a final group of one character cannot encode a byte");
-  if (padded && pad_len != chars_per_group - tail) {
+  // Padding completes a short final group of two or three characters: "====" or "Zm9v====" pad
+  // nothing and are refused.
+  if (padded && (tail == 0 || pad_len != chars_per_group - tail)) {
     return bad_input(a, data_len, "wrong amount of '=' padding for the final group");
   }
   return text.substr(0, data_len);

@@ -46,6 +46,9 @@ TEST_CASE("strict decoding refuses every non-canonical or foreign input") {
       {"Zg===", Alphabet::standard},     // too much padding
       {"Zm8==", Alphabet::standard},
       {"Z===", Alphabet::standard},      // one data char cannot encode a byte
+      {"====", Alphabet::standard},      // padding with nothing to pad (found by fuzz_base64)
+      {"Zm9v====", Alphabet::standard},
+      {"====", Alphabet::url},
       {"Z", Alphabet::url},
       {"Zm9vY", Alphabet::url},          // 4k+1
       {"Zg=", Alphabet::url},            // padding present but wrong
