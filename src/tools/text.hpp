@@ -1,0 +1,35 @@
+// Private: small text helpers shared by read_file and search.
+#pragma once
+
+#include <string>
+#include <string_view>
+
+#include "agentkit/base/utf8.hpp"
+
+namespace agentkit::tools::detail {
+
+// Replaces every invalid UTF-8 sequence with U+FFFD, so the text is safe in a JSON string.
+inline void append_sanitized(std::string& out, std::string_view bytes) {
+  constexpr std::string_view kReplacement = "\xEF\xBF\xBD";
+  while (!bytes.empty()) {
+    auto bad = agentkit::utf8::find_invalid(bytes);
+    if (!bad) {
+      out.append(bytes);
+      return;
+    }
+    out.append(bytes.substr(0, *bad));
+    out.append(kReplacement);
+    bytes.remove_prefix(*bad);
+    // Skip the one byte that starts the invalid sequence; what follows is examined afresh.
+    bytes.remove_prefix(1);
+  }
+}
+
+inline std::string sanitized(std::string_view bytes) {
+  std::string out;
+  out.reserve(bytes.size());
+  append_sanitized(out, bytes);
+  return out;
+}
+
+}  // namespace agentkit::tools::detail
