@@ -1,0 +1,235 @@
+// agentkit/core/event.hpp — what a run and a provider stream tell their observers, and the
+// EventStream that carries it.
+//
+//   agentkit::EventStream events = session.events();      // an independent subscription
+//   while (auto ev = events.next()) {
+//     if (auto* d = std::get_if<agentkit::TextDeltaEvent>(&*ev)) std::cout << d->delta;
+//   }
+//   if (events.error()) log(events.error()->to_string());  // e.g. Errc::overrun
+//
+// Deltas are hints; the *End event of the same item is the truth (a consumer discards what it
+// accumulated and takes the end event's payload). Every item opens and closes exactly once, on
+// every path, error and abort included.
+//
+// EventStream: the producer (a provider, the loop) pushes through an EventSink and never blocks,
+// drops or reorders; each event is an independent copy. A consumer that falls more than
+// `max_pending_bytes` behind is cut off (next() ends, error() = Errc::overrun) — never the producer.
+// For a provider stream, result() answers the final assistant message without reading any event.
+//
+// Thread safety: one producer (EventSink) and one consumer (EventStream) may run on different
+// threads. Neither object is meant to be shared between several threads of the same side.
+#pragma once
+
+#include <chrono>
+#include <cstddef>
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <utility>
+#include <variant>
+#include <vector>
+
+#include "agentkit/base/result.hpp"
+#include "agentkit/core/message.hpp"
+#include "agentkit/json/value.hpp"
+
+namespace agentkit {
+
+// ---- Run-level events -------------------------------------------------------------------------
+
+struct AgentStartEvent {
+  std::string session_id;
+  std::string provider;
+  std::string api;
+  std::string model;
+};
+struct AgentEndEvent {
+  RunStopReason reason = RunStopReason::stop;
+  Usage run_usage;      // this run
+  Usage session_usage;  // the session so far
+  std::string error;    // set when the run ended in an error
+};
+struct TurnStartEvent {
+  int turn_index = 0;
+};
+// tool_results is empty (never absent) for a turn without tools.
+struct TurnEndEvent {
+  int turn_index = 0;
+  AssistantMessage message;
+  std::vector<ToolResultMessage> tool_results;
+};
+// A steering or follow-up message entered the transcript.
+struct UserMessageEvent {
+  UserMessage message;
+  bool steering = false;
+};
+
+// ---- Model output (one assistant message) ------------------------------------------------------
+
+enum class BlockKind : std::uint8_t { text, thinking, tool_use };
+
+struct MessageStartEvent {
+  AssistantMessage message;  // provenance filled in, content empty
+};
+// A snapshot of the message so far, sent after each block completes (never final).
+struct MessageUpdateEvent {
+  AssistantMessage message;
+};
+// The authoritative message (also what EventStream::result() answers).
+struct MessageEndEvent {
+  AssistantMessage message;
+};
+struct BlockStartEvent {
+  int block_index = 0;
+  BlockKind kind = BlockKind::text;
+  std::string tool_use_id;  // tool_use only
+  std::string tool_name;    // tool_use only
+};
+struct TextDeltaEvent {
+  int block_index = 0;
+  std::string delta;
+};
+struct ThinkingDeltaEvent {
+  int block_index = 0;
+  std::string delta;
+};
+struct ToolArgumentsDeltaEvent {
+  int block_index = 0;
+  std::string tool_use_id;
+  std::string delta;
+};
+// The complete block (text with all its text, a tool call with all its argument bytes).
+struct BlockEndEvent {
+  int block_index = 0;
+  ContentBlock block;
+};
+
+// ---- Tool execution (the loop) --------------------------------------------------------------
+
+struct ToolExecutionStartEvent {
+  std::string tool_use_id;
+  std::string tool_name;
+  json::Value arguments;  // as the model sent them, parsed; null when they did not parse
+};
+struct ToolExecutionUpdateEvent {
+  std::string tool_use_id;
+  std::string tool_name;
+  std::string chunk;
+};
+struct ToolExecutionEndEvent {
+  std::string tool_use_id;
+  std::string tool_name;
+  ToolResultMessage result;
+  std::chrono::milliseconds elapsed{0};
+};
+
+// ---- Other ----------------------------------------------------------------------------------
+
+// The L2 response cache answered (or did not answer) a request.
+struct CacheEvent {
+  bool hit = false;
+  std::string key;  // hex SHA-256 of the request bytes
+};
+// Something went wrong that is not carried by a message (a throwing observer, a persistence
+// failure). `terminal` is true when the run ends because of it.
+struct ErrorEvent {
+  Error error;
+  bool terminal = false;
+};
+
+using Event = std::variant<AgentStartEvent, AgentEndEvent, TurnStartEvent, TurnEndEvent,
+                           UserMessageEvent, MessageStartEvent, MessageUpdateEvent,
+                           MessageEndEvent, BlockStartEvent, TextDeltaEvent, ThinkingDeltaEvent,
+                           ToolArgumentsDeltaEvent, BlockEndEvent, ToolExecutionStartEvent,
+                           ToolExecutionUpdateEvent, ToolExecutionEndEvent, CacheEvent,
+                           ErrorEvent>;
+
+// Stable snake_case name of an event ("text_delta"), pinned by a golden test.
+std::string_view event_name(const Event& e) noexcept;
+// {"type": event_name, ...fields}. Messages use the lossless codec of message.hpp.
+json::Value to_json(const Event& e);
+// Approximate heap footprint, used only for the overrun bound.
+std::size_t approximate_size(const Event& e) noexcept;
+
+// ---- The stream -----------------------------------------------------------------------------
+
+struct EventStreamOptions {
+  // A consumer further behind than this is cut off with Errc::overrun. The largest single event
+  // is always accepted (the floor), so a huge message never overruns an empty queue.
+  std::size_t max_pending_bytes = std::size_t(64) << 20;
+};
+
+namespace detail {
+struct EventChannel;
+}
+
+class EventSink;
+
+// The consuming end. Move-only.
+class EventStream {
+ public:
+  EventStream();  // an already-finished, empty stream
+  EventStream(EventStream&&) noexcept;
+  EventStream& operator=(EventStream&&) noexcept;
+  EventStream(const EventStream&) = delete;
+  EventStream& operator=(const EventStream&) = delete;
+  ~EventStream();
+
+  // The next event, waiting for one. nullopt when the stream has ended, was cut off (see error()),
+  // or `stop` fired (the stream stays usable after a stop).
+  std::optional<Event> next(std::stop_token stop = {});
+  // The next event if one is queued now.
+  std::optional<Event> try_next();
+  // Why the stream ended early: Errc::overrun when cut off, the producer's failure otherwise;
+  // nullopt while running and after a clean end.
+  std::optional<Error> error() const;
+  // True once the producer finished and every queued event was read (or the stream was cut off).
+  bool done() const;
+
+  // For provider streams: waits for the producer to finish and answers the final assistant
+  // message, whether or not any event was read. A provider failure is an assistant message with
+  // stop_reason error, not an Error; an Error here means the producer broke its contract (ended
+  // without a message) or `stop` fired first.
+  Result<AssistantMessage> result(std::stop_token stop = {});
+
+ private:
+  friend std::pair<EventSink, EventStream> make_event_stream(EventStreamOptions);
+  explicit EventStream(std::shared_ptr<detail::EventChannel> ch) noexcept;
+  std::shared_ptr<detail::EventChannel> channel_;
+};
+
+// The producing end. Move-only; destroying an unfinished sink finishes the stream with an error
+// ("producer ended without a final message").
+class EventSink {
+ public:
+  EventSink();  // detached: pushes go nowhere
+  EventSink(EventSink&&) noexcept;
+  EventSink& operator=(EventSink&&) noexcept;
+  EventSink(const EventSink&) = delete;
+  EventSink& operator=(const EventSink&) = delete;
+  ~EventSink();
+
+  // Queues a copy of the event. Never blocks. Answers false once the consumer was cut off or is
+  // gone (the producer may keep going; nothing more is queued).
+  bool push(Event e);
+  // Ends the stream with its final assistant message (queued as a MessageEndEvent as well when
+  // `emit_end_event` is true).
+  void finish(AssistantMessage final_message, bool emit_end_event = true);
+  // Ends a stream that has no assistant message (a session subscription at close).
+  void close();
+  // True while a consumer holds the stream and has not been cut off.
+  bool consumer_alive() const;
+
+ private:
+  friend std::pair<EventSink, EventStream> make_event_stream(EventStreamOptions);
+  explicit EventSink(std::shared_ptr<detail::EventChannel> ch) noexcept;
+  std::shared_ptr<detail::EventChannel> channel_;
+};
+
+// A connected producer/consumer pair.
+std::pair<EventSink, EventStream> make_event_stream(EventStreamOptions options = {});
+
+}  // namespace agentkit

@@ -1,0 +1,113 @@
+// agentkit/core/schema.hpp — JSON Schema for tool inputs: typed combinators, a validator whose
+// errors carry JSON paths, and the argument pipeline a handler's input goes through.
+//
+//   using namespace agentkit;
+//   Schema s = schema::object({
+//       schema::required("path", schema::string().describe("File to read, relative to the workspace")),
+//       schema::optional("limit", schema::integer().minimum(1)),
+//       schema::optional("mode", schema::enumeration({"text", "bytes"})),
+//   });
+//   Result<json::Value> args = prepare_arguments(s, json::parse(R"({"path":"a.txt","limit":"20"})").value());
+//   // -> {"path":"a.txt","limit":20}: "20" coerced to an integer, then validated
+//
+// A Schema is a JSON Schema document (json::Value). Combinators build the common subset; a schema
+// received whole (an MCP server's inputSchema) is wrapped with Schema::from_json. The validator
+// understands: type (incl. arrays of types), properties, required, additionalProperties (bool or
+// schema; objects built by schema::object are closed by default), items, enum, const, minimum,
+// maximum, exclusiveMinimum/Maximum, minLength, maxLength, minItems, maxItems, pattern (literal
+// prefix/suffix anchors only are *not* interpreted — pattern is ignored, documented), anyOf,
+// oneOf, allOf. Unknown keywords are ignored.
+//
+// Thread safety: plain values.
+#pragma once
+
+#include <cstdint>
+#include <initializer_list>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "agentkit/base/result.hpp"
+#include "agentkit/json/value.hpp"
+
+namespace agentkit {
+
+class Schema {
+ public:
+  // Accepts any value ({}).
+  Schema();
+  // Wraps a JSON Schema document as is. Fails unless it is an object (or a boolean schema).
+  static Result<Schema> from_json(json::Value document);
+
+  const json::Value& json() const noexcept { return doc_; }
+
+  // Chainable refinements; each sets one keyword and returns *this.
+  Schema& describe(std::string text);
+  Schema& minimum(double v);
+  Schema& maximum(double v);
+  Schema& min_length(std::int64_t n);
+  Schema& max_length(std::int64_t n);
+  Schema& min_items(std::int64_t n);
+  Schema& max_items(std::int64_t n);
+  Schema& default_value(json::Value v);
+  // For objects: allow members the schema does not list (closed by default).
+  Schema& allow_additional_properties(bool allow = true);
+
+  friend bool operator==(const Schema&, const Schema&) = default;
+
+ private:
+  explicit Schema(json::Value doc) : doc_(std::move(doc)) {}
+  friend struct SchemaAccess;
+  json::Value doc_;
+};
+
+namespace schema {
+
+Schema string();
+Schema integer();
+Schema number();
+Schema boolean();
+Schema null();
+Schema array(Schema items);
+Schema any();
+// A string restricted to the listed values.
+Schema enumeration(std::vector<std::string> values);
+// Accepts a value valid against any of the alternatives.
+Schema any_of(std::vector<Schema> alternatives);
+
+struct Property {
+  std::string name;
+  Schema schema;
+  bool required = true;
+};
+Property required(std::string name, Schema s);
+Property optional(std::string name, Schema s);
+// An object with these properties in this order; additionalProperties: false unless allowed.
+Schema object(std::vector<Property> properties);
+
+}  // namespace schema
+
+// One violation: where ("$.edits[1].old_string") and what.
+struct SchemaViolation {
+  std::string path;
+  std::string message;
+  friend bool operator==(const SchemaViolation&, const SchemaViolation&) = default;
+};
+
+// Every violation, in document order; empty when `value` is valid.
+std::vector<SchemaViolation> find_violations(const Schema& schema, const json::Value& value);
+// Ok, or Errc::validation_error whose message lists the violations and whose details carry one
+// "path" entry per violation.
+Result<void> validate(const Schema& schema, const json::Value& value);
+
+// The argument pipeline that runs before a tool handler (REQ-TOOL-11), in this order:
+//   1. drop members whose value is null when the schema does not require them (constrained
+//      sampling emits null for every optional field);
+//   2. coerce: a string where the schema wants an integer/number/boolean is parsed ("20" -> 20,
+//      "true" -> true); a string holding a JSON array/object where the schema wants one is parsed
+//      (some hosts send arrays as strings); nothing else is changed;
+//   3. validate against the schema.
+// Validating before coercing would fail every constrained-sampling call, hence the order.
+Result<json::Value> prepare_arguments(const Schema& schema, json::Value arguments);
+
+}  // namespace agentkit

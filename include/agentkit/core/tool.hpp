@@ -1,0 +1,168 @@
+// agentkit/core/tool.hpp — a tool as the loop sees it, the result envelope a handler returns, and
+// the interceptor types that form the authorization boundary.
+//
+//   using namespace agentkit;
+//   ToolDefinition echo{
+//       .name = "echo",
+//       .description = "Repeat the given text.",
+//       .input_schema = schema::object({schema::required("text", schema::string())}),
+//       .handler = [](const json::Value& args, const ToolContext&) {
+//         return ToolResult::text_result(std::string(args.find("text")->as_string()));
+//       },
+//   };
+//
+// A handler runs on its own thread when its batch is parallel; it must honour ctx.stop (fires on
+// abort, on the tool's timeout and on session close). Throwing from a handler is allowed: the
+// exception becomes an error result the model sees, never a crash (a handler declared noexcept that
+// throws still terminates the process — C++ cannot contain that).
+//
+// Thread safety: definitions are plain values; a handler may be called concurrently with itself
+// (two calls of the same tool in one batch) and must be safe for that.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <optional>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "agentkit/core/message.hpp"
+#include "agentkit/core/schema.hpp"
+#include "agentkit/json/value.hpp"
+
+namespace agentkit {
+
+enum class ExecutionMode : std::uint8_t {
+  parallel,    // may run concurrently with the rest of its batch (the default)
+  sequential,  // one such tool anywhere in a batch makes the whole batch sequential
+};
+
+// A per-tool time limit with no "zero means forever" trap: the default inherits the runtime's.
+class ToolTimeout {
+ public:
+  static ToolTimeout inherit() noexcept { return ToolTimeout(kind::inherit, {}); }
+  static ToolTimeout none() noexcept { return ToolTimeout(kind::none, {}); }
+  static ToolTimeout after(std::chrono::milliseconds d) noexcept { return ToolTimeout(kind::after, d); }
+  ToolTimeout() noexcept = default;
+
+  bool inherits() const noexcept { return kind_ == kind::inherit; }
+  // The limit after applying the runtime default; nullopt = no limit.
+  std::optional<std::chrono::milliseconds> resolve(
+      std::optional<std::chrono::milliseconds> runtime_default) const noexcept {
+    if (kind_ == kind::inherit) return runtime_default;
+    if (kind_ == kind::none) return std::nullopt;
+    return limit_;
+  }
+  friend bool operator==(const ToolTimeout&, const ToolTimeout&) = default;
+
+ private:
+  enum class kind : std::uint8_t { inherit, none, after };
+  ToolTimeout(kind k, std::chrono::milliseconds d) noexcept : kind_(k), limit_(d) {}
+  kind kind_ = kind::inherit;
+  std::chrono::milliseconds limit_{0};
+};
+
+// What a handler knows about the call it serves.
+struct ToolContext {
+  std::string tool_name;
+  std::string tool_use_id;
+  std::string session_id;
+  int turn_index = 0;
+  // Fires on abort, on this tool's timeout, and when the session closes.
+  std::stop_token stop;
+  // Streams progress to observers as ToolExecutionUpdateEvent (never to the model). May be empty.
+  std::function<void(std::string_view chunk)> report;
+};
+
+// The result envelope. The model sees `text` verbatim when set, otherwise the JSON envelope
+// {"ok":..., "data"?:..., "error"?:..., "detail"?:...}; images follow as image blocks.
+struct ToolResult {
+  bool ok = true;
+  json::Value data;          // payload for the envelope (null = absent)
+  std::string error;         // a short code when !ok, e.g. "not_found", "invalid_arguments"
+  std::string detail;        // human text for the model when !ok
+  std::optional<std::string> text;
+  std::vector<ImageBlock> images;
+  // The batch vote: the run ends after this batch only if EVERY call voted to terminate.
+  bool terminate = false;
+  // Facts about the execution (truncation, spill path, exit code, ...): persisted and evented,
+  // never sent to the model.
+  json::Object metadata;
+
+  static ToolResult success(json::Value data = nullptr);
+  static ToolResult text_result(std::string text);
+  static ToolResult failure(std::string code, std::string detail);
+
+  // The content blocks the model receives.
+  std::vector<ContentBlock> to_content() const;
+};
+
+using ToolHandler = std::function<ToolResult(const json::Value& arguments, const ToolContext& ctx)>;
+
+struct ToolDefinition {
+  std::string name;
+  std::string description;
+  Schema input_schema;
+  ToolHandler handler;
+  ExecutionMode execution_mode = ExecutionMode::parallel;
+  ToolTimeout timeout = ToolTimeout::inherit();
+  // Extra lines for the system prompt about when and how to use the tool.
+  std::string prompt_guidelines;
+  // Who supplies the tool ("builtin", a library or plugin name); named when two tools collide.
+  std::string origin;
+};
+
+// ---- Interceptors (the authorization boundary, REQ-SEC-03) -------------------------------------
+
+// One call as before_tool_call sees it, after its arguments went through prepare_arguments.
+struct ToolCallRequest {
+  std::string tool_name;
+  std::string tool_use_id;
+  json::Value arguments;     // prepared arguments
+  json::Raw raw_arguments;   // the model's bytes
+  int index_in_batch = 0;
+  int batch_size = 1;
+  int turn_index = 0;
+  const ToolDefinition* tool = nullptr;  // the registered definition (never null for known tools)
+};
+
+// allow, deny with a reason (the model sees the reason), or rewrite the arguments. A denial with
+// `terminate` also votes to end the run after the batch.
+struct ToolCallDecision {
+  enum class Kind : std::uint8_t { allow, deny, rewrite };
+  Kind kind = Kind::allow;
+  std::string reason;
+  json::Value arguments;
+  bool terminate = false;
+
+  static ToolCallDecision allow() { return {}; }
+  static ToolCallDecision deny(std::string reason, bool terminate = false) {
+    return {Kind::deny, std::move(reason), nullptr, terminate};
+  }
+  static ToolCallDecision rewrite(json::Value arguments) {
+    return {Kind::rewrite, {}, std::move(arguments), false};
+  }
+};
+
+using BeforeToolCall = std::function<ToolCallDecision(const ToolCallRequest&)>;
+
+// What after_tool_call sees: the handler's result (read-only) and the message the model will get
+// (mutable: an interceptor may redact or annotate it).
+struct ToolCallOutcome {
+  std::string tool_name;
+  std::string tool_use_id;
+  const json::Value& arguments;
+  const ToolResult& handler_result;
+  ToolResultMessage& message;
+  std::chrono::milliseconds elapsed{0};
+};
+// Answers an override of the call's terminate vote, or nullopt to keep it.
+using AfterToolCall = std::function<std::optional<bool>(ToolCallOutcome&)>;
+
+// Names of the tools that run a shell or arbitrary programs. An agent whose tools include one of
+// these and that has no before_tool_call interceptor is refused (ARCHITECTURE §7.5).
+bool is_shell_tool_name(std::string_view name) noexcept;
+
+}  // namespace agentkit

@@ -1,0 +1,106 @@
+// agentkit/extensions.hpp — the extension axes: middleware around the model call, observe-only
+// turn hooks, stop policies and the context transform. (Tool interceptors, the authorization
+// boundary, are in agentkit/core/tool.hpp.)
+//
+//   using namespace agentkit;
+//   RuntimeConfig rt;
+//   rt.extensions.stop_policy = stop_any({stop_after_turns(20), stop_over_budget(2.00)});
+//   rt.extensions.middleware.push_back(retry_middleware({.max_attempts = 3}));
+//   rt.extensions.middleware.push_back([](ModelCall next) -> ModelCall {   // a pass-through
+//     return [next](const Request& r, const StreamOptions& o, const EventCallback& emit,
+//                   std::stop_token stop) { return next(r, o, emit, stop); };
+//   });
+//
+// Every callback here runs without any agent lock held and inside an exception guard: a throwing
+// middleware ends the turn with an error message, a throwing hook or observer becomes an
+// ErrorEvent, and a throwing stop policy STOPS the run (a limit that fails open is an unbounded
+// bill). Middleware: the last registered is the outermost and runs first.
+//
+// Thread safety: callbacks may be invoked from the thread running Session::run only, never
+// concurrently with each other within one session.
+#pragma once
+
+#include <chrono>
+#include <functional>
+#include <span>
+#include <stop_token>
+#include <vector>
+
+#include "agentkit/core/event.hpp"
+#include "agentkit/core/message.hpp"
+#include "agentkit/core/provider.hpp"
+
+namespace agentkit {
+
+// ---- Middleware (axis 1) ---------------------------------------------------------------------
+
+// Receives every model event as it arrives (the loop forwards them to observers and streams).
+using EventCallback = std::function<void(Event)>;
+// One model call: streams its events through `emit` and answers the final assistant message.
+// Failures are messages with stop_reason error, never exceptions.
+using ModelCall = std::function<AssistantMessage(const Request&, const StreamOptions&,
+                                                 const EventCallback& emit, std::stop_token)>;
+using Middleware = std::function<ModelCall(ModelCall next)>;
+
+struct RetryOptions {
+  // Attempts in total, the first included.
+  int max_attempts = 3;
+  // Backoff before attempt n (n >= 1): min(base_delay * 2^(n-1), max_delay), minus up to 25 %
+  // jitter. The sleep wakes at once on cancellation.
+  std::chrono::milliseconds base_delay{500};
+  std::chrono::milliseconds max_delay{8'000};
+  // Decides whether a completed error message is worth another attempt. Empty = the default
+  // classifier (rate limits, overload, 408/409/429/5xx as whole tokens, timeouts, connection
+  // resets; never an abort, never an authentication or validation error).
+  std::function<bool(const AssistantMessage&)> retryable;
+};
+// Semantic retry over completed error messages. Aborts are never retried; an abort during the
+// backoff sleep ends the call with an aborted message whose error_message is empty.
+Middleware retry_middleware(RetryOptions options = {});
+// The default classifier used by retry_middleware.
+bool is_retryable_error(const AssistantMessage& message);
+
+// ---- Turn hooks (axis 2, observe only) ---------------------------------------------------------
+
+struct TurnHooks {
+  std::function<void(const TurnStartEvent&)> on_turn_start;
+  std::function<void(const TurnEndEvent&)> on_turn_end;
+  std::function<void(const AgentEndEvent&)> on_agent_end;
+  std::function<void(const Error&)> on_error;
+};
+
+// ---- Stop policies -------------------------------------------------------------------------------
+
+// What a stop policy sees after each turn, once that turn's tool results are in the history.
+struct StopContext {
+  const AssistantMessage& message;
+  std::span<const ToolResultMessage> tool_results;  // empty for a turn without tools
+  std::span<const Message> history;                 // the whole transcript
+  std::span<const Message> new_messages;            // what this run added
+  int turn_count = 0;                               // turns completed in this run
+  const Usage& run_usage;                           // this run only, never the session's
+};
+
+struct StopDecision {
+  bool stop = false;
+  RunStopReason reason = RunStopReason::stop_policy;
+};
+
+using StopPolicy = std::function<StopDecision(const StopContext&)>;
+
+// Stops once `turns` turns have completed (turn_count >= turns), reason max_turns.
+StopPolicy stop_after_turns(int turns);
+// Stops once this run's cost strictly exceeds `usd` (reason stop_policy).
+StopPolicy stop_over_budget(double usd);
+// Stops when the predicate answers true (reason stop_policy).
+StopPolicy stop_when(std::function<bool(const StopContext&)> predicate);
+// Stops when any policy stops; the first one that fires gives the reason.
+StopPolicy stop_any(std::vector<StopPolicy> policies);
+
+// ---- Context transform -------------------------------------------------------------------------
+
+// Rewrites what the model sees at the head of every iteration. It receives a copy of the history
+// (it cannot change the stored transcript) and answers the messages to send.
+using ContextTransform = std::function<std::vector<Message>(std::vector<Message> history)>;
+
+}  // namespace agentkit

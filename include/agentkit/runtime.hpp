@@ -1,0 +1,100 @@
+// agentkit/runtime.hpp — everything about HOW an agent runs (model, providers, transport, loop
+// control, extensions, observability), as opposed to what it is (AgentDefinition).
+//
+//   agentkit::RuntimeConfig rt;
+//   rt.model.spec = "faux/scripted";                     // or "anthropic/claude-sonnet-4-5"
+//   rt.model.max_tokens = 4096;                          // an upper bound; clamped to the model
+//   rt.providers.add("faux", faux);                      // or providers::register_defaults(rt.providers)
+//   rt.loop.max_turns = 25;
+//   rt.extensions.before_tool_call = my_policy;          // the authorization boundary
+//
+// Unset optionals mean "not sent" / "library default", never zero.
+//
+// Thread safety: plain values, copied into the Agent by make_agent.
+#pragma once
+
+#include <chrono>
+#include <cstdint>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "agentkit/core/event.hpp"
+#include "agentkit/core/provider.hpp"
+#include "agentkit/core/tool.hpp"
+#include "agentkit/extensions.hpp"
+
+namespace agentkit {
+
+struct ModelConfig {
+  // "vendor/model-id", resolved when the agent is built ("faux/<anything>" needs no catalog).
+  // Ignored when `descriptor` is set.
+  std::string spec;
+  // A complete model description, used as is.
+  std::optional<Model> descriptor;
+  std::optional<ThinkingLevel> thinking;
+  // Upper bound on output tokens per call.
+  std::optional<std::int64_t> max_tokens;
+  std::optional<double> temperature;
+  std::optional<double> top_p;
+  std::vector<std::string> stop_sequences;
+  std::optional<ToolChoice> tool_choice;
+};
+
+struct TransportConfig {
+  // Per-request headers, timeout and payload/response hooks, applied to every model call.
+  StreamOptions request;
+  // Sticky session id: the provider prompt-cache key and routing affinity. Empty = the session's
+  // own generated id.
+  std::string session_id;
+};
+
+// How queued steering and follow-up messages are delivered at each poll.
+enum class QueueMode : std::uint8_t { one_at_a_time, all };
+
+struct LoopConfig {
+  // Stop after this many turns in one run (reason max_turns). nullopt = no limit.
+  std::optional<int> max_turns;
+  // Run the calls of a batch concurrently (unless one of them is sequential).
+  bool parallel_tools = true;
+  // Time limit for tools whose own timeout is ToolTimeout::inherit(); nullopt = none.
+  std::optional<std::chrono::milliseconds> tool_timeout;
+  QueueMode steering = QueueMode::one_at_a_time;
+  QueueMode follow_up = QueueMode::one_at_a_time;
+};
+
+struct ExtensionConfig {
+  // Wraps every model call; the last registered runs first (outermost).
+  std::vector<Middleware> middleware;
+  TurnHooks hooks;
+  // The authorization boundary: allow, deny with a reason, or rewrite arguments.
+  BeforeToolCall before_tool_call;
+  AfterToolCall after_tool_call;
+  StopPolicy stop_policy;
+  ContextTransform context_transform;
+  // A shell tool (execute, run_command, powershell, ...) without before_tool_call makes make_agent
+  // fail unless this is set: the embedder must choose to run whatever the model writes.
+  bool allow_all_tool_calls = false;
+};
+
+struct ObservabilityConfig {
+  // Called synchronously, in order, on the emitting thread, for every event of every session.
+  // Keep them quick; a throwing observer is reported as an ErrorEvent and never ends the run.
+  std::vector<std::function<void(const Event&)>> observers;
+  // Bounds of each Session::events() subscription.
+  EventStreamOptions events;
+  // The clock stamped on messages; empty = the system clock. Injectable for deterministic tests.
+  std::function<Timestamp()> clock;
+};
+
+struct RuntimeConfig {
+  ModelConfig model;
+  ProviderRegistry providers;
+  TransportConfig transport;
+  LoopConfig loop;
+  ExtensionConfig extensions;
+  ObservabilityConfig observability;
+};
+
+}  // namespace agentkit

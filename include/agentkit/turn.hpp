@@ -1,0 +1,113 @@
+// agentkit/turn.hpp — what goes into a run and what comes out: Input, Turn, ToolPolicy, RunResult,
+// Delivery, SessionHandle and StartOptions.
+//
+//   agentkit::Turn turn("summarise README.md", agentkit::ToolPolicy::only({"read_file"}));
+//   agentkit::Result<agentkit::RunResult> r = session.run(turn);
+//   if (r) std::cout << r->final_text << " (" << agentkit::to_string(r->stop_reason) << ")\n";
+//   std::string saved = r->handle.serialize();          // resume later with StartOptions{.resume}
+//
+// Thread safety: plain values. A SessionHandle is immutable and cheap to copy.
+#pragma once
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "agentkit/base/result.hpp"
+#include "agentkit/core/message.hpp"
+
+namespace agentkit {
+
+// User input. From a run it starts the turn; through Session::send it is queued for the run in
+// flight as steering (delivered after the current tool batch, before the next model call) or as a
+// follow-up (delivered when the run would otherwise stop).
+struct Input {
+  enum class Delivery : std::uint8_t { steer, follow_up };
+
+  std::vector<ContentBlock> content;
+  Delivery delivery = Delivery::steer;
+
+  Input() = default;
+  Input(std::string text);        // NOLINT: implicit, so run("hello") reads naturally
+  Input(const char* text);        // NOLINT
+  Input(std::vector<ContentBlock> blocks, Delivery d = Delivery::steer);
+  static Input follow_up(std::string text);
+  bool empty() const noexcept;
+};
+
+// Narrows the tools offered for ONE turn. The manifest sent to the model is computed from the
+// definition and this policy at request time and never stored. read_skill always stays available.
+struct ToolPolicy {
+  // nullopt: every tool of the definition. Engaged: exactly these names (an empty list = none).
+  // A name the agent does not have is an error, not a silent no-op.
+  std::optional<std::vector<std::string>> allowed;
+
+  static ToolPolicy all() { return {}; }
+  static ToolPolicy none() { return {std::vector<std::string>{}}; }
+  static ToolPolicy only(std::vector<std::string> names) { return {std::move(names)}; }
+};
+
+struct Turn {
+  Turn() = default;
+  Turn(Input in, ToolPolicy policy = {}) : input(std::move(in)), tool_policy(std::move(policy)) {}  // NOLINT
+  Turn(std::string text) : input(std::move(text)) {}  // NOLINT: implicit, session.run("hi")
+  Turn(const char* text) : input(text) {}             // NOLINT
+
+  // Empty input continues the transcript: valid when the model owes a reply (the last message is
+  // a user or tool result message, or an aborted/error assistant message).
+  Input input;
+  ToolPolicy tool_policy;
+};
+
+namespace detail {
+struct SessionState;
+struct SessionStateAccess;
+}  // namespace detail
+
+// An opaque, serialisable snapshot of a session: enough to resume it in a new Agent.
+class SessionHandle {
+ public:
+  SessionHandle();
+  bool empty() const noexcept;
+  // The session's id (the sticky id used for caching and logs).
+  std::string_view session_id() const noexcept;
+  // Versioned JSON text; parse() reads it back.
+  std::string serialize() const;
+  static Result<SessionHandle> parse(std::string_view text);
+
+ private:
+  friend struct detail::SessionStateAccess;
+  explicit SessionHandle(std::shared_ptr<const detail::SessionState> state) noexcept;
+  std::shared_ptr<const detail::SessionState> state_;
+};
+
+struct RunResult {
+  // The text of the last assistant message of the run.
+  std::string final_text;
+  RunStopReason stop_reason = RunStopReason::stop;
+  // Set when stop_reason is error (the provider's message) or aborted.
+  std::string error_message;
+  // The messages this run added to the transcript, in order.
+  std::vector<Message> messages;
+  int turn_count = 0;
+  Usage run_usage;      // this run
+  Usage session_usage;  // the session so far, this run included
+  SessionHandle handle;
+};
+
+// What Session::send did with the input. Both modes are final successes, not retry signals.
+struct Delivery {
+  enum class Mode : std::uint8_t { queued_steering, queued_follow_up };
+  Mode mode = Mode::queued_steering;
+};
+
+struct StartOptions {
+  // Continue this session (its transcript, usage and id); empty = a new session.
+  SessionHandle resume;
+  // The new session's id; empty = generated. Ignored when resuming.
+  std::string session_id;
+};
+
+}  // namespace agentkit

@@ -1,0 +1,129 @@
+// Stop policies and the retry middleware.
+#include <algorithm>
+#include <array>
+#include <condition_variable>
+#include <mutex>
+#include <random>
+
+#include "agentkit/base/strings.hpp"
+#include "agentkit/extensions.hpp"
+
+namespace agentkit {
+
+// ---- Stop policies -------------------------------------------------------------------------------
+
+StopPolicy stop_after_turns(int turns) {
+  return [turns](const StopContext& ctx) {
+    return StopDecision{ctx.turn_count >= turns, RunStopReason::max_turns};  // >=, not >
+  };
+}
+
+StopPolicy stop_over_budget(double usd) {
+  return [usd](const StopContext& ctx) {
+    return StopDecision{ctx.run_usage.cost.total > usd, RunStopReason::stop_policy};  // strictly
+  };
+}
+
+StopPolicy stop_when(std::function<bool(const StopContext&)> predicate) {
+  return [predicate = std::move(predicate)](const StopContext& ctx) {
+    return StopDecision{predicate(ctx), RunStopReason::stop_policy};
+  };
+}
+
+StopPolicy stop_any(std::vector<StopPolicy> policies) {
+  return [policies = std::move(policies)](const StopContext& ctx) {
+    for (const auto& p : policies) {
+      if (!p) continue;
+      StopDecision d = p(ctx);
+      if (d.stop) return d;
+    }
+    return StopDecision{};
+  };
+}
+
+// ---- Retry -----------------------------------------------------------------------------------------
+
+namespace {
+
+// True when `token` occurs in `text` as a whole token (not inside a longer number or word), so
+// "429" matches "HTTP 429: slow down" but not "request 14290".
+bool contains_token(std::string_view text, std::string_view token) {
+  auto is_word = [](char c) {
+    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+  };
+  for (std::size_t pos = text.find(token); pos != std::string_view::npos; pos = text.find(token, pos + 1)) {
+    bool left_ok = pos == 0 || !is_word(text[pos - 1]);
+    std::size_t end = pos + token.size();
+    bool right_ok = end == text.size() || !is_word(text[end]);
+    if (left_ok && right_ok) return true;
+  }
+  return false;
+}
+
+// Checked first: failures another attempt cannot fix.
+constexpr std::array<std::string_view, 12> kNeverRetry = {
+    "401", "403", "404", "invalid api key", "invalid_api_key", "authentication", "permission",
+    "context length", "context_length", "too many tokens", "invalid_request", "400"};
+// Then: failures that are usually transient.
+constexpr std::array<std::string_view, 16> kRetry = {
+    "408", "409", "429", "500", "502", "503", "504", "529", "overloaded", "rate limit",
+    "rate_limit", "timeout", "timed out", "connection reset", "temporarily unavailable",
+    "stream ended"};
+
+bool sleep_for(std::chrono::milliseconds d, std::stop_token stop) {
+  std::mutex mu;
+  std::condition_variable_any cv;
+  std::unique_lock lock(mu);
+  return !cv.wait_for(lock, stop, d, [] { return false; }) && !stop.stop_requested();
+}
+
+std::chrono::milliseconds backoff(const RetryOptions& o, int attempt, std::mt19937& rng) {
+  auto base = o.base_delay.count();
+  long long delay = base;
+  for (int i = 1; i < attempt && delay < o.max_delay.count(); ++i) delay *= 2;
+  delay = std::min<long long>(delay, o.max_delay.count());
+  // Up to 25 % downward jitter, never upward: the cap stays a cap.
+  std::uniform_int_distribution<long long> jitter(0, delay / 4);
+  return std::chrono::milliseconds(delay - jitter(rng));
+}
+
+}  // namespace
+
+bool is_retryable_error(const AssistantMessage& message) {
+  if (message.stop_reason != StopReason::error) return false;
+  std::string text = to_lower_ascii(message.error_message);
+  for (auto deny : kNeverRetry) {
+    if (contains_token(text, deny)) return false;
+  }
+  for (auto allow : kRetry) {
+    if (contains_token(text, allow)) return true;
+  }
+  return false;
+}
+
+Middleware retry_middleware(RetryOptions options) {
+  if (!options.retryable) options.retryable = is_retryable_error;
+  if (options.max_attempts < 1) options.max_attempts = 1;
+  return [options](ModelCall next) -> ModelCall {
+    return [options, next](const Request& req, const StreamOptions& opts, const EventCallback& emit,
+                           std::stop_token stop) -> AssistantMessage {
+      std::mt19937 rng(std::random_device{}());
+      for (int attempt = 1;; ++attempt) {
+        AssistantMessage reply = next(req, opts, emit, stop);
+        if (reply.stop_reason == StopReason::aborted || attempt >= options.max_attempts ||
+            !options.retryable(reply)) {
+          return reply;
+        }
+        if (!sleep_for(backoff(options, attempt, rng), stop)) {
+          // Cancelled during the backoff: aborted, and error_message cleared (REQ-LOOP-09a).
+          reply.stop_reason = StopReason::aborted;
+          reply.error_message.clear();
+          reply.content.clear();
+          return reply;
+        }
+      }
+    };
+  };
+}
+
+}  // namespace agentkit

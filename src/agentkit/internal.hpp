@@ -1,0 +1,106 @@
+// Private state behind Agent and Session. Nothing here is part of the public API.
+#pragma once
+
+#include <atomic>
+#include <condition_variable>
+#include <deque>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <string>
+#include <vector>
+
+#include "agentkit/agent.hpp"
+#include "deadline_timer.hpp"
+
+namespace agentkit::detail {
+
+// One registered tool and who supplied it (named when two tools collide).
+struct RegisteredTool {
+  ToolDefinition definition;
+  std::string owner;  // "direct tool #2 (origin: builtin)", "MCP server 'files'", "intrinsic"
+};
+
+// The single name-keyed registry, built once by make_agent and frozen.
+struct ToolRegistry {
+  std::vector<RegisteredTool> tools;            // registration order
+  std::map<std::string, std::size_t, std::less<>> by_name;
+  std::vector<ToolSpec> specs;                  // tools[i] -> specs[i], fingerprints computed
+
+  const RegisteredTool* find(std::string_view name) const;
+};
+
+struct AgentCore {
+  AgentDefinition definition;
+  RuntimeConfig runtime;
+  std::shared_ptr<const Model> model;
+  std::shared_ptr<ProviderClient> provider;
+  ToolRegistry registry;
+  ModelCall model_call;  // the middleware chain around the provider
+  std::string base_system_prompt;  // instructions + skill listing
+
+  std::mutex mu;
+  std::vector<std::weak_ptr<SessionCore>> sessions;
+  bool closed = false;
+
+  Timestamp now() const;
+};
+
+// A steering or follow-up message waiting for its poll point.
+struct QueuedInput {
+  UserMessage message;
+};
+
+struct SessionCore : std::enable_shared_from_this<SessionCore> {
+  std::shared_ptr<AgentCore> agent;
+  std::string id;
+
+  mutable std::mutex mu;  // guards everything below; never held while user code runs
+  std::vector<Message> history;
+  std::size_t committed = 0;  // history[0, committed) is the last completed turn's transcript
+  Usage usage;
+  std::deque<QueuedInput> steering;
+  std::deque<QueuedInput> follow_ups;
+  std::vector<EventSink> subscribers;
+  bool run_active = false;
+  bool accepting_sends = false;  // false once a finishing run made its last poll
+  bool closed = false;
+  std::condition_variable run_finished;
+  std::stop_source close_source;  // fired by close(): cancels the run in flight
+  // Fast check for the emit path: anything listening at all?
+  std::atomic<std::size_t> subscriber_count{0};
+
+  DeadlineTimer timer;  // fires per-tool timeouts; its thread starts on first use
+
+  // Delivers an event to observers (synchronously) and subscribers. Never throws.
+  void emit(Event e);
+  bool has_listeners() const noexcept;
+  Result<RunResult> run(Turn turn, std::stop_token caller_stop);
+  void close();
+};
+
+// Builds a SessionHandle from a state / reads the state of one.
+struct SessionState {
+  std::string session_id;
+  std::vector<Message> messages;
+  Usage usage;
+};
+struct SessionStateAccess {
+  static SessionHandle make(std::shared_ptr<const SessionState> s) { return SessionHandle(std::move(s)); }
+  static const SessionState* get(const SessionHandle& h) { return h.state_.get(); }
+};
+
+// registry.cpp
+Result<ToolRegistry> build_registry(const AgentDefinition& def,
+                                    std::vector<std::pair<std::string, std::vector<ToolDefinition>>> mcp_tools,
+                                    std::vector<std::string>& problems);
+ToolDefinition make_read_skill_tool(std::shared_ptr<const std::vector<Skill>> skills);
+std::string assemble_base_system_prompt(const AgentDefinition& def);
+std::string system_prompt_for_turn(const AgentCore& agent, std::span<const ToolSpec> offered);
+
+// session.cpp
+std::string generate_session_id();
+// The committed transcript as a handle (the last completed turn).
+SessionHandle make_snapshot(const SessionCore& session);
+
+}  // namespace agentkit::detail

@@ -1,0 +1,343 @@
+// The agent loop (REQ-LOOP-01..16; ARCHITECTURE §7.2). One run, top to bottom:
+//
+//   claim the run slot, append the input
+//   per turn:  context transform -> steering poll -> model call -> append the assistant message
+//              error/aborted -> end;  tool calls -> batch -> append one result per call
+//              turn end -> stop checks (only now: every stop leaves a resumable transcript)
+//              -> steering poll; loop while there are tool calls or pending steering
+//   inner loop exhausted -> follow-ups restart it inside the same run
+//   release the slot only when no accepted send() is left undelivered
+#include <algorithm>
+
+#include "run_context.hpp"
+
+namespace agentkit::detail {
+namespace {
+
+// Which of the session's queued inputs to deliver now, per the queue mode.
+std::vector<UserMessage> take(std::deque<QueuedInput>& queue, QueueMode mode) {
+  std::vector<UserMessage> out;
+  while (!queue.empty()) {
+    out.push_back(std::move(queue.front().message));
+    queue.pop_front();
+    if (mode == QueueMode::one_at_a_time) break;
+  }
+  return out;
+}
+
+bool is_terminal(StopReason r) { return r == StopReason::error || r == StopReason::aborted; }
+
+// True when the model owes a reply to this transcript: what an empty-input run continues.
+bool model_owes_reply(const std::vector<Message>& history) {
+  if (history.empty()) return false;
+  const Message& last = history.back();
+  if (const auto* a = std::get_if<AssistantMessage>(&last)) return is_terminal(a->stop_reason);
+  return true;  // a user message or a tool result
+}
+
+class Run {
+ public:
+  Run(SessionCore& session, std::stop_token stop)
+      : s_(session), a_(*session.agent), rc_{session, *session.agent, stop, {}, 0} {}
+
+  // Fills the offered set for the turn's policy; an unknown name is an error.
+  Result<void> apply_policy(const ToolPolicy& policy) {
+    const ToolRegistry& reg = a_.registry;
+    if (!policy.allowed) {
+      offered_specs_ = reg.specs;
+      for (const auto& t : reg.tools) rc_.offered.insert(t.definition.name);
+      return {};
+    }
+    std::vector<std::string> unknown;
+    for (const auto& name : *policy.allowed) {
+      if (reg.find(name) == nullptr) unknown.push_back(name);
+    }
+    if (!unknown.empty()) {
+      std::string list;
+      for (const auto& n : unknown) list += (list.empty() ? "'" : ", '") + n + "'";
+      return fail(Errc::invalid_argument, "tool policy names tools this agent does not have: " + list);
+    }
+    for (std::size_t i = 0; i < reg.tools.size(); ++i) {
+      const std::string& name = reg.tools[i].definition.name;
+      bool listed = std::find(policy.allowed->begin(), policy.allowed->end(), name) != policy.allowed->end();
+      if (listed || name == kReadSkillToolName) {  // read_skill is intrinsic: never filtered out
+        rc_.offered.insert(name);
+        filtered_.push_back(reg.specs[i]);
+      }
+    }
+    offered_specs_ = filtered_;
+    return {};
+  }
+
+  // Claims the slot and records the input, under the session lock.
+  Result<void> begin(Input input) {
+    std::lock_guard lock(s_.mu);
+    if (s_.closed) return fail(Errc::closed, "the session is closed");
+    if (s_.run_active) {
+      return fail(Errc::busy, "a run is already in flight on this session; wait for it or use send()");
+    }
+    run_start_ = s_.history.size();
+    if (!input.empty()) {
+      s_.history.emplace_back(UserMessage{std::move(input.content), a_.now()});
+    } else if (!model_owes_reply(s_.history)) {
+      // Continuing after a completed answer needs something queued to say (REQ-LOOP-16).
+      auto follow = take(s_.follow_ups, QueueMode::all);
+      auto steer = take(s_.steering, QueueMode::all);
+      if (follow.empty() && steer.empty()) {
+        return fail(Errc::invalid_argument,
+                    s_.history.empty() ? "empty input on an empty session: nothing to run"
+                                       : "empty input, but the model already answered and nothing is "
+                                         "queued: there is nothing to continue");
+      }
+      for (auto& m : follow) s_.history.emplace_back(std::move(m));
+      for (auto& m : steer) s_.history.emplace_back(std::move(m));
+    }
+    s_.run_active = true;
+    s_.accepting_sends = true;
+    return {};
+  }
+
+  RunResult execute() {
+    system_prompt_ = system_prompt_for_turn(a_, offered_specs_);
+    rc_.emit(AgentStartEvent{s_.id, a_.model->vendor, a_.model->api, a_.model->id});
+    RunStopReason reason = loop();
+    return finish(reason);
+  }
+
+ private:
+  RunStopReason loop() {
+    std::vector<UserMessage> pending;  // steering polled at a turn end, delivered next turn
+    while (true) {
+      ++rc_.turn_index;
+      rc_.emit(TurnStartEvent{rc_.turn_index});
+      call_hook(a_.runtime.extensions.hooks.on_turn_start, TurnStartEvent{rc_.turn_index});
+
+      // Second poll, only when nothing is pending, so one-at-a-time never doubles up (REQ-LOOP-13).
+      if (pending.empty()) pending = poll_steering();
+      deliver(pending, /*steering=*/true);
+
+      AssistantMessage reply = call_model();
+      append(Message(reply));
+      run_usage_ += reply.usage;
+      {
+        std::lock_guard lock(s_.mu);
+        s_.usage += reply.usage;
+      }
+
+      if (is_terminal(reply.stop_reason)) {
+        end_turn(reply, {});
+        return reply.stop_reason == StopReason::aborted ? RunStopReason::aborted : RunStopReason::error;
+      }
+
+      BatchOutcome batch;
+      bool had_tools = has_tool_use(reply);  // presence decides, never the stop reason (REQ-LOOP-01)
+      if (had_tools) {
+        batch = run_tool_batch(rc_, reply);
+        for (const auto& r : batch.results) append(Message(r));
+      }
+      end_turn(reply, batch.results);
+
+      // Stop checks run here, after the results are in the history (REQ-LOOP-04a).
+      if (rc_.stop.stop_requested()) return RunStopReason::aborted;
+      if (had_tools && batch.all_voted_terminate) return RunStopReason::tool_terminate;
+      if (had_tools || has_queued_input()) {
+        if (auto stop = check_stop(reply, batch.results)) return *stop;
+      }
+      pending = poll_steering();
+      if (had_tools || !pending.empty()) continue;
+
+      // The inner loop is exhausted: a follow-up restarts it inside this run (REQ-LOOP-14).
+      std::vector<UserMessage> follow = poll_follow_ups();
+      if (!follow.empty()) {
+        deliver(follow, /*steering=*/false);
+        continue;
+      }
+      if (close_the_door()) return to_run_stop_reason(reply.stop_reason);
+    }
+  }
+
+  AssistantMessage call_model() {
+    std::vector<Message> transformed;
+    std::span<const Message> view = s_.history;
+    if (a_.runtime.extensions.context_transform) {
+      std::string failure;
+      bool ok = call_guarded([&] { transformed = a_.runtime.extensions.context_transform(s_.history); }, failure);
+      if (ok) {
+        view = transformed;
+      } else {
+        rc_.emit(ErrorEvent{make_error(Errc::internal, "context transform threw (history sent "
+                                                       "untransformed): " + failure), false});
+      }
+    }
+    Request req;
+    req.model = a_.model;
+    req.system = system_prompt_;
+    req.messages = view;
+    req.tools = offered_specs_;
+    const ModelConfig& mc = a_.runtime.model;
+    req.tool_choice = mc.tool_choice;
+    req.max_tokens = mc.max_tokens;
+    req.temperature = mc.temperature;
+    req.top_p = mc.top_p;
+    req.stop_sequences = mc.stop_sequences;
+    req.thinking = mc.thinking;
+    req.session_id = a_.runtime.transport.session_id.empty() ? s_.id : a_.runtime.transport.session_id;
+
+    EventCallback emit = [this](Event e) { rc_.emit(std::move(e)); };
+    AssistantMessage reply;
+    std::string failure;
+    if (!call_guarded([&] { reply = a_.model_call(req, a_.runtime.transport.request, emit, rc_.stop); }, failure)) {
+      reply = AssistantMessage{};
+      reply.stop_reason = StopReason::error;
+      reply.error_message = "the model call threw (middleware or provider bug): " + failure;
+    }
+    stamp(reply);
+    return reply;
+  }
+
+  // Fills provenance and time the provider left empty.
+  void stamp(AssistantMessage& m) const {
+    if (m.provider.empty()) m.provider = a_.model->vendor;
+    if (m.api.empty()) m.api = a_.model->api;
+    if (m.model.empty()) m.model = a_.model->id;
+    if (m.timestamp == Timestamp{}) m.timestamp = a_.now();
+  }
+
+  void append(Message m) {
+    std::lock_guard lock(s_.mu);
+    s_.history.push_back(std::move(m));
+  }
+
+  void deliver(std::vector<UserMessage>& messages, bool steering) {
+    for (auto& m : messages) {
+      if (s_.has_listeners()) rc_.emit(UserMessageEvent{m, steering});
+      append(Message(std::move(m)));
+    }
+    messages.clear();
+  }
+
+  void end_turn(const AssistantMessage& reply, const std::vector<ToolResultMessage>& results) {
+    ++turn_count_;
+    const auto& hook = a_.runtime.extensions.hooks.on_turn_end;
+    if (s_.has_listeners() || hook) {
+      TurnEndEvent ev{rc_.turn_index, reply, results};
+      call_hook(hook, ev);
+      rc_.emit(std::move(ev));
+    }
+    std::lock_guard lock(s_.mu);
+    s_.committed = s_.history.size();
+  }
+
+  std::optional<RunStopReason> check_stop(const AssistantMessage& reply,
+                                          const std::vector<ToolResultMessage>& results) {
+    if (a_.runtime.loop.max_turns && turn_count_ >= *a_.runtime.loop.max_turns) return RunStopReason::max_turns;
+    const StopPolicy& policy = a_.runtime.extensions.stop_policy;
+    if (!policy) return std::nullopt;
+    std::span<const Message> history = s_.history;
+    StopContext ctx{reply, results, history, history.subspan(run_start_), turn_count_, run_usage_};
+    StopDecision decision;
+    std::string failure;
+    if (!call_guarded([&] { decision = policy(ctx); }, failure)) {
+      // A limit that fails open is an unbounded bill: a throwing policy stops the run.
+      rc_.emit(ErrorEvent{make_error(Errc::internal, "stop policy threw; stopping the run: " + failure), false});
+      return RunStopReason::stop_policy;
+    }
+    if (decision.stop) return decision.reason;
+    return std::nullopt;
+  }
+
+  std::vector<UserMessage> poll_steering() {
+    std::lock_guard lock(s_.mu);
+    return take(s_.steering, a_.runtime.loop.steering);
+  }
+  std::vector<UserMessage> poll_follow_ups() {
+    std::lock_guard lock(s_.mu);
+    return take(s_.follow_ups, a_.runtime.loop.follow_up);
+  }
+  bool has_queued_input() const {
+    std::lock_guard lock(s_.mu);
+    return !s_.steering.empty() || !s_.follow_ups.empty();
+  }
+
+  // Ends a natural run only if nothing was accepted since the last poll; from here on send()
+  // refuses, so no accepted input is ever silently left behind.
+  bool close_the_door() {
+    std::lock_guard lock(s_.mu);
+    if (!s_.steering.empty() || !s_.follow_ups.empty()) return false;
+    s_.accepting_sends = false;
+    return true;
+  }
+
+  template <class Hook, class Arg>
+  void call_hook(const Hook& hook, const Arg& arg) {
+    if (!hook) return;
+    std::string failure;
+    if (!call_guarded([&] { hook(arg); }, failure)) {
+      rc_.emit(ErrorEvent{make_error(Errc::internal, "a turn hook threw: " + failure), false});
+    }
+  }
+
+  RunResult finish(RunStopReason reason) {
+    RunResult result;
+    result.stop_reason = reason;
+    result.turn_count = turn_count_;
+    result.run_usage = run_usage_;
+    {
+      std::lock_guard lock(s_.mu);
+      s_.accepting_sends = false;
+      s_.committed = s_.history.size();
+      result.messages.assign(s_.history.begin() + static_cast<std::ptrdiff_t>(run_start_), s_.history.end());
+      result.session_usage = s_.usage;
+    }
+    for (auto it = result.messages.rbegin(); it != result.messages.rend(); ++it) {
+      if (const auto* a = std::get_if<AssistantMessage>(&*it)) {
+        result.final_text = text_of(*a);
+        if (reason == RunStopReason::error || reason == RunStopReason::aborted) {
+          result.error_message = a->error_message;
+        }
+        break;
+      }
+    }
+    if (reason == RunStopReason::aborted && result.error_message.empty()) {
+      result.error_message = "the run was cancelled";
+    }
+    result.handle = make_snapshot(s_);
+    AgentEndEvent end{reason, run_usage_, result.session_usage, result.error_message};
+    call_hook(a_.runtime.extensions.hooks.on_agent_end, end);
+    rc_.emit(std::move(end));
+    return result;
+  }
+
+  SessionCore& s_;
+  AgentCore& a_;
+  RunContext rc_;
+  std::vector<ToolSpec> filtered_;
+  std::span<const ToolSpec> offered_specs_;
+  std::string system_prompt_;
+  std::size_t run_start_ = 0;
+  int turn_count_ = 0;
+  Usage run_usage_;
+};
+
+}  // namespace
+
+Result<RunResult> SessionCore::run(Turn turn, std::stop_token caller_stop) {
+  // One stop source for the run: fired by the caller's token and by close(), nothing else.
+  std::stop_source run_stop;
+  std::stop_callback on_caller(caller_stop, [&run_stop] { run_stop.request_stop(); });
+  std::stop_callback on_close(close_source.get_token(), [&run_stop] { run_stop.request_stop(); });
+
+  Run run(*this, run_stop.get_token());
+  if (auto policy = run.apply_policy(turn.tool_policy); !policy) return policy.error();
+  if (auto begun = run.begin(std::move(turn.input)); !begun) return begun.error();
+
+  RunResult result = run.execute();
+  {
+    std::lock_guard lock(mu);
+    run_active = false;
+  }
+  run_finished.notify_all();
+  return result;
+}
+
+}  // namespace agentkit::detail

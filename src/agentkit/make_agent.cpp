@@ -1,0 +1,328 @@
+// make_agent and the Agent handle: validation (every problem, not only the first), deep copies,
+// model resolution, MCP connection and the one registry.
+#include <random>
+#include <set>
+
+#include "internal.hpp"
+
+namespace agentkit {
+namespace detail {
+namespace {
+
+bool has_surrounding_space(std::string_view s) {
+  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\n' || c == '\r'; };
+  return !s.empty() && (space(s.front()) || space(s.back()));
+}
+
+Result<Model> resolve_model(const ModelConfig& cfg) {
+  if (cfg.descriptor) return *cfg.descriptor;
+  if (cfg.spec.empty()) {
+    return fail(Errc::invalid_argument,
+                "no model: set runtime.model.spec (\"vendor/model-id\") or runtime.model.descriptor");
+  }
+  auto slash = cfg.spec.find('/');
+  if (slash == std::string::npos || slash == 0 || slash + 1 == cfg.spec.size()) {
+    return fail(Errc::invalid_argument,
+                "model spec '" + cfg.spec + "' is not of the form \"vendor/model-id\"");
+  }
+  std::string vendor = cfg.spec.substr(0, slash);
+  std::string id = cfg.spec.substr(slash + 1);
+  if (vendor == "faux") {
+    Model m;
+    m.id = id;
+    m.name = "faux " + id;
+    m.vendor = "faux";
+    m.api = "faux";
+    return m;
+  }
+  return fail(Errc::not_found, "unknown vendor '" + vendor + "' in model spec '" + cfg.spec +
+                                   "'; known vendors: faux (pass runtime.model.descriptor for others)")
+      .with_detail("vendor", vendor);
+}
+
+void check_definition(const AgentDefinition& def, std::vector<std::string>& problems) {
+  std::set<std::string, std::less<>> skill_names;
+  for (std::size_t i = 0; i < def.skills.size(); ++i) {
+    const Skill& s = def.skills[i];
+    std::string where = "skill #" + std::to_string(i + 1);
+    if (s.name.empty()) {
+      problems.push_back(where + " has an empty name");
+    } else if (has_surrounding_space(s.name)) {
+      problems.push_back(where + " name '" + s.name + "' has surrounding whitespace");
+    } else if (!skill_names.insert(s.name).second) {
+      problems.push_back("skill name '" + s.name + "' is used twice");
+    }
+  }
+  std::set<std::string, std::less<>> sources;
+  for (std::size_t i = 0; i < def.tools.mcp.size(); ++i) {
+    const McpToolSource& src = def.tools.mcp[i];
+    std::string where = "MCP source #" + std::to_string(i + 1);
+    if (src.name.empty()) {
+      problems.push_back(where + " has an empty name");
+    } else if (has_surrounding_space(src.name) || src.name.find("__") != std::string::npos) {
+      problems.push_back(where + " name '" + src.name +
+                         "' must have no surrounding whitespace and no \"__\"");
+    } else if (!sources.insert(src.name).second) {
+      problems.push_back("MCP source name '" + src.name + "' is used twice");
+    }
+    if (!src.connect) problems.push_back(where + " ('" + src.name + "') has no connect function");
+  }
+}
+
+void check_runtime(const RuntimeConfig& rt, const ToolRegistry& reg, std::vector<std::string>& problems) {
+  if (rt.loop.max_turns && *rt.loop.max_turns < 1) {
+    problems.push_back("runtime.loop.max_turns must be at least 1 (got " +
+                       std::to_string(*rt.loop.max_turns) + ")");
+  }
+  if (rt.model.max_tokens && *rt.model.max_tokens < 1) {
+    problems.push_back("runtime.model.max_tokens must be at least 1");
+  }
+  for (std::size_t i = 0; i < rt.extensions.middleware.size(); ++i) {
+    if (!rt.extensions.middleware[i]) {
+      problems.push_back("runtime.extensions.middleware[" + std::to_string(i) + "] is empty");
+    }
+  }
+  for (std::size_t i = 0; i < rt.observability.observers.size(); ++i) {
+    if (!rt.observability.observers[i]) {
+      problems.push_back("runtime.observability.observers[" + std::to_string(i) + "] is empty");
+    }
+  }
+  // ARCHITECTURE §7.5: a shell tool runs whatever the model writes; the embedder must guard it.
+  if (!rt.extensions.before_tool_call && !rt.extensions.allow_all_tool_calls) {
+    for (const auto& t : reg.tools) {
+      if (is_shell_tool_name(t.definition.name)) {
+        problems.push_back("unguarded_execute: tool '" + t.definition.name + "' (" + t.owner +
+                           ") runs programs but runtime.extensions.before_tool_call is not set; "
+                           "install an interceptor (e.g. tools::restricted_policy()) or set "
+                           "runtime.extensions.allow_all_tool_calls");
+      }
+    }
+  }
+}
+
+// The innermost model call: the provider's stream, its events forwarded as they arrive. It also
+// guarantees the event contract whatever the provider did: one message_start and one message_end
+// per attempt, and every block_start closed by a block_end (with the content the message kept).
+class ProviderEventRelay {
+ public:
+  explicit ProviderEventRelay(const EventCallback& emit) : emit_(emit) {}
+
+  void forward(Event ev) {
+    if (std::holds_alternative<MessageStartEvent>(ev)) {
+      if (started_) return;
+      started_ = true;
+    } else if (!started_) {
+      emit(MessageStartEvent{});
+      started_ = true;
+    }
+    if (const auto* b = std::get_if<BlockStartEvent>(&ev)) open_.push_back(b->block_index);
+    if (const auto* b = std::get_if<BlockEndEvent>(&ev)) std::erase(open_, b->block_index);
+    if (const auto* end = std::get_if<MessageEndEvent>(&ev)) {
+      close_blocks(end->message);
+      ended_ = true;
+    }
+    emit(std::move(ev));
+  }
+
+  void finish(const AssistantMessage& final) {
+    if (!started_) emit(MessageStartEvent{});
+    close_blocks(final);
+    if (!ended_) emit(MessageEndEvent{final});
+  }
+
+ private:
+  void close_blocks(const AssistantMessage& m) {
+    for (int index : open_) {
+      auto i = static_cast<std::size_t>(index);
+      ContentBlock block = i < m.content.size() ? m.content[i] : ContentBlock(TextBlock{});
+      emit(BlockEndEvent{index, std::move(block)});
+    }
+    open_.clear();
+  }
+  void emit(Event e) {
+    if (emit_) emit_(std::move(e));
+  }
+
+  const EventCallback& emit_;
+  bool started_ = false;
+  bool ended_ = false;
+  std::vector<int> open_;
+};
+
+ModelCall provider_call(std::shared_ptr<ProviderClient> provider) {
+  return [provider](const Request& req, const StreamOptions& opts, const EventCallback& emit,
+                    std::stop_token stop) -> AssistantMessage {
+    EventStream stream = provider->stream(req, opts, stop);
+    ProviderEventRelay relay(emit);
+    while (auto ev = stream.next()) relay.forward(std::move(*ev));
+    Result<AssistantMessage> final = stream.result();
+    AssistantMessage reply;
+    if (final) {
+      reply = std::move(*final);
+    } else {
+      reply.stop_reason = StopReason::error;
+      reply.error_message = final.error().message;
+    }
+    relay.finish(reply);
+    return reply;
+  };
+}
+
+ModelCall compose_middleware(ModelCall inner, const std::vector<Middleware>& middleware,
+                             std::vector<std::string>& problems) {
+  ModelCall call = std::move(inner);
+  for (std::size_t i = 0; i < middleware.size(); ++i) {  // last registered ends up outermost
+    try {
+      call = middleware[i](std::move(call));
+    } catch (const std::exception& e) {
+      problems.push_back("middleware[" + std::to_string(i) + "] threw while being composed: " + e.what());
+      return {};
+    } catch (...) {
+      problems.push_back("middleware[" + std::to_string(i) + "] threw while being composed");
+      return {};
+    }
+    if (!call) {
+      problems.push_back("middleware[" + std::to_string(i) + "] returned an empty model call");
+      return {};
+    }
+  }
+  return call;
+}
+
+Error definition_error(const std::vector<std::string>& problems) {
+  std::string msg = "cannot build the agent: " + std::to_string(problems.size()) +
+                    (problems.size() == 1 ? " problem" : " problems");
+  for (const auto& p : problems) msg += "\n  - " + p;
+  Error e = make_error(Errc::invalid_argument, std::move(msg));
+  for (const auto& p : problems) e.with_detail("problem", p);
+  return e;
+}
+
+// Connects every MCP source; on failure, records the problem (the tools it would have brought are
+// simply absent, and the build fails as a whole).
+std::vector<std::pair<std::string, std::vector<ToolDefinition>>> connect_mcp(
+    const AgentDefinition& def, std::vector<std::string>& problems) {
+  std::vector<std::pair<std::string, std::vector<ToolDefinition>>> out;
+  for (const auto& src : def.tools.mcp) {
+    if (!src.connect) continue;
+    Result<std::vector<ToolDefinition>> tools = [&]() -> Result<std::vector<ToolDefinition>> {
+      try {
+        return src.connect(std::stop_token{});
+      } catch (const std::exception& e) {
+        return fail(Errc::io_error, std::string("connect threw: ") + e.what());
+      } catch (...) {
+        return fail(Errc::io_error, "connect threw");
+      }
+    }();
+    if (!tools) {
+      problems.push_back("MCP source '" + src.name + "' failed to connect: " + tools.error().message);
+      continue;
+    }
+    out.emplace_back(src.name, std::move(*tools));
+  }
+  return out;
+}
+
+}  // namespace
+
+Timestamp AgentCore::now() const {
+  return runtime.observability.clock ? runtime.observability.clock() : std::chrono::system_clock::now();
+}
+
+}  // namespace detail
+
+Result<Agent> make_agent(AgentDefinition definition, RuntimeConfig runtime) {
+  std::vector<std::string> problems;
+  detail::check_definition(definition, problems);
+
+  auto core = std::make_shared<detail::AgentCore>();
+  Result<Model> model = detail::resolve_model(runtime.model);
+  if (!model) {
+    problems.push_back(model.error().message);
+  } else {
+    core->model = std::make_shared<const Model>(*model);
+    auto provider = runtime.providers.find(model->api);
+    if (!provider) {
+      problems.push_back(provider.error().message);
+    } else {
+      core->provider = *provider;
+    }
+  }
+
+  auto mcp_tools = detail::connect_mcp(definition, problems);
+  Result<detail::ToolRegistry> registry = detail::build_registry(definition, std::move(mcp_tools), problems);
+  detail::check_runtime(runtime, *registry, problems);
+
+  if (core->provider) {
+    core->model_call = detail::compose_middleware(detail::provider_call(core->provider),
+                                                  runtime.extensions.middleware, problems);
+  }
+  if (!problems.empty()) return detail::definition_error(problems);
+
+  core->registry = std::move(*registry);
+  core->base_system_prompt = detail::assemble_base_system_prompt(definition);
+  core->definition = std::move(definition);
+  core->runtime = std::move(runtime);
+  return Agent(std::move(core));
+}
+
+// ---- Agent -----------------------------------------------------------------------------------
+
+Agent::Agent(std::shared_ptr<detail::AgentCore> core) noexcept : core_(std::move(core)) {}
+Agent::Agent(Agent&&) noexcept = default;
+Agent& Agent::operator=(Agent&& other) noexcept {
+  if (this != &other) {
+    (void)close();
+    core_ = std::move(other.core_);
+  }
+  return *this;
+}
+Agent::~Agent() { (void)close(); }
+
+const AgentDefinition& Agent::definition() const { return core_->definition; }
+
+Result<Session> Agent::start(StartOptions options) {
+  if (!core_) return fail(Errc::closed, "start() on a moved-from Agent");
+  auto session = std::make_shared<detail::SessionCore>();
+  session->agent = core_;
+  if (const detail::SessionState* state = detail::SessionStateAccess::get(options.resume)) {
+    session->id = state->session_id;
+    session->history = state->messages;
+    session->committed = session->history.size();
+    session->usage = state->usage;
+  } else {
+    session->id = options.session_id.empty() ? detail::generate_session_id() : options.session_id;
+  }
+  {
+    std::lock_guard lock(core_->mu);
+    if (core_->closed) return fail(Errc::closed, "the agent is closed; build a new one with make_agent");
+    std::erase_if(core_->sessions, [](const auto& w) { return w.expired(); });
+    core_->sessions.push_back(session);
+  }
+  return Session(std::move(session));
+}
+
+Result<RunResult> Agent::run(Input input, std::stop_token stop) {
+  Result<Session> session = start();
+  if (!session) return session.error();
+  Result<RunResult> result = session->run(Turn(std::move(input)), std::move(stop));
+  (void)session->close();
+  return result;
+}
+
+Result<void> Agent::close() {
+  if (!core_) return {};
+  std::vector<std::shared_ptr<detail::SessionCore>> sessions;
+  {
+    std::lock_guard lock(core_->mu);
+    core_->closed = true;
+    for (auto& w : core_->sessions) {
+      if (auto s = w.lock()) sessions.push_back(std::move(s));
+    }
+    core_->sessions.clear();
+  }
+  for (auto& s : sessions) s->close();
+  return {};
+}
+
+}  // namespace agentkit

@@ -1,0 +1,209 @@
+// The Session handle, event fan-out, send(), close(), SessionHandle and Input.
+#include <random>
+
+#include "agentkit/base/hex.hpp"
+#include "internal.hpp"
+
+namespace agentkit {
+namespace detail {
+
+std::string generate_session_id() {
+  std::random_device rd;
+  std::string bytes(16, '\0');
+  for (auto& b : bytes) b = static_cast<char>(rd() & 0xff);
+  return "ses_" + hex::encode(bytes);
+}
+
+bool SessionCore::has_listeners() const noexcept {
+  return subscriber_count.load(std::memory_order_relaxed) != 0 ||
+         !agent->runtime.observability.observers.empty();
+}
+
+void SessionCore::emit(Event e) {
+  // Observers first, synchronously, without our lock; a throwing observer never ends the run.
+  for (const auto& observer : agent->runtime.observability.observers) {
+    try {
+      observer(e);
+    } catch (...) {
+      // Reported to subscribers only: re-entering observers with the error could loop.
+      std::lock_guard lock(mu);
+      for (auto& s : subscribers) s.push(ErrorEvent{make_error(Errc::internal, "an observer threw"), false});
+    }
+  }
+  if (subscriber_count.load(std::memory_order_relaxed) == 0) return;
+  std::lock_guard lock(mu);
+  for (std::size_t i = 0; i + 1 < subscribers.size(); ++i) subscribers[i].push(e);
+  if (!subscribers.empty()) subscribers.back().push(std::move(e));
+  std::size_t before = subscribers.size();
+  std::erase_if(subscribers, [](const EventSink& s) { return !s.consumer_alive(); });
+  if (subscribers.size() != before) subscriber_count.store(subscribers.size(), std::memory_order_relaxed);
+}
+
+SessionHandle make_snapshot(const SessionCore& session) {
+  auto state = std::make_shared<SessionState>();
+  std::lock_guard lock(session.mu);
+  state->session_id = session.id;
+  state->messages.assign(session.history.begin(),
+                         session.history.begin() + static_cast<std::ptrdiff_t>(session.committed));
+  state->usage = session.usage;
+  return SessionStateAccess::make(std::move(state));
+}
+
+void SessionCore::close() {
+  std::unique_lock lock(mu);
+  if (closed) return;
+  closed = true;
+  close_source.request_stop();
+  run_finished.wait(lock, [&] { return !run_active; });
+  for (auto& s : subscribers) s.close();
+  subscribers.clear();
+  subscriber_count.store(0);
+  lock.unlock();
+  timer.shutdown();
+}
+
+}  // namespace detail
+
+// ---- Session -----------------------------------------------------------------------------------
+
+Session::Session(std::shared_ptr<detail::SessionCore> core) noexcept : core_(std::move(core)) {}
+Session::Session(Session&&) noexcept = default;
+Session& Session::operator=(Session&& other) noexcept {
+  if (this != &other) {
+    (void)close();
+    core_ = std::move(other.core_);
+  }
+  return *this;
+}
+Session::~Session() { (void)close(); }
+
+Result<RunResult> Session::run(Turn turn, std::stop_token stop) {
+  if (!core_) return fail(Errc::closed, "run() on a moved-from Session");
+  return core_->run(std::move(turn), std::move(stop));
+}
+
+Result<Delivery> Session::send(Input input) {
+  if (!core_) return fail(Errc::closed, "send() on a moved-from Session");
+  if (input.empty()) return fail(Errc::invalid_argument, "send() needs non-empty input");
+  std::lock_guard lock(core_->mu);
+  if (core_->closed) return fail(Errc::closed, "the session is closed");
+  if (!core_->run_active || !core_->accepting_sends) {
+    return fail(Errc::invalid_argument,
+                "no run is in flight: send() only steers or follows up a running run; start one "
+                "with run()");
+  }
+  detail::QueuedInput q{UserMessage{std::move(input.content), core_->agent->now()}};
+  if (input.delivery == Input::Delivery::follow_up) {
+    core_->follow_ups.push_back(std::move(q));
+    return Delivery{Delivery::Mode::queued_follow_up};
+  }
+  core_->steering.push_back(std::move(q));
+  return Delivery{Delivery::Mode::queued_steering};
+}
+
+SessionHandle Session::snapshot() const {
+  if (!core_) return {};
+  return detail::make_snapshot(*core_);
+}
+
+EventStream Session::events() {
+  if (!core_) return EventStream();
+  auto [sink, stream] = make_event_stream(core_->agent->runtime.observability.events);
+  std::lock_guard lock(core_->mu);
+  if (core_->closed) return EventStream();
+  core_->subscribers.push_back(std::move(sink));
+  core_->subscriber_count.store(core_->subscribers.size(), std::memory_order_relaxed);
+  return std::move(stream);
+}
+
+Result<void> Session::close() {
+  if (!core_) return {};
+  core_->close();
+  return {};
+}
+
+// ---- Input -------------------------------------------------------------------------------------
+
+Input::Input(std::string text) { content.emplace_back(TextBlock{std::move(text)}); }
+Input::Input(const char* text) : Input(std::string(text)) {}
+Input::Input(std::vector<ContentBlock> blocks, Delivery d) : content(std::move(blocks)), delivery(d) {}
+
+Input Input::follow_up(std::string text) {
+  Input in(std::move(text));
+  in.delivery = Delivery::follow_up;
+  return in;
+}
+
+bool Input::empty() const noexcept {
+  for (const auto& b : content) {
+    if (const auto* t = std::get_if<TextBlock>(&b)) {
+      if (!t->text.empty()) return false;
+    } else {
+      return false;
+    }
+  }
+  return true;
+}
+
+// ---- SessionHandle -----------------------------------------------------------------------------
+
+namespace {
+constexpr std::int64_t kHandleVersion = 1;
+}
+
+SessionHandle::SessionHandle() = default;
+SessionHandle::SessionHandle(std::shared_ptr<const detail::SessionState> state) noexcept
+    : state_(std::move(state)) {}
+
+bool SessionHandle::empty() const noexcept { return state_ == nullptr; }
+
+std::string_view SessionHandle::session_id() const noexcept {
+  return state_ ? std::string_view(state_->session_id) : std::string_view();
+}
+
+std::string SessionHandle::serialize() const {
+  json::Object doc;
+  doc.append_unique("version", kHandleVersion);
+  if (state_) {
+    doc.append_unique("session_id", state_->session_id);
+    doc.append_unique("usage", to_json(state_->usage));
+    json::Array messages;
+    messages.reserve(state_->messages.size());
+    for (const auto& m : state_->messages) messages.push_back(to_json(m));
+    doc.append_unique("messages", std::move(messages));
+  }
+  return json::dump(json::Value(std::move(doc)));
+}
+
+Result<SessionHandle> SessionHandle::parse(std::string_view text) {
+  auto bad = [](std::string why) {
+    return fail(Errc::parse_error, "not a serialised SessionHandle: " + std::move(why));
+  };
+  Result<json::Value> doc = json::parse(text);
+  if (!doc) return bad(doc.error().message);
+  const json::Value* version = doc->find("version");
+  if (version == nullptr || !version->is_number()) return bad("missing \"version\"");
+  if (auto v = version->to_int64(); !v || *v != kHandleVersion) {
+    return bad("unsupported version " + std::string(version->number_text()));
+  }
+  const json::Value* id = doc->find("session_id");
+  if (id == nullptr) return SessionHandle();  // an empty handle round-trips to empty
+  if (!id->is_string()) return bad("\"session_id\" is not a string");
+  auto state = std::make_shared<detail::SessionState>();
+  state->session_id = id->as_string();
+  if (const json::Value* usage = doc->find("usage")) {
+    auto u = usage_from_json(*usage);
+    if (!u) return bad(u.error().message);
+    state->usage = std::move(*u);
+  }
+  const json::Value* messages = doc->find("messages");
+  if (messages == nullptr || !messages->is_array()) return bad("\"messages\" is not an array");
+  for (const auto& m : messages->as_array()) {
+    auto msg = message_from_json(m);
+    if (!msg) return bad(msg.error().message);
+    state->messages.push_back(std::move(*msg));
+  }
+  return SessionHandle(std::move(state));
+}
+
+}  // namespace agentkit

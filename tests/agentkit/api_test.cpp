@@ -1,0 +1,291 @@
+// make_agent's validation, the tool registry, per-turn tool policy, read_skill, snapshots and the
+// lifecycle of Agent and Session.
+#include <thread>
+
+#include "harness.hpp"
+#include "support/catch.hpp"
+
+using namespace agentkit;
+using namespace agentkit::testing;
+namespace faux = agentkit::providers;
+
+namespace {
+
+RuntimeConfig faux_runtime(std::shared_ptr<faux::FauxProvider> provider) {
+  RuntimeConfig rt;
+  rt.model.spec = "faux/test";
+  rt.providers.add("faux", std::move(provider));
+  return rt;
+}
+
+std::vector<std::string_view> problems_of(const Error& e) {
+  std::vector<std::string_view> out;
+  for (const auto& d : e.detail) {
+    if (d.key == "problem") out.push_back(d.value);
+  }
+  return out;
+}
+
+McpToolSource fake_mcp(std::string name, std::vector<std::string> tool_names) {
+  return McpToolSource{std::move(name), [tool_names](std::stop_token) -> Result<std::vector<ToolDefinition>> {
+                         std::vector<ToolDefinition> out;
+                         for (const auto& n : tool_names) out.push_back(counting_tool(n).definition);
+                         return out;
+                       }};
+}
+
+json::Value read_skill_result(const RunResult& r) {
+  for (const auto& m : r.messages) {
+    if (const auto* t = std::get_if<ToolResultMessage>(&m)) return json::parse(text_of(t->content)).value();
+  }
+  return nullptr;
+}
+
+}  // namespace
+
+TEST_CASE("a duplicate tool name fails make_agent with an error naming both owners") {
+  AgentDefinition def;
+  ToolDefinition a = counting_tool("search").definition;
+  a.origin = "builtin";
+  def.tools.direct = {a, counting_tool("search").definition};
+  auto agent = make_agent(def, faux_runtime(std::make_shared<faux::FauxProvider>()));
+  REQUIRE_FALSE(agent);
+  CHECK(agent.error().code == Errc::invalid_argument);
+  const std::string& msg = agent.error().message;
+  CHECK(msg.find("'search' is defined twice") != std::string::npos);
+  CHECK(msg.find("direct tool #1 (origin: builtin)") != std::string::npos);
+  CHECK(msg.find("direct tool #2") != std::string::npos);
+}
+
+TEST_CASE("an MCP tool that would shadow another MCP server's tool is refused naming both servers") {
+  AgentDefinition def;
+  def.tools.mcp = {fake_mcp("files", {"x__y"}), fake_mcp("files__x", {"y"})};
+  auto agent = make_agent(def, faux_runtime(std::make_shared<faux::FauxProvider>()));
+  REQUIRE_FALSE(agent);  // "files__x" has "__" and is refused before it can collide
+  CHECK(agent.error().message.find("no \"__\"") != std::string::npos);
+}
+
+TEST_CASE("MCP tools join the registry as server__tool and collide with direct tools loudly") {
+  AgentDefinition def;
+  def.tools.direct = {counting_tool("files__read").definition};
+  def.tools.mcp = {fake_mcp("files", {"read", "list"})};
+  auto agent = make_agent(def, faux_runtime(std::make_shared<faux::FauxProvider>()));
+  REQUIRE_FALSE(agent);
+  const std::string& msg = agent.error().message;
+  CHECK(msg.find("'files__read' is defined twice") != std::string::npos);
+  CHECK(msg.find("MCP server 'files'") != std::string::npos);
+
+  AgentDefinition ok;
+  ok.tools.mcp = {fake_mcp("files", {"read", "list"})};
+  auto fx_provider = std::make_shared<faux::FauxProvider>(std::vector<faux::FauxResponse>{faux::text_response("hi")});
+  auto built = make_agent(ok, faux_runtime(fx_provider));
+  REQUIRE(built);
+  REQUIRE(built->run("go"));
+  CHECK(fx_provider->requests()[0].tool_names == std::vector<std::string>{"files__read", "files__list"});
+}
+
+TEST_CASE("make_agent reports every problem, not only the first") {
+  AgentDefinition def;
+  def.skills = {Skill{"", "", "", {}}, Skill{" spaced", "", "", {}}};
+  ToolDefinition no_handler;
+  no_handler.name = "broken";
+  ToolDefinition bad_name = counting_tool("has space").definition;
+  ToolDefinition reserved = counting_tool("read_skill").definition;
+  def.tools.direct = {no_handler, bad_name, reserved};
+  RuntimeConfig rt = faux_runtime(std::make_shared<faux::FauxProvider>());
+  rt.loop.max_turns = 0;
+  auto agent = make_agent(def, rt);
+  REQUIRE_FALSE(agent);
+  auto problems = problems_of(agent.error());
+  CHECK(problems.size() == 6);
+}
+
+TEST_CASE("an unknown vendor or an unregistered wire is a clear construction error") {
+  RuntimeConfig rt;
+  rt.model.spec = "antrhopic/claude";
+  auto a = make_agent({}, rt);
+  REQUIRE_FALSE(a);
+  CHECK(a.error().message.find("unknown vendor 'antrhopic'") != std::string::npos);
+
+  RuntimeConfig rt2;
+  rt2.model.spec = "faux/x";  // the faux wire is not registered
+  auto b = make_agent({}, rt2);
+  REQUIRE_FALSE(b);
+  CHECK(b.error().message.find("no provider registered for wire API 'faux'") != std::string::npos);
+}
+
+TEST_CASE("a shell tool without before_tool_call fails make_agent unless explicitly allowed") {
+  AgentDefinition def;
+  def.tools.direct = {counting_tool("execute").definition};
+  auto unguarded = make_agent(def, faux_runtime(std::make_shared<faux::FauxProvider>()));
+  REQUIRE_FALSE(unguarded);
+  CHECK(unguarded.error().message.find("unguarded_execute") != std::string::npos);
+
+  RuntimeConfig allowed = faux_runtime(std::make_shared<faux::FauxProvider>());
+  allowed.extensions.allow_all_tool_calls = true;
+  CHECK(make_agent(def, allowed));
+
+  RuntimeConfig guarded = faux_runtime(std::make_shared<faux::FauxProvider>());
+  guarded.extensions.before_tool_call = [](const ToolCallRequest&) { return ToolCallDecision::allow(); };
+  CHECK(make_agent(def, guarded));
+}
+
+TEST_CASE("the agent keeps a deep copy of its definition") {
+  AgentDefinition def;
+  def.instructions = "original";
+  def.skills = {Skill{"s", "d", "body", {}}};
+  auto provider = std::make_shared<faux::FauxProvider>();
+  auto agent = make_agent(def, faux_runtime(provider));
+  REQUIRE(agent);
+  def.instructions = "mutated";
+  def.skills[0].body = "mutated";
+  CHECK(agent->definition().instructions == "original");
+  CHECK(agent->definition().skills[0].body == "body");
+}
+
+TEST_CASE("the tool manifest follows each turn's policy and is never stored") {
+  auto fx = faux_agent({faux::text_response("1"), faux::text_response("2"), faux::text_response("3"),
+                        faux::text_response("4")},
+                       {counting_tool("a").definition, counting_tool("b").definition},
+                       RuntimeConfig{}, {Skill{"style", "house style", "be terse", {}}});
+  auto s = fx.agent.start();
+  REQUIRE(s);
+  REQUIRE(s->run(Turn("one", ToolPolicy::only({"b"}))));
+  REQUIRE(s->run(Turn("two", ToolPolicy::none())));
+  REQUIRE(s->run(Turn("three")));
+  auto unknown = s->run(Turn("four", ToolPolicy::only({"nope"})));
+  REQUIRE_FALSE(unknown);
+  CHECK(unknown.error().message.find("'nope'") != std::string::npos);
+  auto reqs = fx.faux->requests();
+  REQUIRE(reqs.size() == 3);
+  CHECK(reqs[0].tool_names == std::vector<std::string>{"b", "read_skill"});
+  CHECK(reqs[1].tool_names == std::vector<std::string>{"read_skill"});  // read_skill stays available
+  CHECK(reqs[2].tool_names == std::vector<std::string>{"a", "b", "read_skill"});
+}
+
+TEST_CASE("a call to a tool withheld by this turn's policy is refused, not run") {
+  auto tool = counting_tool("a");
+  auto fx = faux_agent({faux::tool_call_response({faux::tool_call("c1", "a", "{}")}), faux::text_response("done")},
+                       {tool.definition, counting_tool("b").definition});
+  auto s = fx.agent.start();
+  REQUIRE(s);
+  auto r = s->run(Turn("go", ToolPolicy::only({"b"})));
+  REQUIRE(r);
+  CHECK(tool.calls->load() == 0);
+  const auto& result = std::get<ToolResultMessage>(r->messages[2]);
+  CHECK(result.is_error);
+  CHECK(text_of(result.content).find("not available in this turn") != std::string::npos);
+}
+
+TEST_CASE("read_skill answers a skill's body and file list, and a bundled file by path") {
+  Skill skill{"review", "How we review", "# Checklist", {{"refs/cpp.md", "RAII"}, {"bin/logo.png", std::string("\x89PNG\xff", 5)}}};
+  auto fx = faux_agent({faux::tool_call_response({faux::tool_call("c1", "read_skill", R"({"skills":[{"name":"review"}]})")}),
+                        faux::text_response("ok"),
+                        faux::tool_call_response({faux::tool_call("c2", "read_skill", R"({"skills":[{"name":"review","path":"refs/cpp.md"}]})")}),
+                        faux::text_response("ok"),
+                        faux::tool_call_response({faux::tool_call("c3", "read_skill", R"({"skills":[{"name":"review","path":"bin/logo.png"}]})")}),
+                        faux::text_response("ok")},
+                       {}, RuntimeConfig{}, {skill});
+  auto s = fx.agent.start();
+  REQUIRE(s);
+  auto body = read_skill_result(*s->run("read it"));
+  const json::Value& item = body.find("results")->as_array().at(0);
+  CHECK(item.find("content")->as_string() == "# Checklist");
+  CHECK(item.find("path")->as_string() == "SKILL.md");
+  CHECK(json::dump(*item.find("available_files")) == R"(["SKILL.md","bin/logo.png","refs/cpp.md"])");
+  auto file = read_skill_result(*s->run("the file"));
+  CHECK(file.find("results")->as_array().at(0).find("content")->as_string() == "RAII");
+  auto binary = read_skill_result(*s->run("the logo"));
+  CHECK(binary.find("results")->as_array().at(0).find("encoding")->as_string() == "base64");
+  CHECK(fx.faux->requests()[0].system.find("- review: How we review") != std::string::npos);
+}
+
+TEST_CASE("read_skill refuses traversal and absolute paths, per item, as data") {
+  Skill skill{"review", "", "body", {{"a.md", "A"}}};
+  auto paths = GENERATE(std::string("../secret"), std::string("/etc/passwd"), std::string("refs/../../x"),
+                        std::string("..\\\\windows"), std::string("C:/x"));
+  std::string args = R"({"skills":[{"name":"review","path":")" + paths + R"("}]})";
+  auto fx = faux_agent({faux::tool_call_response({faux::tool_call("c1", "read_skill", args)}), faux::text_response("ok")},
+                       {}, RuntimeConfig{}, {skill});
+  auto r = fx.agent.run("go");
+  REQUIRE(r);
+  auto result = read_skill_result(*r);
+  const json::Value& item = result.find("results")->as_array().at(0);
+  CHECK(item.find("error") != nullptr);
+  CHECK(item.find("content") == nullptr);
+}
+
+TEST_CASE("read_skill reads one file per call: two items are a whole-call error") {
+  Skill skill{"review", "", "body", {}};
+  auto fx = faux_agent({faux::tool_call_response({faux::tool_call("c1", "read_skill", R"({"skills":[{"name":"review"},{"name":"review"}]})")}),
+                        faux::text_response("ok")},
+                       {}, RuntimeConfig{}, {skill});
+  auto r = fx.agent.run("go");
+  REQUIRE(r);
+  const auto& result = std::get<ToolResultMessage>(r->messages[2]);
+  CHECK(result.is_error);
+}
+
+TEST_CASE("a snapshot serialises and resumes the session in a new agent") {
+  auto first = faux_agent({faux::text_response("the code word is teal")});
+  auto s = first.agent.start();
+  REQUIRE(s);
+  REQUIRE(s->run("remember a code word"));
+  std::string saved = s->snapshot().serialize();
+  std::string id(s->snapshot().session_id());
+
+  auto handle = SessionHandle::parse(saved);
+  REQUIRE(handle);
+  CHECK(handle->session_id() == id);
+  auto second = faux_agent({faux::text_response("teal")});
+  StartOptions opts;
+  opts.resume = *handle;
+  auto resumed = second.agent.start(opts);
+  REQUIRE(resumed);
+  auto r = resumed->run("what was it?");
+  REQUIRE(r);
+  auto req = second.faux->requests().at(0);
+  REQUIRE(req.messages.size() == 3);
+  CHECK(text_of_message(req.messages[1]) == "the code word is teal");
+  CHECK(req.session_id == id);
+}
+
+TEST_CASE("a malformed serialised handle is a parse error, not a crash") {
+  CHECK_FALSE(SessionHandle::parse("{"));
+  CHECK_FALSE(SessionHandle::parse(R"({"version":2,"session_id":"x","messages":[]})"));
+  CHECK_FALSE(SessionHandle::parse(R"({"version":1,"session_id":"x","messages":[{"role":"robot"}]})"));
+  auto empty = SessionHandle::parse(SessionHandle().serialize());
+  REQUIRE(empty);
+  CHECK(empty->empty());
+}
+
+TEST_CASE("Agent::run is one-shot: nothing persists between calls") {
+  auto fx = faux_agent({faux::text_response("a"), faux::text_response("b")});
+  REQUIRE(fx.agent.run("first"));
+  REQUIRE(fx.agent.run("second"));
+  CHECK(fx.faux->requests()[1].messages.size() == 1);
+}
+
+TEST_CASE("closing an agent closes its sessions and refuses new ones") {
+  auto fx = faux_agent({faux::text_response("a")});
+  auto s = fx.agent.start();
+  REQUIRE(s);
+  REQUIRE(fx.agent.close());
+  auto r = s->run("go");
+  REQUIRE_FALSE(r);
+  CHECK(r.error().code == Errc::closed);
+  auto again = fx.agent.start();
+  REQUIRE_FALSE(again);
+  CHECK(again.error().code == Errc::closed);
+}
+
+TEST_CASE("a session's subscriptions end when it closes") {
+  auto fx = faux_agent({});
+  auto s = fx.agent.start();
+  REQUIRE(s);
+  EventStream events = s->events();
+  std::jthread closer([&] { (void)s->close(); });
+  closer.join();
+  CHECK_FALSE(events.next().has_value());
+  CHECK(events.done());
+}

@@ -1,0 +1,110 @@
+#include <atomic>
+#include <latch>
+#include <thread>
+
+#include "agentkit/core/event.hpp"
+#include "support/catch.hpp"
+
+using namespace agentkit;
+
+namespace {
+AssistantMessage final_text(std::string t) {
+  AssistantMessage m;
+  m.content.emplace_back(TextBlock{std::move(t)});
+  return m;
+}
+}  // namespace
+
+TEST_CASE("the result of a stream is available without reading any event") {
+  auto [sink, stream] = make_event_stream();
+  for (int i = 0; i < 100; ++i) sink.push(TextDeltaEvent{0, "x"});
+  sink.finish(final_text("done"));
+  auto r = stream.result();
+  REQUIRE(r);
+  CHECK(text_of(*r) == "done");
+}
+
+TEST_CASE("events arrive in push order and the end event carries the final message") {
+  auto [sink, stream] = make_event_stream();
+  sink.push(TextDeltaEvent{0, "a"});
+  sink.push(TextDeltaEvent{0, "b"});
+  sink.finish(final_text("ab"));
+  std::string seen;
+  bool saw_end = false;
+  while (auto ev = stream.next()) {
+    if (auto* d = std::get_if<TextDeltaEvent>(&*ev)) seen += d->delta;
+    if (auto* e = std::get_if<MessageEndEvent>(&*ev)) saw_end = text_of(e->message) == "ab";
+  }
+  CHECK(seen == "ab");
+  CHECK(saw_end);
+  CHECK_FALSE(stream.error().has_value());
+  CHECK(stream.done());
+}
+
+TEST_CASE("a consumer that falls too far behind is cut off with an overrun, the producer is not") {
+  auto [sink, stream] = make_event_stream({.max_pending_bytes = 4096});
+  std::size_t accepted = 0;
+  for (int i = 0; i < 1000; ++i) {
+    if (sink.push(TextDeltaEvent{0, std::string(100, 'x')})) ++accepted;
+  }
+  sink.finish(final_text("still finished"));  // the producer is never blocked or failed
+  CHECK(accepted < 1000);
+  CHECK_FALSE(stream.next().has_value());
+  REQUIRE(stream.error().has_value());
+  CHECK(stream.error()->code == Errc::overrun);
+  auto r = stream.result();  // the producer's outcome survives the consumer's overrun
+  REQUIRE(r);
+  CHECK(text_of(*r) == "still finished");
+}
+
+TEST_CASE("an event larger than the byte budget is still accepted into an empty queue") {
+  auto [sink, stream] = make_event_stream({.max_pending_bytes = 16});
+  CHECK(sink.push(TextDeltaEvent{0, std::string(1000, 'x')}));
+  auto ev = stream.next();
+  REQUIRE(ev.has_value());
+  CHECK(std::get<TextDeltaEvent>(*ev).delta.size() == 1000);
+}
+
+TEST_CASE("a producer that ends without a final message makes result() an error, not a hang") {
+  auto pair = make_event_stream();
+  EventStream stream = std::move(pair.second);
+  { EventSink sink = std::move(pair.first); }
+  auto r = stream.result();
+  REQUIRE_FALSE(r);
+  CHECK(r.error().code == Errc::protocol_error);
+}
+
+TEST_CASE("next() wakes when its stop token fires and the stream stays usable") {
+  auto [sink, stream] = make_event_stream();
+  std::stop_source stop;
+  std::jthread t([&] {
+    std::this_thread::sleep_for(std::chrono::milliseconds(20));
+    stop.request_stop();
+  });
+  CHECK_FALSE(stream.next(stop.get_token()).has_value());
+  sink.push(TurnStartEvent{1});
+  CHECK(stream.next().has_value());
+}
+
+TEST_CASE("a push never blocks while the consumer is slow, across threads") {
+  auto [sink, stream] = make_event_stream();
+  std::latch consumer_started(1);
+  std::atomic<int> received{0};
+  std::jthread consumer([&, s = std::move(stream)]() mutable {
+    consumer_started.count_down();
+    while (auto ev = s.next()) ++received;
+  });
+  consumer_started.wait();
+  for (int i = 0; i < 10000; ++i) REQUIRE(sink.push(TurnStartEvent{i}));
+  sink.close();
+  consumer.join();
+  CHECK(received.load() == 10000);
+}
+
+TEST_CASE("pushing into a stream whose consumer is gone reports false") {
+  auto pair = make_event_stream();
+  EventSink sink = std::move(pair.first);
+  { EventStream gone = std::move(pair.second); }
+  CHECK_FALSE(sink.push(TurnStartEvent{1}));
+  CHECK_FALSE(sink.consumer_alive());
+}
