@@ -14,8 +14,8 @@ constexpr std::string_view kSpillTemplate = "agentkit-output-XXXXXX.log";
 constexpr int kSpillSuffixLength = 4;  // ".log"
 }  // namespace
 
-TailWindow::TailWindow(std::size_t cap, bool spill, fs::path spill_dir)
-    : cap_(cap), spill_(spill), spill_dir_(std::move(spill_dir)) {}
+TailWindow::TailWindow(std::size_t cap, bool spill, fs::path spill_dir, bool keep_head)
+    : cap_(cap), spill_(spill), keep_head_(keep_head), spill_dir_(std::move(spill_dir)) {}
 
 TailWindow::~TailWindow() {
   if (spill_fd_ >= 0) ::close(spill_fd_);
@@ -63,6 +63,10 @@ void TailWindow::append(std::string_view bytes) {
     }
     if (total_ > cap_) write_spill(bytes);
   }
+  if (keep_head_) {
+    if (window_.size() < cap_) window_.append(bytes.substr(0, cap_ - window_.size()));
+    return;
+  }
   if (bytes.size() >= cap_) {
     window_.assign(bytes.substr(bytes.size() - cap_));
     return;
@@ -73,6 +77,7 @@ void TailWindow::append(std::string_view bytes) {
 
 std::string TailWindow::tail() const {
   std::string_view w = window_;
+  if (keep_head_) return std::string(w);
   if (w.size() > cap_) w.remove_prefix(w.size() - cap_);
   if (truncated()) {
     // Never start in the middle of a UTF-8 sequence.

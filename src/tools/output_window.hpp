@@ -14,7 +14,7 @@ namespace agentkit::tools::detail {
 
 class TailWindow {
  public:
-  TailWindow(std::size_t cap, bool spill, std::filesystem::path spill_dir);
+  TailWindow(std::size_t cap, bool spill, std::filesystem::path spill_dir, bool keep_head = false);
   ~TailWindow();
   TailWindow(const TailWindow&) = delete;
   TailWindow& operator=(const TailWindow&) = delete;
@@ -33,6 +33,7 @@ class TailWindow {
 
   std::size_t cap_;
   bool spill_;
+  bool keep_head_;
   std::filesystem::path spill_dir_;
   std::string window_;
   std::uint64_t total_ = 0;

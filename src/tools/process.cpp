@@ -256,7 +256,7 @@ Result<ProcessResult> run_program(const fs::path& program, const std::vector<std
   const auto start = Clock::now();
   auto child = spawn(program, argv, env, options.cwd);
   if (!child) return child.error();
-  detail::TailWindow window(options.output_cap, options.spill, options.spill_dir);
+  detail::TailWindow window(options.output_cap, options.spill, options.spill_dir, options.keep_head);
   Supervision s = supervise(*child, options, std::move(stop), window);
   auto c = classify_outcome(s.aborted, s.timed_out, s.wait_status);
   ProcessResult result;
@@ -276,6 +276,10 @@ EnvLookup lookup_in(const std::vector<std::string>& env) {
 }
 
 }  // namespace
+
+std::optional<fs::path> find_program(std::string_view name, const EnvLookup& env) {
+  return search_path(name, env("PATH"));
+}
 
 std::string_view outcome_name(Outcome o) noexcept {
   switch (o) {

@@ -58,6 +58,9 @@ struct ProcessOptions {
   std::optional<std::chrono::milliseconds> timeout;
   // Bytes of output kept (the tail). Default 50 KB (REQ-TOOL-09a).
   std::size_t output_cap = kOutputCapBytes;
+  // Keep the first output_cap bytes instead of the last (for callers that parse a stream, such
+  // as the ripgrep search backend). The shell tools keep the tail.
+  bool keep_head = false;
   // Write the full stream to a spill file once it passes output_cap (REQ-TOOL-09d).
   bool spill = true;
   // Folder for spill files. Empty: the system temporary folder.
@@ -82,7 +85,8 @@ struct ProcessResult {
   Outcome outcome = Outcome::exited;
   // Exit status; 128 + signal number when a signal ended the child; -1 when unknown.
   int exit_code = -1;
-  // The last output_cap bytes of the combined stream, cut to start on a UTF-8 boundary.
+  // The last output_cap bytes of the combined stream, cut to start on a UTF-8 boundary (the
+  // first output_cap bytes with keep_head).
   std::string output;
   // True when the stream was longer than output_cap.
   bool truncated = false;
@@ -121,6 +125,10 @@ Result<ProcessResult> powershell(std::string_view command, const ProcessOptions&
 // The shell execute() would use: /bin/bash, else bash on PATH, else sh on PATH (the PATH of
 // `env`). Never $SHELL. Error not_found listing every place tried.
 Result<std::filesystem::path> find_shell(const EnvLookup& env);
+
+// The full path of `name` on the PATH that `env` gives (or `name` itself when it holds a '/' and
+// is executable); nullopt when there is none.
+std::optional<std::filesystem::path> find_program(std::string_view name, const EnvLookup& env = process_env());
 
 // The variables a child inherits by default (REQ-SEC-08): PATH, HOME, USER, LOGNAME, LANG,
 // LANGUAGE, LC_ALL, LC_CTYPE, LC_COLLATE, LC_MESSAGES, LC_NUMERIC, LC_TIME, TZ, TMPDIR, TERM,
