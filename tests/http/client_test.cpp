@@ -140,6 +140,34 @@ TEST_CASE("a connection whose body was not read to the end is never reused") {
   CHECK(client.stats().connections_reused == 0);
 }
 
+TEST_CASE("a half-read response's connection is closed even when no unread bytes are pending yet") {
+  // The rest of the body has not been sent when the response is dropped, so the pool's idle check
+  // (readable bytes on an idle connection) cannot catch a wrong reuse; only the body's own
+  // bookkeeping can. A reused connection would get the late rest of the body as its next answer.
+  RawServer server([](int fd, std::stop_token stop) {
+    const std::string first = agentkit::testing::read_head(fd, stop);
+    if (first.rfind("GET /partial", 0) != 0) {
+      agentkit::testing::write_all(fd, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+      agentkit::testing::wait_for_close(fd, stop);
+      return;
+    }
+    agentkit::testing::write_all(fd, "HTTP/1.1 200 OK\r\nContent-Length: 10\r\n\r\n12345");
+    if (agentkit::testing::read_head(fd, stop).empty()) return;
+    agentkit::testing::write_all(fd, "67890HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+    agentkit::testing::wait_for_close(fd, stop);
+  });
+  HttpClient client(test_options());
+  {
+    auto resp = client.send({.url = server.base_url() + "/partial"});
+    REQUIRE(resp);
+    std::array<char, 5> five{};
+    REQUIRE(resp->read_some(five).value() == 5);
+  }
+  CHECK(get_body(client, server.base_url() + "/full") == "ok");
+  CHECK(client.stats().connections_opened == 2);
+  CHECK(server.connections() == 2);
+}
+
 TEST_CASE("a chunked body and its trailers arrive through the network, also one byte per write") {
   PeerProcess origin = start_origin();
   REQUIRE(origin.started());
