@@ -32,12 +32,26 @@ PeerProcess::PeerProcess(const std::vector<std::string>& argv) {
   }
   ::close(out[1]);
   stdout_fd_ = out[0];
+  // The first line announcing the port: "PORT <n>" (our Python peers) or "ACCEPT <host>:<n>"
+  // (openssl s_server). Other lines before it are skipped.
+  constexpr int startup_ms = 20'000;
+  const auto deadline = std::chrono::steady_clock::now() + std::chrono::milliseconds(startup_ms);
   std::string line;
   char c = 0;
-  pollfd p{stdout_fd_, POLLIN, 0};
-  constexpr int startup_ms = 20'000;
-  while (::poll(&p, 1, startup_ms) > 0 && ::read(stdout_fd_, &c, 1) == 1 && c != '\n') line += c;
-  if (line.rfind("PORT ", 0) == 0) port_ = static_cast<std::uint16_t>(std::stoi(line.substr(5)));
+  while (std::chrono::steady_clock::now() < deadline) {
+    pollfd p{stdout_fd_, POLLIN, 0};
+    if (::poll(&p, 1, startup_ms) <= 0 || ::read(stdout_fd_, &c, 1) != 1) break;
+    if (c != '\n') {
+      line += c;
+      continue;
+    }
+    if (line.rfind("PORT ", 0) == 0 || line.rfind("ACCEPT ", 0) == 0) {
+      const std::size_t at = line.find_last_of(": ");
+      port_ = static_cast<std::uint16_t>(std::stoi(line.substr(at + 1)));
+      break;
+    }
+    line.clear();
+  }
 }
 
 PeerProcess::~PeerProcess() {

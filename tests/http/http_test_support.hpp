@@ -19,7 +19,8 @@
 
 namespace agentkit::testing {
 
-// A peer program that prints "PORT <n>" on its first stdout line once it listens.
+// A peer program that announces its port on stdout once it listens ("PORT <n>", or
+// "ACCEPT <host>:<n>" as openssl s_server prints it). Killed and reaped on destruction.
 class PeerProcess {
  public:
   explicit PeerProcess(const std::vector<std::string>& argv);

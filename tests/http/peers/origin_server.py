@@ -1,5 +1,6 @@
 """An independent HTTP/1.1 origin server for agentkit_http's client tests (Python's http.server).
 
+usage: origin_server.py [CERTFILE KEYFILE]   (with both: HTTPS, through Python's ssl module)
 Prints "PORT <n>" once listening on 127.0.0.1. Keep-alive is on (protocol_version HTTP/1.1).
 Routes:
   /echo               JSON {method, path, headers, body} of the request
@@ -96,6 +97,11 @@ class Handler(BaseHTTPRequestHandler):
 def main():
     server = ThreadingHTTPServer(("127.0.0.1", 0), Handler)
     server.daemon_threads = True
+    if len(sys.argv) == 3:
+        import ssl
+        context = ssl.SSLContext(ssl.PROTOCOL_TLS_SERVER)
+        context.load_cert_chain(sys.argv[1], sys.argv[2])
+        server.socket = context.wrap_socket(server.socket, server_side=True)
     print("PORT", server.server_address[1], flush=True)
     server.serve_forever()
 
