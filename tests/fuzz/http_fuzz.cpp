@@ -1,0 +1,102 @@
+// Invariants of the incremental HTTP/1.1 parser (responses and requests) on arbitrary bytes:
+// - feeding the message in pieces (split where the first input bytes say) gives exactly the same
+//   outcome as feeding it whole: same error code or same status, headers, trailers and body;
+// - no line, header block or header count ever exceeds the configured limits;
+// - the decoded body size matches the parser's own count.
+#include <cstddef>
+#include <cstdint>
+#include <cstdlib>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "http/message_parser.hpp"
+
+using agentkit::http::detail::MessageKind;
+using agentkit::http::detail::MessageParser;
+using agentkit::http::detail::ParserLimits;
+
+namespace {
+
+void require(bool condition) {
+  if (!condition) std::abort();
+}
+
+struct Outcome {
+  bool failed = false;
+  agentkit::Errc code = agentkit::Errc::internal;
+  bool complete = false;
+  std::string body;
+};
+
+constexpr ParserLimits fuzz_limits{.max_line_bytes = 256, .max_header_bytes = 1024, .max_header_count = 16};
+
+Outcome run(MessageParser& parser, std::string_view message, const std::vector<std::size_t>& cuts) {
+  Outcome out;
+  std::size_t start = 0;
+  std::vector<std::size_t> ends = cuts;
+  ends.push_back(message.size());
+  for (std::size_t end : ends) {
+    if (end < start) continue;
+    std::string_view piece = message.substr(start, end - start);
+    start = end;
+    while (!piece.empty()) {
+      auto used = parser.feed(piece, out.body);
+      if (!used) {
+        out.failed = true;
+        out.code = used.error().code;
+        return out;
+      }
+      if (*used == 0 || parser.complete()) break;  // the rest belongs to the next message
+      piece.remove_prefix(*used);
+    }
+    if (parser.complete()) break;
+  }
+  if (auto f = parser.finish(); !f) {
+    out.failed = true;
+    out.code = f.error().code;
+  }
+  out.complete = parser.complete();
+  return out;
+}
+
+void check_one(MessageKind kind, std::string_view message, const std::vector<std::size_t>& cuts) {
+  MessageParser whole(kind, fuzz_limits);
+  MessageParser pieces(kind, fuzz_limits);
+  const Outcome a = run(whole, message, {});
+  const Outcome b = run(pieces, message, cuts);
+  require(a.failed == b.failed);
+  if (a.failed) {
+    require(a.code == b.code);
+    return;
+  }
+  require(a.body == b.body);
+  require(a.complete == b.complete);
+  require(whole.status() == pieces.status());
+  require(whole.method() == pieces.method());
+  require(whole.target() == pieces.target());
+  require(whole.headers() == pieces.headers());
+  require(whole.trailers() == pieces.trailers());
+  require(whole.body_bytes() == a.body.size());
+  require(whole.headers().size() <= fuzz_limits.max_header_count);
+  for (const auto& h : whole.headers()) require(h.name.size() + h.value.size() <= fuzz_limits.max_line_bytes);
+}
+
+}  // namespace
+
+extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
+  if (size < 2) return 0;
+  // The first byte picks up to 8 cut points from the next bytes; the rest is the message.
+  const std::size_t cut_count = data[0] % 8;
+  if (size < 1 + cut_count) return 0;
+  const std::string_view message(reinterpret_cast<const char*>(data + 1 + cut_count), size - 1 - cut_count);
+  std::vector<std::size_t> cuts;
+  std::size_t at = 0;
+  for (std::size_t i = 0; i < cut_count; ++i) {
+    at += data[1 + i];
+    cuts.push_back(at < message.size() ? at : message.size());
+  }
+  check_one(MessageKind::response, message, cuts);
+  check_one(MessageKind::request, message, cuts);
+  return 0;
+}
