@@ -5,11 +5,13 @@
 #include <optional>
 #include <vector>
 
+#include "text.hpp"
+
 namespace agentkit::tools {
 namespace {
 
 Error bad_address(std::string_view text, std::string_view why) {
-  return fail(Errc::invalid_argument, "'" + std::string(text) + "' is not an IP address: " + std::string(why));
+  return fail(Errc::invalid_argument, detail::quoted(text) + " is not an IP address: " + std::string(why));
 }
 
 Result<std::array<std::uint8_t, 4>> parse_v4(std::string_view s, std::string_view whole) {

@@ -7,6 +7,7 @@
 
 #include "agentkit/tools/files.hpp"
 #include "pattern_program.hpp"
+#include "text.hpp"
 
 namespace agentkit::tools {
 namespace fs = std::filesystem;
@@ -342,7 +343,7 @@ Result<EditFileResult> edit_file(const Workspace& workspace, std::string_view pa
     return fail(Errc::not_found, "file '" + std::string(path) + "' does not exist; create it with write_file");
   }
   if (fs::is_directory(*resolved, ec)) {
-    return fail(Errc::invalid_argument, "'" + std::string(path) + "' is a folder; pass a file path");
+    return fail(Errc::invalid_argument, detail::quoted(path) + " is a folder; pass a file path");
   }
   std::ifstream in(*resolved, std::ios::binary);
   if (!in) return fail(Errc::io_error, "cannot open '" + resolved->string() + "' for reading");

@@ -238,7 +238,7 @@ Result<FileContent> read_file(const Workspace& workspace, std::string_view path,
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) return io_failure("cannot examine", *resolved);
   if (S_ISDIR(st.st_mode)) {
-    return fail(Errc::invalid_argument, "'" + std::string(path) + "' is a folder; use list_files");
+    return fail(Errc::invalid_argument, detail::quoted(path) + " is a folder; use list_files");
   }
   const auto size = static_cast<std::uint64_t>(st.st_size);
   std::string head(kBinarySniffBytes, '\0');
@@ -279,7 +279,7 @@ Result<WriteResult> write_file_atomically(const fs::path& target, std::string_vi
   struct stat existing {};
   bool exists = ::stat(target.c_str(), &existing) == 0;
   if (exists && S_ISDIR(existing.st_mode)) {
-    return fail(Errc::invalid_argument, "'" + target.string() + "' is a folder; pass a file path");
+    return fail(Errc::invalid_argument, detail::quoted(target.string()) + " is a folder; pass a file path");
   }
   std::error_code ec;
   fs::create_directories(target.parent_path(), ec);
@@ -289,7 +289,9 @@ Result<WriteResult> write_file_atomically(const fs::path& target, std::string_vi
   std::random_device rd;
   char suffix[32];
   std::snprintf(suffix, sizeof suffix, ".agentkit-%08x.tmp", rd());
-  fs::path temp = target.parent_path() / ("." + target.filename().string() + suffix);
+  std::string temp_name = ".";  // appended, not "." + ...: see detail::quoted
+  temp_name.append(target.filename().string()).append(suffix);
+  fs::path temp = target.parent_path() / temp_name;
   // 0666 minus the umask for a new file, as the kernel applies it at creation.
   constexpr mode_t kNewFileMode = 0666;
   FileHandle fd(::open(temp.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, kNewFileMode));

@@ -25,6 +25,17 @@ inline void append_sanitized(std::string& out, std::string_view bytes) {
   }
 }
 
+// "'text'", built by appending: `"'" + std::string(x)` trips GCC 12's -Wrestrict false positive
+// in Release builds (GCC bug 105329, the literal-first operator+ that inserts at the front).
+inline std::string quoted(std::string_view text) {
+  std::string out;
+  out.reserve(text.size() + 2);
+  out += '\'';
+  out.append(text);
+  out += '\'';
+  return out;
+}
+
 inline std::string sanitized(std::string_view bytes) {
   std::string out;
   out.reserve(bytes.size());
