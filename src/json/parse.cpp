@@ -2,12 +2,14 @@
 // ParseOptions::max_depth and held in an explicit stack), keeps number literals as text, checks
 // UTF-8 and duplicate keys as it reads, and allocates each container once, exactly sized, when
 // it closes: children wait on reusable stacks until then.
+#include <algorithm>
+#include <bit>
 #include <cstring>
 #include <string>
 #include <vector>
 
 #include "agentkit/json/value.hpp"
-#include "object_access.hpp"
+#include "dom_access.hpp"
 #include "text_scan.hpp"
 
 namespace agentkit::json {
@@ -22,57 +24,111 @@ struct Frame {
   bool is_object;
   std::size_t first;        // index of this container's first pending child in its stack
   std::size_t offset;       // byte offset of the opening bracket, for messages
+  // One bit per (length, first byte, last byte) class of the keys read so far: a new key whose
+  // bit is clear cannot repeat one, so most keys of a small object skip the linear comparison.
+  std::uint64_t key_classes[4];
 };
 
-void append_utf8(std::string& out, char32_t cp) {
-  if (cp < 0x80) {
-    out.push_back(static_cast<char>(cp));
-  } else if (cp < 0x800) {
-    const char bytes[] = {static_cast<char>(0xC0 | (cp >> 6)), static_cast<char>(0x80 | (cp & 0x3F))};
-    out.append(bytes, 2);
-  } else if (cp < 0x10000) {
-    const char bytes[] = {static_cast<char>(0xE0 | (cp >> 12)),
-                          static_cast<char>(0x80 | ((cp >> 6) & 0x3F)),
-                          static_cast<char>(0x80 | (cp & 0x3F))};
-    out.append(bytes, 3);
-  } else {
-    const char bytes[] = {static_cast<char>(0xF0 | (cp >> 18)),
-                          static_cast<char>(0x80 | ((cp >> 12) & 0x3F)),
-                          static_cast<char>(0x80 | ((cp >> 6) & 0x3F)),
-                          static_cast<char>(0x80 | (cp & 0x3F))};
-    out.append(bytes, 4);
-  }
+constexpr unsigned kKeyClasses = 256;  // = the bits of Frame::key_classes
+
+unsigned key_class(std::string_view key) noexcept {
+  unsigned h = static_cast<unsigned>(key.size()) * 31u;
+  if (!key.empty()) h += static_cast<unsigned char>(key.front()) * 7u + static_cast<unsigned char>(key.back()) * 3u;
+  return h % kKeyClasses;
 }
 
-int hex_digit(char c) noexcept {
-  if (c >= '0' && c <= '9') return c - '0';
-  if (c >= 'a' && c <= 'f') return c - 'a' + 10;
-  if (c >= 'A' && c <= 'F') return c - 'A' + 10;
-  return -1;
+// Writes cp as UTF-8 at out; answers the end.
+char* write_utf8(char* out, char32_t cp) noexcept {
+  if (cp < 0x80) {
+    *out++ = static_cast<char>(cp);
+  } else if (cp < 0x800) {
+    *out++ = static_cast<char>(0xC0 | (cp >> 6));
+    *out++ = static_cast<char>(0x80 | (cp & 0x3F));
+  } else if (cp < 0x10000) {
+    *out++ = static_cast<char>(0xE0 | (cp >> 12));
+    *out++ = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    *out++ = static_cast<char>(0x80 | (cp & 0x3F));
+  } else {
+    *out++ = static_cast<char>(0xF0 | (cp >> 18));
+    *out++ = static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
+    *out++ = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
+    *out++ = static_cast<char>(0x80 | (cp & 0x3F));
+  }
+  return out;
 }
+
+// Hex digit values; kNotHex marks every other byte, and survives OR-ing four lookups together.
+constexpr std::uint8_t kNotHex = 0x80;
+struct HexTable {
+  std::uint8_t values[256];
+  constexpr HexTable() : values{} {
+    for (int c = 0; c < 256; ++c) {
+      values[c] = c >= '0' && c <= '9'   ? static_cast<std::uint8_t>(c - '0')
+                  : c >= 'a' && c <= 'f' ? static_cast<std::uint8_t>(c - 'a' + 10)
+                  : c >= 'A' && c <= 'F' ? static_cast<std::uint8_t>(c - 'A' + 10)
+                                         : kNotHex;
+    }
+  }
+};
+constexpr HexTable kHexValues{};
+
+// The parser's stacks, kept per thread between calls so a parse does not regrow them (each
+// regrowth is a large allocation and a copy). Emptied after every parse; released when a parse
+// left them larger than kRetainedScratchBytes, so one huge document does not pin its memory.
+struct Scratch {
+  std::vector<Frame> frames;
+  std::vector<Value> elements;   // pending elements of every open array, innermost last
+  std::vector<Member> members;   // pending members of every open object, innermost last
+  std::string unescaped;         // strings with escapes are decoded here (size = capacity in use)
+
+  void reset() {
+    constexpr std::size_t kRetainedScratchBytes = std::size_t(1) << 20;
+    elements.clear();
+    members.clear();
+    frames.clear();
+    const std::size_t held = elements.capacity() * sizeof(Value) + members.capacity() * sizeof(Member) +
+                             frames.capacity() * sizeof(Frame) + unescaped.capacity();
+    if (held > kRetainedScratchBytes) *this = Scratch();
+  }
+};
 
 class Parser {
  public:
-  Parser(std::string_view text, const ParseOptions& options)
-      : begin_(text.data()), p_(text.data()), end_(text.data() + text.size()), options_(options) {}
+  Parser(std::string_view text, const ParseOptions& options, Scratch& scratch)
+      : begin_(text.data()),
+        p_(text.data()),
+        end_(text.data() + text.size()),
+        options_(options),
+        frames_(scratch.frames),
+        elements_(scratch.elements),
+        members_(scratch.members),
+        unescaped_(scratch.unescaped) {}
 
   Result<Value> run();
 
  private:
   // Each step answers false after recording the error in error_.
-  bool parse_scalar(Value& out);
-  bool parse_string(std::string& out);
-  bool parse_string_escapes(std::string& out, const char* run_start);
-  bool parse_escape(std::string& out);
+  bool parse_scalar(Value& slot);
+  bool scan_string(std::string_view& out);
+  bool scan_string_escapes(std::string_view& out, const char* run_start);
+  char* decode_escape(char* out);
+  char* decode_unicode_escape(char* out, const char* escape_start);
+  char* grow_unescaped(char* w, std::size_t extra);
+  bool utf8_error(const char* start, const char* limit);
   bool parse_hex4(char32_t& out);
-  bool parse_number(Value& out);
+  bool parse_number(Value& slot);
   bool parse_literal(std::string_view word);
 
-  bool open_container(bool is_object, bool& empty);
+  bool open_container();
   bool begin_member();
-  bool is_duplicate_small(const Frame& frame) const;
-  bool push_element(const Frame& frame, Value&& v);
-  bool close_container(Value& out);
+  bool begin_element();
+  bool close_container();
+  // Where the value being read goes: the pending member or element of the innermost open
+  // container, or the root. Always null when a value is about to be read into it.
+  Value& current_slot() noexcept {
+    if (frames_.empty()) return root_;
+    return frames_.back().is_object ? members_.back().value : elements_.back();
+  }
 
   void skip_whitespace() noexcept {
     while (p_ != end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
@@ -86,9 +142,11 @@ class Parser {
   const char* p_;
   const char* end_;
   const ParseOptions& options_;
-  std::vector<Frame> frames_;
-  std::vector<Value> elements_;  // pending elements of every open array, innermost last
-  std::vector<Member> members_;  // pending members of every open object, innermost last
+  Value root_;
+  std::vector<Frame>& frames_;
+  std::vector<Value>& elements_;
+  std::vector<Member>& members_;
+  std::string& unescaped_;
   std::optional<Error> error_;
 };
 
@@ -130,10 +188,10 @@ bool Parser::parse_literal(std::string_view word) {
   return syntax_error(p_, "expected a value");
 }
 
-bool Parser::parse_number(Value& out) {
+bool Parser::parse_number(Value& slot) {
   const detail::NumberScan scan = detail::scan_number(p_, end_);
   if (scan.reason != nullptr) return syntax_error(scan.where, scan.reason);
-  out = Value::number_unchecked(std::string(p_, scan.end));
+  detail::DomAccess::set_number(slot, std::string_view(p_, static_cast<std::size_t>(scan.end - p_)));
   p_ = scan.end;
   return true;
 }
@@ -141,166 +199,222 @@ bool Parser::parse_number(Value& out) {
 bool Parser::parse_hex4(char32_t& out) {
   // p_ points just past "\u".
   if (end_ - p_ < 4) return syntax_error(p_, "expected four hex digits after \\u");
-  char32_t cp = 0;
-  for (int i = 0; i < 4; ++i) {
-    const int d = hex_digit(p_[i]);
-    if (d < 0) return syntax_error(p_ + i, "expected four hex digits after \\u");
-    cp = (cp << 4) | static_cast<char32_t>(d);
+  auto digit = [&](int i) { return kHexValues.values[static_cast<unsigned char>(p_[i])]; };
+  const std::uint8_t d0 = digit(0), d1 = digit(1), d2 = digit(2), d3 = digit(3);
+  if (((d0 | d1 | d2 | d3) & kNotHex) != 0) {
+    int bad = 0;
+    while (digit(bad) != kNotHex) ++bad;
+    return syntax_error(p_ + bad, "expected four hex digits after \\u");
   }
+  out = (char32_t{d0} << 12) | (char32_t{d1} << 8) | (char32_t{d2} << 4) | char32_t{d3};
   p_ += 4;
-  out = cp;
   return true;
 }
 
-// p_ points at the backslash.
-bool Parser::parse_escape(std::string& out) {
+// p_ points at the backslash; writes the decoded character at `out` and answers the end of
+// what it wrote, or nullptr after recording an error. At most 4 bytes are written (a surrogate
+// pair), never more than the escape's own length.
+char* Parser::decode_escape(char* out) {
   const char* escape_start = p_;
-  if (end_ - p_ < 2) return syntax_error(p_ + 1, "unterminated escape sequence");
+  if (end_ - p_ < 2) return syntax_error(p_ + 1, "unterminated escape sequence"), nullptr;
   const char kind = p_[1];
   p_ += 2;
+  char simple;
   switch (kind) {
-    case '"': out.push_back('"'); return true;
-    case '\\': out.push_back('\\'); return true;
-    case '/': out.push_back('/'); return true;
-    case 'b': out.push_back('\b'); return true;
-    case 'f': out.push_back('\f'); return true;
-    case 'n': out.push_back('\n'); return true;
-    case 'r': out.push_back('\r'); return true;
-    case 't': out.push_back('\t'); return true;
-    case 'u': break;
-    default: return syntax_error(escape_start, "unknown escape sequence");
+    case '"': simple = '"'; break;
+    case '\\': simple = '\\'; break;
+    case '/': simple = '/'; break;
+    case 'b': simple = '\b'; break;
+    case 'f': simple = '\f'; break;
+    case 'n': simple = '\n'; break;
+    case 'r': simple = '\r'; break;
+    case 't': simple = '\t'; break;
+    case 'u': return decode_unicode_escape(out, escape_start);
+    default: return syntax_error(escape_start, "unknown escape sequence"), nullptr;
   }
+  *out = simple;
+  return out + 1;
+}
+
+// After "\u" (escape_start at the backslash): one code point, or a surrogate pair.
+char* Parser::decode_unicode_escape(char* out, const char* escape_start) {
   char32_t cp = 0;
-  if (!parse_hex4(cp)) return false;
+  if (!parse_hex4(cp)) return nullptr;
   if (cp >= kLowSurrogateFirst && cp < kSurrogateEnd) {
-    return syntax_error(escape_start, "a low surrogate escape without a high surrogate before it");
+    return syntax_error(escape_start, "a low surrogate escape without a high surrogate before it"), nullptr;
   }
   if (cp >= kHighSurrogateFirst && cp < kLowSurrogateFirst) {
     // A high surrogate must be followed at once by an escaped low surrogate: lone surrogates
     // cannot be written as UTF-8, and passing them on would hand peers invalid text.
     if (end_ - p_ < static_cast<std::ptrdiff_t>(kUnicodeEscapeLength) || p_[0] != '\\' || p_[1] != 'u') {
-      return syntax_error(escape_start, "a high surrogate escape without a low surrogate after it");
+      return syntax_error(escape_start, "a high surrogate escape without a low surrogate after it"), nullptr;
     }
     p_ += 2;
     char32_t low = 0;
-    if (!parse_hex4(low)) return false;
+    if (!parse_hex4(low)) return nullptr;
     if (low < kLowSurrogateFirst || low >= kSurrogateEnd) {
-      return syntax_error(escape_start, "a high surrogate escape without a low surrogate after it");
+      return syntax_error(escape_start, "a high surrogate escape without a low surrogate after it"), nullptr;
     }
     cp = 0x10000 + ((cp - kHighSurrogateFirst) << 10) + (low - kLowSurrogateFirst);
   }
-  append_utf8(out, cp);
-  return true;
+  return write_utf8(out, cp);
 }
 
-// p_ points at the opening quote. The common string has no escape: it is validated in place
-// and copied once.
-bool Parser::parse_string(std::string& out) {
-  const char* run_start = ++p_;
+
+// p_ points at the opening quote. The string is read eight bytes at a time: each word is
+// searched for a stop (quote, backslash, control byte) and validated as UTF-8 in the same pass.
+// The common string has no escape: `out` then views the input; otherwise it views the decoded
+// copy in unescaped_.
+bool Parser::scan_string(std::string_view& out) {
+  const char* start = ++p_;
+  const char* q = start;
+  detail::Utf8WordValidator utf8;
   for (;;) {
-    const char* q = detail::find_special_string_byte(p_, end_);
-    if (q == end_) return syntax_error(end_, "unterminated string");
-    const unsigned char c = static_cast<unsigned char>(*q);
-    if (c == '"') {
-      out.assign(run_start, q);
+    const std::size_t avail = static_cast<std::size_t>(end_ - q);
+    const std::uint64_t x = avail >= 8 ? detail::load_le(q) : detail::load_le_padded(q, avail);
+    const std::uint64_t stops = detail::swar::string_stops(x);
+    if (stops == 0) {
+      if (!utf8.feed(x)) return utf8_error(start, q + 8);
+      if (avail <= 8) return syntax_error(end_, "unterminated string");
+      q += 8;
+      continue;
+    }
+    const unsigned n = static_cast<unsigned>(std::countr_zero(stops)) / 8;
+    if (!utf8.feed_last(x & detail::swar::low_bytes(n))) return utf8_error(start, q + n);
+    q += n;
+    if (*q == '"') {
+      out = std::string_view(start, static_cast<std::size_t>(q - start));
       p_ = q + 1;
       return true;
     }
-    if (c == '\\') {
+    if (*q == '\\') {
       p_ = q;
-      return parse_string_escapes(out, run_start);
+      return scan_string_escapes(out, start);
     }
-    if (c < 0x20) return syntax_error(q, "a control character must be escaped inside a string");
-    const std::size_t n = detail::utf8_sequence_length(q, end_);
-    if (n == 0) return syntax_error(q, "invalid UTF-8");
-    p_ = q + n;
+    return syntax_error(q, "a control character must be escaped inside a string");
   }
 }
 
-// The slow path, from the first backslash: copies runs between escapes into `out`.
-bool Parser::parse_string_escapes(std::string& out, const char* run_start) {
-  out.assign(run_start, p_);
+// Records the error for ill-formed UTF-8 somewhere in [start, limit), at its exact byte.
+bool Parser::utf8_error(const char* start, const char* limit) {
+  const char* stop = limit < end_ ? limit : end_;
+  const char* bad = detail::first_invalid_utf8(start, stop);
+  // A sequence cut short by the stop byte (or by the end of a word's look-ahead) is reported
+  // where it begins.
+  return syntax_error(bad == stop ? stop - 1 : bad, "invalid UTF-8");
+}
+
+// Free space kept ahead of the write pointer in unescaped_: one word plus the longest decoded
+// escape.
+constexpr std::size_t kUnescapeSlack = 8 + 4;
+
+// Makes room for `extra` more bytes after w (plus the slack); answers w in the new buffer.
+char* Parser::grow_unescaped(char* w, std::size_t extra) {
+  const std::size_t used = w == nullptr ? 0 : static_cast<std::size_t>(w - unescaped_.data());
+  const std::size_t need = used + extra + kUnescapeSlack;
+  if (unescaped_.size() < need) unescaped_.resize(std::max(need, 2 * unescaped_.size()));
+  return unescaped_.data() + used;
+}
+
+// The slow path, from the first backslash (the text before it is valid and complete UTF-8).
+// Decoded text is written through a pointer into unescaped_: each word of plain text is stored
+// whole before it is searched, so a run between escapes costs one store per eight bytes.
+bool Parser::scan_string_escapes(std::string_view& out, const char* run_start) {
+  const std::size_t prefix = static_cast<std::size_t>(p_ - run_start);
+  char* w = grow_unescaped(nullptr, prefix);
+  std::memcpy(w, run_start, prefix);
+  w += prefix;
+  char* limit = unescaped_.data() + unescaped_.size() - kUnescapeSlack;
+  detail::Utf8WordValidator utf8;
+  const char* q = p_;  // at the backslash
   for (;;) {
-    if (!parse_escape(out)) return false;
-    for (;;) {
-      const char* q = detail::find_special_string_byte(p_, end_);
-      if (q == end_) return syntax_error(end_, "unterminated string");
-      const unsigned char c = static_cast<unsigned char>(*q);
-      if (c == '"') {
-        out.append(p_, q);
-        p_ = q + 1;
-        return true;
-      }
-      if (c == '\\') {
-        out.append(p_, q);
-        p_ = q;
-        break;
-      }
-      if (c < 0x20) return syntax_error(q, "a control character must be escaped inside a string");
-      const std::size_t n = detail::utf8_sequence_length(q, end_);
-      if (n == 0) return syntax_error(q, "invalid UTF-8");
-      out.append(p_, q + n);
-      p_ = q + n;
+    if (q == end_) return syntax_error(end_, "unterminated string");
+    if (w > limit) {
+      w = grow_unescaped(w, 0);
+      limit = unescaped_.data() + unescaped_.size() - kUnescapeSlack;
     }
+    if (*q == '\\') {
+      p_ = q;
+      w = decode_escape(w);
+      if (w == nullptr) return false;
+      q = p_;
+      continue;
+    }
+    const std::size_t avail = static_cast<std::size_t>(end_ - q);
+    const std::uint64_t x = avail >= 8 ? detail::load_le(q) : detail::load_le_padded(q, avail);
+    std::memcpy(w, q, avail >= 8 ? 8 : avail);
+    const std::uint64_t stops = detail::swar::string_stops(x);
+    if (stops == 0) {
+      if (!utf8.feed(x)) return utf8_error(run_start, q + 8);
+      if (avail <= 8) return syntax_error(end_, "unterminated string");
+      q += 8;
+      w += 8;
+      continue;
+    }
+    const unsigned n = static_cast<unsigned>(std::countr_zero(stops)) / 8;
+    if (!utf8.feed_last(x & detail::swar::low_bytes(n))) return utf8_error(run_start, q + n);
+    q += n;
+    w += n;
+    if (*q == '"') {
+      p_ = q + 1;
+      out = std::string_view(unescaped_.data(), static_cast<std::size_t>(w - unescaped_.data()));
+      return true;
+    }
+    if (*q != '\\') return syntax_error(q, "a control character must be escaped inside a string");
   }
 }
 
-bool Parser::parse_scalar(Value& out) {
+// p_ is at a value that is not a container; `slot` is null.
+bool Parser::parse_scalar(Value& slot) {
   switch (*p_) {
     case '"': {
-      std::string s;
-      if (!parse_string(s)) return false;
-      out = Value(std::move(s));
+      std::string_view text;
+      if (!scan_string(text)) return false;
+      detail::DomAccess::set_string(slot, text.data(), text.size());
       return true;
     }
     case 't':
-      out = Value(true);
+      detail::DomAccess::set_bool(slot, true);
       return parse_literal("true");
     case 'f':
-      out = Value(false);
+      detail::DomAccess::set_bool(slot, false);
       return parse_literal("false");
     case 'n':
-      out = Value();
       return parse_literal("null");
     default:
-      if (*p_ == '-' || detail::is_digit(*p_)) return parse_number(out);
+      if (*p_ == '-' || detail::is_digit(*p_)) return parse_number(slot);
       return syntax_error(p_, "expected a value");
   }
 }
 
-// p_ points at '{' or '['. Pushes a frame unless the container is empty (then `empty` is set
-// and p_ is past the closing bracket).
-bool Parser::open_container(bool is_object, bool& empty) {
+// p_ points at '{' or '['. An empty container goes straight into the current slot; otherwise a
+// frame is pushed and the slot for its first child is made.
+bool Parser::open_container() {
   // Depth is checked before the frame is pushed: the frame stack never outgrows max_depth.
   if (frames_.size() >= options_.max_depth) {
     return limit_error(p_, "max_depth", options_.max_depth, "nesting deeper than the limit");
   }
+  const bool is_object = *p_ == '{';
   const char* bracket = p_++;
   skip_whitespace();
-  const char close = is_object ? '}' : ']';
-  if (p_ != end_ && *p_ == close) {
+  if (p_ != end_ && *p_ == (is_object ? '}' : ']')) {
     ++p_;
-    empty = true;
+    if (is_object) {
+      detail::DomAccess::set_object(current_slot(), Object());
+    } else {
+      detail::DomAccess::set_array(current_slot(), Array());
+    }
     return true;
   }
-  empty = false;
   frames_.push_back(Frame{is_object, is_object ? members_.size() : elements_.size(),
-                          static_cast<std::size_t>(bracket - begin_)});
-  return true;
-}
-
-bool Parser::is_duplicate_small(const Frame& frame) const {
-  const std::string& key = members_.back().key;
-  for (std::size_t i = frame.first; i + 1 < members_.size(); ++i) {
-    if (members_[i].key.size() == key.size() && members_[i].key == key) return true;
-  }
-  return false;
+                          static_cast<std::size_t>(bracket - begin_), {}});
+  return is_object ? begin_member() : begin_element();
 }
 
 // p_ points at a member's opening quote (whitespace skipped). Reads `"key" :` and leaves p_ at
-// the value.
+// the value, with the member pending on the stack.
 bool Parser::begin_member() {
-  const Frame& frame = frames_.back();
+  Frame& frame = frames_.back();
   if (p_ == end_ || *p_ != '"') return syntax_error(p_, "expected a string key");
   const std::size_t count = members_.size() - frame.first;
   // Checked before the member stack grows for it.
@@ -308,14 +422,25 @@ bool Parser::begin_member() {
     return limit_error(p_, "max_container", options_.max_container, "an object with more members than the limit");
   }
   const char* key_start = p_;
-  members_.emplace_back();
-  if (!parse_string(members_.back().key)) return false;
+  std::string_view key;
+  if (!scan_string(key)) return false;
   // Small objects are checked here, with the key's position at hand; larger ones are checked
   // through the hash index when they close (linear checking would be quadratic).
-  if (options_.reject_duplicate_keys && count < detail::kIndexThreshold && is_duplicate_small(frame)) {
-    return syntax_error(key_start, "duplicate key \"" + members_.back().key + "\" in the object opened at byte " +
-                                       std::to_string(frame.offset));
+  if (options_.reject_duplicate_keys && count < detail::kIndexThreshold) {
+    const unsigned cls = key_class(key);
+    std::uint64_t& word = frame.key_classes[cls / 64];
+    const std::uint64_t bit = std::uint64_t{1} << (cls % 64);
+    if ((word & bit) != 0) {
+      for (std::size_t i = frame.first; i < members_.size(); ++i) {
+        if (members_[i].key == key) {
+          return syntax_error(key_start, "duplicate key \"" + std::string(key) + "\" in the object opened at byte " +
+                                             std::to_string(frame.offset));
+        }
+      }
+    }
+    word |= bit;
   }
+  members_.push_back(Member{std::string(key), Value()});
   skip_whitespace();
   if (p_ == end_ || *p_ != ':') return syntax_error(p_, "expected ':' after an object key");
   ++p_;
@@ -323,70 +448,73 @@ bool Parser::begin_member() {
   return true;
 }
 
-bool Parser::push_element(const Frame& frame, Value&& v) {
+bool Parser::begin_element() {
+  const Frame& frame = frames_.back();
+  // Checked before the element stack grows for it.
   if (elements_.size() - frame.first >= options_.max_container) {
     return limit_error(p_, "max_container", options_.max_container, "an array with more elements than the limit");
   }
-  elements_.push_back(std::move(v));
+  elements_.emplace_back();
   return true;
 }
 
-// Builds the innermost container from its pending children (p_ is past its closing bracket).
-bool Parser::close_container(Value& out) {
+// Builds the innermost container from its pending children, each container allocated once at
+// its exact size, and stores it in its parent's slot (p_ is past the closing bracket).
+bool Parser::close_container() {
   const Frame frame = frames_.back();
   frames_.pop_back();
   if (!frame.is_object) {
     const auto first = elements_.begin() + static_cast<std::ptrdiff_t>(frame.first);
     Array array(std::make_move_iterator(first), std::make_move_iterator(elements_.end()));
     elements_.erase(first, elements_.end());
-    out = Value(std::move(array));
+    detail::DomAccess::set_array(current_slot(), std::move(array));
     return true;
   }
   const auto first = members_.begin() + static_cast<std::ptrdiff_t>(frame.first);
-  Object object;
+  // The parent's slot. Its own pending member, when the parent is an object, sits just below
+  // this object's members (which are still on the stack, so current_slot() would miss it).
+  Value& slot = frames_.empty()            ? root_
+                : !frames_.back().is_object ? elements_.back()
+                                            : members_[frame.first - 1].value;
   if (!options_.reject_duplicate_keys) {
     // Duplicates allowed: the last one wins (at the first one's position), as most readers do.
+    detail::DomAccess::start_object(slot);
+    Object& object = slot.as_object();
     object.reserve(static_cast<std::size_t>(members_.end() - first));
     for (auto it = first; it != members_.end(); ++it) object.set(std::move(it->key), std::move(it->value));
     members_.erase(first, members_.end());
-    out = Value(std::move(object));
     return true;
   }
-  std::vector<Member> members(std::make_move_iterator(first), std::make_move_iterator(members_.end()));
+  std::vector<Member>& members = detail::DomAccess::start_object(slot);
+  members.reserve(static_cast<std::size_t>(members_.end() - first));
+  members.insert(members.end(), std::make_move_iterator(first), std::make_move_iterator(members_.end()));
   members_.erase(first, members_.end());
-  const std::size_t duplicate = detail::ObjectAccess::adopt(object, std::move(members));
-  if (duplicate != detail::ObjectAccess::kNoDuplicate) {
-    return syntax_error(begin_ + frame.offset, "duplicate key \"" + object.begin()[static_cast<std::ptrdiff_t>(duplicate)].key +
-                                                   "\" in the object opened here");
+  const std::size_t duplicate = detail::DomAccess::finish_object(slot.as_object());
+  if (duplicate != detail::DomAccess::kNoDuplicate) {
+    return syntax_error(begin_ + frame.offset, "duplicate key \"" + members[duplicate].key + "\" in the object opened here");
   }
-  out = Value(std::move(object));
   return true;
 }
 
 Result<Value> Parser::run() {
   skip_whitespace();
-  Value value;
   for (;;) {
-    // Read one value into `value`: a scalar, an empty container, or the opening of a container
-    // (then loop to read its first child).
+    // Read one value into the current slot: a scalar, an empty container, or the opening of a
+    // container (then loop to read its first child into the slot made for it).
     if (p_ == end_) {
       syntax_error(p_, frames_.empty() ? "the input is empty" : "expected a value");
       return std::move(*error_);
     }
     if (*p_ == '{' || *p_ == '[') {
-      const bool is_object = *p_ == '{';
-      bool empty = false;
-      if (!open_container(is_object, empty)) return std::move(*error_);
-      if (!empty) {
-        if (is_object && !begin_member()) return std::move(*error_);
-        continue;
-      }
-      value = is_object ? Value(Object()) : Value(Array());
-    } else if (!parse_scalar(value)) {
+      const std::size_t depth = frames_.size();
+      if (!open_container()) return std::move(*error_);
+      if (frames_.size() > depth) continue;
+    } else if (!parse_scalar(current_slot())) {
       return std::move(*error_);
     }
 
-    // Hand the value to its container; close containers for as long as their bracket follows.
+    // After a value: a comma opens the next child's slot; a closing bracket completes the
+    // container, which is then a value for its parent.
     for (;;) {
       if (frames_.empty()) {
         skip_whitespace();
@@ -394,29 +522,23 @@ Result<Value> Parser::run() {
           syntax_error(p_, "unexpected data after the JSON value");
           return std::move(*error_);
         }
-        return value;
+        return std::move(root_);
       }
-      const Frame& frame = frames_.back();
-      if (frame.is_object) {
-        members_.back().value = std::move(value);
-      } else if (!push_element(frame, std::move(value))) {
-        return std::move(*error_);
-      }
+      const bool is_object = frames_.back().is_object;
       skip_whitespace();
-      const char close = frame.is_object ? '}' : ']';
       if (p_ != end_ && *p_ == ',') {
         ++p_;
         skip_whitespace();
-        if (frame.is_object && !begin_member()) return std::move(*error_);
-        break;  // read the next child
+        if (!(is_object ? begin_member() : begin_element())) return std::move(*error_);
+        break;
       }
-      if (p_ != end_ && *p_ == close) {
+      if (p_ != end_ && *p_ == (is_object ? '}' : ']')) {
         ++p_;
-        if (!close_container(value)) return std::move(*error_);
-        continue;  // the closed container is now a value for its parent
+        if (!close_container()) return std::move(*error_);
+        continue;
       }
-      syntax_error(p_, frame.is_object ? "expected ',' or '}' after an object member"
-                                        : "expected ',' or ']' after an array element");
+      syntax_error(p_, is_object ? "expected ',' or '}' after an object member"
+                                 : "expected ',' or ']' after an array element");
       return std::move(*error_);
     }
   }
@@ -435,8 +557,10 @@ Result<Value> parse(std::string_view text, const ParseOptions& options) {
         .with_detail("max", std::to_string(options.max_bytes))
         .with_detail("size", std::to_string(text.size()));
   }
-  Parser parser(text, options);
-  return parser.run();
+  thread_local Scratch scratch;
+  Result<Value> result = Parser(text, options, scratch).run();
+  scratch.reset();
+  return result;
 }
 
 }  // namespace agentkit::json

@@ -36,6 +36,104 @@ constexpr std::uint64_t special_bytes(std::uint64_t x) noexcept {
 }
 }  // namespace swar
 
+// ---- Eight bytes at a time, exactly -----------------------------------------------------------
+// The helpers above may flag bytes past the first hit; these are exact for every byte, which
+// the UTF-8 checks below need. Each answers a mask with bit 7 of every selected byte set.
+namespace swar {
+constexpr std::uint64_t kLows = 0x7F7F7F7F7F7F7F7FULL;
+
+constexpr std::uint64_t exact_equal(std::uint64_t x, unsigned char c) noexcept {
+  const std::uint64_t t = x ^ (kOnes * c);
+  return ~(((t & kLows) + kLows) | t) & kHighs;
+}
+constexpr std::uint64_t exact_below_space(std::uint64_t x) noexcept {
+  return ~(((x & kLows) + kOnes * (0x80 - 0x20)) | x) & kHighs;
+}
+// Quote, backslash and C0 controls: where a string body stops being plain text.
+constexpr std::uint64_t string_stops(std::uint64_t x) noexcept {
+  return exact_equal(x, '"') | exact_equal(x, '\\') | exact_below_space(x);
+}
+// The bytes below byte `n` (n < 8) of a little-endian word.
+constexpr std::uint64_t low_bytes(unsigned n) noexcept { return (std::uint64_t{1} << (8 * n)) - 1; }
+constexpr std::uint64_t kSpaces = kOnes * ' ';
+}  // namespace swar
+
+// Eight bytes from p as a little-endian word (byte p[0] in the low bits) on any machine.
+inline std::uint64_t load_le(const char* p) noexcept {
+  std::uint64_t x;
+  std::memcpy(&x, p, 8);
+  if constexpr (std::endian::native == std::endian::big) {
+    std::uint64_t swapped = 0;
+    for (int i = 0; i < 8; ++i) swapped |= ((x >> (8 * i)) & 0xFF) << (8 * (7 - i));
+    x = swapped;
+  }
+  return x;
+}
+
+// The n < 8 bytes at p, padded with spaces (plain text, never a stop) to a little-endian word.
+inline std::uint64_t load_le_padded(const char* p, std::size_t n) noexcept {
+  char bytes[8] = {' ', ' ', ' ', ' ', ' ', ' ', ' ', ' '};
+  std::memcpy(bytes, p, n);
+  return load_le(bytes);
+}
+
+// The first byte in [p, end) that does not begin a well-formed UTF-8 character (ASCII or a
+// sequence accepted by utf8_sequence_length), or end. Used to place an error the word-wise
+// validator found.
+inline const char* first_invalid_utf8(const char* p, const char* end) noexcept;
+
+// Validates UTF-8 a little-endian word at a time, carrying the expectations a sequence split
+// across two words leaves for the next one. The rules are those of utf8_sequence_length (Unicode
+// Table 3-7), written as bit masks: each lead byte announces how many continuation bytes follow,
+// and those must be exactly the continuation bytes present; C0, C1 and F5..FF never appear; the
+// byte after E0, ED, F0 and F4 is range-checked (no overlongs, surrogates, or code points above
+// U+10FFFF). ASCII-only words with nothing pending cost one test.
+class Utf8WordValidator {
+ public:
+  // Feeds the next eight bytes; false when they cannot continue valid UTF-8.
+  bool feed(std::uint64_t x) noexcept {
+    using namespace swar;
+    if ((x & kHighs) == 0 && pending_ == 0) return true;
+    const std::uint64_t b7 = x & kHighs, b6 = (x << 1) & kHighs, b5 = (x << 2) & kHighs;
+    const std::uint64_t b4 = (x << 3) & kHighs, b3 = (x << 4) & kHighs;
+    const std::uint64_t b2 = (x << 5) & kHighs, b1 = (x << 6) & kHighs, b0 = (x << 7) & kHighs;
+    const std::uint64_t continuation = b7 & ~b6;
+    const std::uint64_t lead = b7 & b6;
+    const std::uint64_t lead2 = lead & ~b5;
+    const std::uint64_t lead3 = lead & b5 & ~b4;
+    const std::uint64_t lead4 = lead & b5 & b4 & ~b3;
+    // C0 and C1 (overlong two-byte forms): a two-byte lead whose bits 4..1 are all zero.
+    const std::uint64_t payload_1e = ((x & (kOnes * 0x1E)) + kLows) & kHighs;
+    std::uint64_t bad = (lead & b5 & b4 & b3) | (lead2 & ~payload_1e) | (lead4 & b2 & (b1 | b0));
+    // Where continuation bytes must be: one after every lead, two after three- and four-byte
+    // leads, three after four-byte leads.
+    const std::uint64_t one = lead2 | lead3 | lead4, two = lead3 | lead4, three = lead4;
+    const std::uint64_t expected = (one << 8) | (two << 16) | (three << 24) | expect_;
+    bad |= continuation ^ expected;
+    // Second-byte ranges (continuation bytes are 80..BF: bit 5 set means >= A0, bits 5|4 >= 90).
+    const std::uint64_t ge_a0 = b5, ge_90 = b5 | b4;
+    const std::uint64_t e0 = exact_equal(x, 0xE0), ed = exact_equal(x, 0xED);
+    const std::uint64_t f0 = exact_equal(x, 0xF0), f4 = exact_equal(x, 0xF4);
+    bad |= (((e0 << 8) | need_ge_a0_) & ~ge_a0) | (((ed << 8) | need_lt_a0_) & ge_a0);
+    bad |= (((f0 << 8) | need_ge_90_) & ~ge_90) | (((f4 << 8) | need_lt_90_) & ge_90);
+    expect_ = (one >> 56) | (two >> 48) | (three >> 40);
+    need_ge_a0_ = e0 >> 56;
+    need_lt_a0_ = ed >> 56;
+    need_ge_90_ = f0 >> 56;
+    need_lt_90_ = f4 >> 56;
+    pending_ = expect_;
+    return bad == 0;
+  }
+  // Feeds the last bytes before a stop (the rest of the word zeroed, which is ASCII): valid only
+  // if no sequence is left unfinished.
+  bool feed_last(std::uint64_t x) noexcept { return feed(x) && pending_ == 0; }
+
+ private:
+  std::uint64_t expect_ = 0;  // continuation bytes due at the start of the next word
+  std::uint64_t need_ge_a0_ = 0, need_lt_a0_ = 0, need_ge_90_ = 0, need_lt_90_ = 0;
+  std::uint64_t pending_ = 0;
+};
+
 // The first byte in [p, end) for which is_special_string_byte holds, or end. Eight bytes per
 // step on little-endian machines (the common case); byte by byte elsewhere.
 inline const char* find_special_string_byte(const char* p, const char* end) noexcept {
@@ -53,30 +151,46 @@ inline const char* find_special_string_byte(const char* p, const char* end) noex
   return p;
 }
 
+// What a lead byte allows (Unicode Table 3-7): the sequence length (0: not a lead byte) and the
+// range of the second byte, which is where overlongs (E0, F0), surrogates (ED) and code points
+// above U+10FFFF (F4) are excluded.
+struct Utf8Lead {
+  unsigned char length;
+  unsigned char second_lo;
+  unsigned char second_hi;
+};
+
+constexpr Utf8Lead utf8_lead(unsigned char b) noexcept {
+  if (b >= 0xC2 && b <= 0xDF) return {2, 0x80, 0xBF};
+  if (b == 0xE0) return {3, 0xA0, 0xBF};
+  if (b == 0xED) return {3, 0x80, 0x9F};
+  if (b >= 0xE1 && b <= 0xEF) return {3, 0x80, 0xBF};
+  if (b == 0xF0) return {4, 0x90, 0xBF};
+  if (b >= 0xF1 && b <= 0xF3) return {4, 0x80, 0xBF};
+  if (b == 0xF4) return {4, 0x80, 0x8F};
+  return {0, 0, 0};
+}
+
+struct Utf8LeadTable {
+  Utf8Lead entries[256];
+  constexpr Utf8LeadTable() : entries{} {
+    for (int b = 0; b < 256; ++b) entries[b] = utf8_lead(static_cast<unsigned char>(b));
+  }
+};
+inline constexpr Utf8LeadTable kUtf8Leads{};
+
 // Length (2..4) of the well-formed UTF-8 sequence starting at p (whose first byte is >= 0x80),
 // or 0 when it is ill-formed: overlong forms, surrogates (U+D800..U+DFFF), code points above
-// U+10FFFF, stray continuation bytes and truncation are all rejected (Unicode Table 3-7).
+// U+10FFFF, stray continuation bytes and truncation are all rejected.
 inline std::size_t utf8_sequence_length(const char* p, const char* end) noexcept {
-  auto byte = [&](std::size_t i) { return static_cast<unsigned char>(p[i]); };
-  auto in = [](unsigned char c, unsigned char lo, unsigned char hi) { return c >= lo && c <= hi; };
-  const std::size_t avail = static_cast<std::size_t>(end - p);
-  const unsigned char b0 = byte(0);
-  if (in(b0, 0xC2, 0xDF)) {
-    return (avail >= 2 && in(byte(1), 0x80, 0xBF)) ? 2 : 0;
-  }
-  if (in(b0, 0xE0, 0xEF)) {
-    if (avail < 3) return 0;
-    const unsigned char lo = b0 == 0xE0 ? 0xA0 : 0x80;  // E0: no overlongs
-    const unsigned char hi = b0 == 0xED ? 0x9F : 0xBF;  // ED: no surrogates
-    return (in(byte(1), lo, hi) && in(byte(2), 0x80, 0xBF)) ? 3 : 0;
-  }
-  if (in(b0, 0xF0, 0xF4)) {
-    if (avail < 4) return 0;
-    const unsigned char lo = b0 == 0xF0 ? 0x90 : 0x80;  // F0: no overlongs
-    const unsigned char hi = b0 == 0xF4 ? 0x8F : 0xBF;  // F4: nothing above U+10FFFF
-    return (in(byte(1), lo, hi) && in(byte(2), 0x80, 0xBF) && in(byte(3), 0x80, 0xBF)) ? 4 : 0;
-  }
-  return 0;
+  const Utf8Lead lead = kUtf8Leads.entries[static_cast<unsigned char>(p[0])];
+  if (lead.length == 0 || end - p < lead.length) return 0;
+  const unsigned char second = static_cast<unsigned char>(p[1]);
+  if (second < lead.second_lo || second > lead.second_hi) return 0;
+  auto continuation = [](char c) { return (static_cast<unsigned char>(c) & 0xC0) == 0x80; };
+  if (lead.length >= 3 && !continuation(p[2])) return 0;
+  if (lead.length == 4 && !continuation(p[3])) return 0;
+  return lead.length;
 }
 
 // The code point of a sequence utf8_sequence_length accepted (n = its length).
@@ -89,6 +203,19 @@ inline char32_t utf8_decode(const char* p, std::size_t n) noexcept {
       return ((byte(0) & 0x07) << 18) | ((byte(1) & 0x3F) << 12) | ((byte(2) & 0x3F) << 6) |
              (byte(3) & 0x3F);
   }
+}
+
+inline const char* first_invalid_utf8(const char* p, const char* end) noexcept {
+  while (p != end) {
+    if (static_cast<unsigned char>(*p) < 0x80) {
+      ++p;
+      continue;
+    }
+    const std::size_t n = utf8_sequence_length(p, end);
+    if (n == 0) return p;
+    p += n;
+  }
+  return end;
 }
 
 inline bool is_digit(char c) noexcept { return static_cast<unsigned char>(c - '0') < 10; }

@@ -8,11 +8,12 @@
 #include <cstring>
 #include <limits>
 #include <random>
+#include <utility>
 #include <string>
 #include <system_error>
 
 #include "agentkit/json/value.hpp"
-#include "object_access.hpp"
+#include "dom_access.hpp"
 #include "text_scan.hpp"
 
 namespace agentkit::json {
@@ -110,16 +111,23 @@ std::size_t index_capacity_for(std::size_t members) {
   return std::max(kMinIndexCapacity, std::bit_ceil(members * kIndexLoadDivisor));
 }
 
+// index[0] holds the capacity; slots follow.
+std::uint32_t* allocate_index(std::size_t capacity) {
+  auto* index = new std::uint32_t[capacity + 1]();
+  index[0] = static_cast<std::uint32_t>(capacity);
+  return index;
+}
+
 // Inserts `position` into the open-addressed table unless an equal key is already there;
 // answers the position holding the equal key, or kNotFound after inserting.
-std::size_t insert_slot(std::vector<std::uint32_t>& table, const std::vector<Member>& members,
-                        std::size_t position) {
+std::size_t insert_slot(std::uint32_t* index, const std::vector<Member>& members, std::size_t position) {
   const std::string_view key = members[position].key;
-  const std::size_t mask = table.size() - 1;
+  const std::size_t mask = index[0] - 1;
+  std::uint32_t* slots = index + 1;
   for (std::size_t slot = detail::hash_key(key) & mask;; slot = (slot + 1) & mask) {
-    const std::uint32_t entry = table[slot];
+    const std::uint32_t entry = slots[slot];
     if (entry == 0) {
-      table[slot] = static_cast<std::uint32_t>(position + 1);
+      slots[slot] = static_cast<std::uint32_t>(position + 1);
       return kNotFound;
     }
     if (members[entry - 1].key == key) return entry - 1;
@@ -128,11 +136,8 @@ std::size_t insert_slot(std::vector<std::uint32_t>& table, const std::vector<Mem
 
 }  // namespace
 
-std::size_t detail::ObjectAccess::adopt(Object& object, std::vector<Member>&& members) {
-  object.members_ = std::move(members);
-  object.index_.clear();
-  if (object.members_.size() <= kIndexThreshold) return kNoDuplicate;
-  object.index_.assign(index_capacity_for(object.members_.size()), 0);
+std::size_t detail::DomAccess::index_and_check(Object& object) {
+  object.index_ = allocate_index(index_capacity_for(object.members_.size()));
   for (std::size_t i = 0; i < object.members_.size(); ++i) {
     if (insert_slot(object.index_, object.members_, i) != kNotFound) return i;
   }
@@ -141,19 +146,21 @@ std::size_t detail::ObjectAccess::adopt(Object& object, std::vector<Member>&& me
 
 // ---- Object --------------------------------------------------------------------------------
 
-Object::Object() = default;
 Object::Object(std::initializer_list<Member> members) {
   reserve(members.size());
   for (const Member& m : members) set(m.key, m.value);
 }
-Object::Object(const Object&) = default;
-Object::Object(Object&&) noexcept = default;
-Object& Object::operator=(const Object&) = default;
-Object& Object::operator=(Object&&) noexcept = default;
-Object::~Object() = default;
-
-std::size_t Object::size() const noexcept { return members_.size(); }
-bool Object::empty() const noexcept { return members_.empty(); }
+Object::Object(const Object& other) : members_(other.members_) {
+  if (other.index_ != nullptr) {
+    const std::size_t capacity = other.index_[0];
+    index_ = allocate_index(capacity);
+    std::memcpy(index_ + 1, other.index_ + 1, capacity * sizeof(std::uint32_t));
+  }
+}
+Object& Object::operator=(const Object& other) {
+  if (this != &other) *this = Object(other);
+  return *this;
+}
 Object::iterator Object::begin() noexcept { return members_.begin(); }
 Object::iterator Object::end() noexcept { return members_.end(); }
 Object::const_iterator Object::begin() const noexcept { return members_.begin(); }
@@ -161,31 +168,32 @@ Object::const_iterator Object::end() const noexcept { return members_.end(); }
 void Object::reserve(std::size_t n) { members_.reserve(n); }
 
 std::size_t Object::index_lookup(std::string_view key) const noexcept {
-  if (index_.empty()) {
+  if (index_ == nullptr) {
     for (std::size_t i = 0; i < members_.size(); ++i) {
       if (members_[i].key == key) return i;
     }
     return kNotFound;
   }
-  const std::size_t mask = index_.size() - 1;
+  const std::size_t mask = index_[0] - 1;
+  const std::uint32_t* slots = index_ + 1;
   for (std::size_t slot = detail::hash_key(key) & mask;; slot = (slot + 1) & mask) {
-    const std::uint32_t entry = index_[slot];
+    const std::uint32_t entry = slots[slot];
     if (entry == 0) return kNotFound;
     if (members_[entry - 1].key == key) return entry - 1;
   }
 }
 
 void Object::rebuild_index() {
-  index_.clear();
+  free_index();
   if (members_.size() <= detail::kIndexThreshold) return;
-  index_.assign(index_capacity_for(members_.size()), 0);
+  index_ = allocate_index(index_capacity_for(members_.size()));
   for (std::size_t i = 0; i < members_.size(); ++i) insert_slot(index_, members_, i);
 }
 
 // Called after members_[position] was appended.
 void Object::index_insert(std::size_t position) {
   if (members_.size() <= detail::kIndexThreshold) return;
-  if (index_.empty() || members_.size() * kIndexLoadDivisor > index_.size()) {
+  if (index_ == nullptr || members_.size() * kIndexLoadDivisor > index_[0]) {
     rebuild_index();
     return;
   }
@@ -231,6 +239,102 @@ Value& Object::append_unique(std::string key, Value value) {
 
 bool operator==(const Object& a, const Object& b) { return a.members_ == b.members_; }
 
+// ---- Value: lifetime --------------------------------------------------------------------
+
+Value::Value(const Value& other) : type_(other.type_), number_size_(other.number_size_) {
+  switch (other.type_) {
+    case Type::null: break;
+    case Type::boolean: storage_.boolean = other.storage_.boolean; break;
+    case Type::number:
+      if (number_size_ == kLongNumber) {
+        ::new (&storage_.number_long) std::string(other.storage_.number_long);
+      } else {
+        std::memcpy(storage_.number_inline, other.storage_.number_inline, number_size_);
+      }
+      break;
+    case Type::string: ::new (&storage_.string) std::string(other.storage_.string); break;
+    case Type::array: ::new (&storage_.array) Array(other.storage_.array); break;
+    case Type::object: ::new (&storage_.object) Object(other.storage_.object); break;
+    case Type::raw: ::new (&storage_.raw) Raw(other.storage_.raw); break;
+  }
+}
+
+Value& Value::operator=(const Value& other) {
+  if (this != &other) *this = Value(other);
+  return *this;
+}
+
+Value& Value::operator=(Value&& other) noexcept {
+  if (this == &other) return *this;
+  if (!owns_memory()) {
+    move_from(other);
+    return *this;
+  }
+  Value keep(std::move(other));  // `other` may be part of what destroy() frees
+  destroy();
+  take(keep);
+  return *this;
+}
+
+void Value::destroy() noexcept {
+  switch (type_) {
+    case Type::number: storage_.number_long.~basic_string(); break;
+    case Type::string: storage_.string.~basic_string(); break;
+    case Type::array: storage_.array.~vector(); break;
+    case Type::object: storage_.object.~Object(); break;
+    case Type::raw: storage_.raw.~Raw(); break;
+    default: break;
+  }
+  type_ = Type::null;
+  number_size_ = 0;
+}
+
+void Value::take(Value& other) noexcept {
+  switch (other.type_) {
+    case Type::null: break;
+    case Type::boolean: storage_.boolean = other.storage_.boolean; break;
+    case Type::number:
+      if (other.number_size_ == kLongNumber) {
+        ::new (&storage_.number_long) std::string(std::move(other.storage_.number_long));
+        other.storage_.number_long.~basic_string();
+      } else {
+        std::memcpy(storage_.number_inline, other.storage_.number_inline, other.number_size_);
+      }
+      break;
+    case Type::string:
+      ::new (&storage_.string) std::string(std::move(other.storage_.string));
+      other.storage_.string.~basic_string();
+      break;
+    case Type::array:
+      ::new (&storage_.array) Array(std::move(other.storage_.array));
+      other.storage_.array.~vector();
+      break;
+    case Type::object:
+      ::new (&storage_.object) Object(std::move(other.storage_.object));
+      other.storage_.object.~Object();
+      break;
+    case Type::raw:
+      ::new (&storage_.raw) Raw(std::move(other.storage_.raw));
+      other.storage_.raw.~Raw();
+      break;
+  }
+  type_ = other.type_;
+  number_size_ = other.number_size_;
+  other.type_ = Type::null;
+  other.number_size_ = 0;
+}
+
+void Value::set_number_text(std::string_view text) {
+  if (text.size() <= kInlineNumber) {
+    std::memcpy(storage_.number_inline, text.data(), text.size());
+    number_size_ = static_cast<std::uint8_t>(text.size());
+  } else {
+    ::new (&storage_.number_long) std::string(text);
+    number_size_ = kLongNumber;
+  }
+  type_ = Type::number;
+}
+
 // ---- Value construction --------------------------------------------------------------------
 
 namespace {
@@ -238,29 +342,29 @@ namespace {
 // Enough for any 64-bit integer and for the shortest round-trip form of any double.
 constexpr std::size_t kNumberBufferSize = 32;
 
+}  // namespace
+
 template <class Integer>
-std::string integer_text(Integer n) {
+static void set_integer_text(Value& v, Integer n) {
   char buffer[kNumberBufferSize];
   const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, n);
   assert(ec == std::errc());
-  return std::string(buffer, end);
+  detail::DomAccess::set_number(v, std::string_view(buffer, static_cast<std::size_t>(end - buffer)));
 }
 
-}  // namespace
-
-Value::Value(int n) : v_(NumberText{integer_text(n)}) {}
-Value::Value(long n) : v_(NumberText{integer_text(n)}) {}
-Value::Value(long long n) : v_(NumberText{integer_text(n)}) {}
-Value::Value(unsigned n) : v_(NumberText{integer_text(n)}) {}
-Value::Value(unsigned long n) : v_(NumberText{integer_text(n)}) {}
-Value::Value(unsigned long long n) : v_(NumberText{integer_text(n)}) {}
+Value::Value(int n) { set_integer_text(*this, n); }
+Value::Value(long n) { set_integer_text(*this, n); }
+Value::Value(long long n) { set_integer_text(*this, n); }
+Value::Value(unsigned n) { set_integer_text(*this, n); }
+Value::Value(unsigned long n) { set_integer_text(*this, n); }
+Value::Value(unsigned long long n) { set_integer_text(*this, n); }
 
 Value::Value(double d) {
   if (!std::isfinite(d)) return;  // JSON has no NaN or infinity: null
   char buffer[kNumberBufferSize];
   const auto [end, ec] = std::to_chars(buffer, buffer + sizeof buffer, d);
   assert(ec == std::errc());
-  v_ = NumberText{std::string(buffer, end)};
+  set_number_text(std::string_view(buffer, static_cast<std::size_t>(end - buffer)));
 }
 
 Result<Value> Value::number(std::string_view text) {
@@ -274,54 +378,61 @@ Result<Value> Value::number(std::string_view text) {
                     (scan.reason != nullptr ? scan.reason : "unexpected characters after the number"))
         .with_detail("offset", std::to_string(where - begin));
   }
-  return Value(NumberText{std::string(text)});
+  Value v;
+  v.set_number_text(text);
+  return v;
 }
 
-Value Value::number_unchecked(std::string text) { return Value(NumberText{std::move(text)}); }
+Value Value::number_unchecked(std::string text) {
+  Value v;
+  v.set_number_text(text);
+  return v;
+}
 
 // ---- Readers -------------------------------------------------------------------------------
 
 std::optional<bool> Value::get_bool() const noexcept {
-  if (const bool* b = std::get_if<bool>(&v_)) return *b;
+  if (is_bool()) return storage_.boolean;
   return std::nullopt;
 }
 
 std::optional<std::string_view> Value::get_string() const noexcept {
-  if (const std::string* s = std::get_if<std::string>(&v_)) return std::string_view(*s);
+  if (is_string()) return std::string_view(storage_.string);
   return std::nullopt;
 }
 
 bool Value::as_bool() const noexcept {
   assert(is_bool());
-  return *std::get_if<bool>(&v_);
+  return storage_.boolean;
 }
 const std::string& Value::as_string() const noexcept {
   assert(is_string());
-  return *std::get_if<std::string>(&v_);
+  return storage_.string;
 }
 std::string& Value::as_string() noexcept {
   assert(is_string());
-  return *std::get_if<std::string>(&v_);
+  return storage_.string;
 }
 const Array& Value::as_array() const noexcept {
   assert(is_array());
-  return *std::get_if<Array>(&v_);
+  return storage_.array;
 }
 Array& Value::as_array() noexcept {
   assert(is_array());
-  return *std::get_if<Array>(&v_);
+  return storage_.array;
 }
 const Object& Value::as_object() const noexcept {
   assert(is_object());
-  return *std::get_if<Object>(&v_);
+  return storage_.object;
 }
 Object& Value::as_object() noexcept {
   assert(is_object());
-  return *std::get_if<Object>(&v_);
+  return storage_.object;
 }
 std::string_view Value::number_text() const noexcept {
   assert(is_number());
-  return std::get_if<NumberText>(&v_)->text;
+  if (number_size_ == kLongNumber) return storage_.number_long;
+  return std::string_view(storage_.number_inline, number_size_);
 }
 
 const Value* Value::find(std::string_view key) const noexcept {
@@ -334,7 +445,7 @@ Value* Value::find(std::string_view key) noexcept {
 }
 Value& Value::operator[](std::string_view key) {
   assert(is_null() || is_object());
-  if (is_null()) v_ = Object();
+  if (is_null()) *this = Object();
   return as_object()[key];
 }
 const Value& Value::operator[](std::size_t i) const noexcept {
@@ -351,7 +462,19 @@ std::size_t Value::size() const noexcept {
   return 0;
 }
 
-bool operator==(const Value& a, const Value& b) noexcept { return a.v_ == b.v_; }
+bool operator==(const Value& a, const Value& b) noexcept {
+  if (a.type_ != b.type_) return false;
+  switch (a.type_) {
+    case Type::null: return true;
+    case Type::boolean: return a.storage_.boolean == b.storage_.boolean;
+    case Type::number: return a.number_text() == b.number_text();
+    case Type::string: return a.storage_.string == b.storage_.string;
+    case Type::array: return a.storage_.array == b.storage_.array;
+    case Type::object: return a.storage_.object == b.storage_.object;
+    case Type::raw: return a.storage_.raw == b.storage_.raw;
+  }
+  return false;
+}
 
 // ---- Numeric conversions -------------------------------------------------------------------
 

@@ -21,12 +21,13 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <initializer_list>
 #include <optional>
 #include <string>
 #include <string_view>
+#include <new>
 #include <utility>
-#include <variant>
 #include <vector>
 
 #include "agentkit/base/result.hpp"
@@ -41,7 +42,7 @@ std::string_view type_name(Type t) noexcept;
 class Value;
 struct Member;
 namespace detail {
-struct ObjectAccess;  // the parser's way to hand an object its members in one step
+struct DomAccess;  // the parser's way to build values in place (src/json)
 }  // namespace detail
 
 using Array = std::vector<Value>;
@@ -108,23 +109,25 @@ class Object {
   friend bool operator==(const Object& a, const Object& b);
 
  private:
-  friend struct detail::ObjectAccess;
+  friend struct detail::DomAccess;
   void rebuild_index();
   void index_insert(std::size_t position);
   std::size_t index_lookup(std::string_view key) const noexcept;
+  void free_index() noexcept;
 
   std::vector<Member> members_;
-  // Open-addressed table of member positions + 1 (0 = empty), built once the object is large
-  // enough that a linear scan loses; empty below that size.
-  std::vector<std::uint32_t> index_;
+  // Open-addressed table of member positions + 1 (0 = empty) in index_[1..capacity], with the
+  // capacity (a power of two) in index_[0]. Built once the object is large enough that a linear
+  // scan loses; null below that size. One pointer keeps an Object, and so a Value, small.
+  std::uint32_t* index_ = nullptr;
 };
 
 class Value {
  public:
   // Construction. A Value is null by default.
-  Value() noexcept = default;
+  Value() noexcept {}
   Value(std::nullptr_t) noexcept {}             // NOLINT: implicit by design
-  Value(bool b) noexcept : v_(b) {}             // NOLINT
+  Value(bool b) noexcept : type_(Type::boolean) { storage_.boolean = b; }  // NOLINT
   Value(int n);                                 // NOLINT
   Value(long n);                                // NOLINT
   Value(long long n);                           // NOLINT
@@ -134,35 +137,47 @@ class Value {
   // The shortest text that reads back as the same double. NaN and infinities become null,
   // as JSON cannot carry them.
   Value(double d);                              // NOLINT
-  Value(const char* s) : v_(std::string(s)) {}  // NOLINT
-  Value(std::string_view s) : v_(std::string(s)) {}  // NOLINT
-  Value(std::string s) noexcept : v_(std::move(s)) {}  // NOLINT
-  Value(Array a) noexcept : v_(std::move(a)) {}  // NOLINT
-  Value(Object o) noexcept : v_(std::move(o)) {}  // NOLINT
-  Value(Raw r) noexcept : v_(std::move(r)) {}    // NOLINT
+  Value(const char* s) : Value(std::string(s)) {}  // NOLINT
+  Value(std::string_view s) : Value(std::string(s)) {}  // NOLINT
+  Value(std::string s) noexcept : type_(Type::string) {  // NOLINT
+    ::new (&storage_.string) std::string(std::move(s));
+  }
+  Value(Array a) noexcept : type_(Type::array) { ::new (&storage_.array) Array(std::move(a)); }  // NOLINT
+  Value(Object o) noexcept : type_(Type::object) { ::new (&storage_.object) Object(std::move(o)); }  // NOLINT
+  Value(Raw r) noexcept : type_(Type::raw) { ::new (&storage_.raw) Raw(std::move(r)); }  // NOLINT
+
+  Value(const Value& other);
+  // A moved-from Value is null.
+  Value(Value&& other) noexcept { move_from(other); }
+  Value& operator=(const Value& other);
+  // Safe when `other` lives inside this value (v = std::move(v["child"])).
+  Value& operator=(Value&& other) noexcept;
+  ~Value() {
+    if (owns_memory()) destroy();
+  }
 
   // A number from its literal text, kept exactly. Fails unless `text` is an RFC 8259 number.
   static Result<Value> number(std::string_view text);
   // Same, for text already known to be a valid number literal (the parser's path).
   static Value number_unchecked(std::string text);
 
-  Type type() const noexcept { return static_cast<Type>(v_.index()); }
-  bool is_null() const noexcept { return type() == Type::null; }
-  bool is_bool() const noexcept { return type() == Type::boolean; }
-  bool is_number() const noexcept { return type() == Type::number; }
-  bool is_string() const noexcept { return type() == Type::string; }
-  bool is_array() const noexcept { return type() == Type::array; }
-  bool is_object() const noexcept { return type() == Type::object; }
-  bool is_raw() const noexcept { return type() == Type::raw; }
+  Type type() const noexcept { return type_; }
+  bool is_null() const noexcept { return type_ == Type::null; }
+  bool is_bool() const noexcept { return type_ == Type::boolean; }
+  bool is_number() const noexcept { return type_ == Type::number; }
+  bool is_string() const noexcept { return type_ == Type::string; }
+  bool is_array() const noexcept { return type_ == Type::array; }
+  bool is_object() const noexcept { return type_ == Type::object; }
+  bool is_raw() const noexcept { return type_ == Type::raw; }
 
   // Soft readers: nullptr / nullopt when the type differs.
   std::optional<bool> get_bool() const noexcept;
   std::optional<std::string_view> get_string() const noexcept;
-  const Array* get_array() const noexcept { return std::get_if<Array>(&v_); }
-  Array* get_array() noexcept { return std::get_if<Array>(&v_); }
-  const Object* get_object() const noexcept { return std::get_if<Object>(&v_); }
-  Object* get_object() noexcept { return std::get_if<Object>(&v_); }
-  const Raw* get_raw() const noexcept { return std::get_if<Raw>(&v_); }
+  const Array* get_array() const noexcept { return is_array() ? &storage_.array : nullptr; }
+  Array* get_array() noexcept { return is_array() ? &storage_.array : nullptr; }
+  const Object* get_object() const noexcept { return is_object() ? &storage_.object : nullptr; }
+  Object* get_object() noexcept { return is_object() ? &storage_.object : nullptr; }
+  const Raw* get_raw() const noexcept { return is_raw() ? &storage_.raw : nullptr; }
 
   // Asserting readers. Precondition: the type matches (checked by assert in debug builds).
   bool as_bool() const noexcept;
@@ -199,14 +214,63 @@ class Value {
   friend bool operator==(const Value& a, const Value& b) noexcept;
 
  private:
-  struct NumberText {
-    std::string text;
-    friend bool operator==(const NumberText&, const NumberText&) = default;
-  };
-  explicit Value(NumberText n) noexcept : v_(std::move(n)) {}
+  friend struct detail::DomAccess;
 
-  // Alternative order matches Type.
-  std::variant<std::monostate, bool, NumberText, std::string, Array, Object, Raw> v_;
+  // Number literals up to this long live inside the Value (ids, 17-digit doubles); longer ones
+  // in a std::string. Equal to the largest other member, so it costs no space.
+  static constexpr std::size_t kInlineNumber = sizeof(std::string);
+  static constexpr std::uint8_t kLongNumber = 0xFF;  // number_size_ when the text is a std::string
+
+  union Storage {
+    Storage() noexcept {}
+    ~Storage() {}
+    bool boolean;
+    char number_inline[kInlineNumber];
+    std::string number_long;
+    std::string string;
+    Array array;
+    Object object;
+    Raw raw;
+  };
+
+  // Scalars other than long numbers own nothing: destroying or overwriting them is free.
+  bool owns_memory() const noexcept {
+    return type_ > Type::number || (type_ == Type::number && number_size_ == kLongNumber);
+  }
+  void destroy() noexcept;                 // precondition: owns_memory()
+  void take(Value& other) noexcept;        // precondition: *this owns nothing; leaves other null
+  // take(), with the common cases (scalars, strings, arrays) inline: the parser moves every
+  // value once, from its stack into the container built for it.
+  void move_from(Value& other) noexcept {
+    if (!other.owns_memory()) {
+      take_scalar(other);
+    } else if (other.type_ == Type::string) {
+      ::new (&storage_.string) std::string(std::move(other.storage_.string));
+      other.storage_.string.~basic_string();
+      type_ = Type::string;
+      other.type_ = Type::null;
+    } else if (other.type_ == Type::array) {
+      ::new (&storage_.array) Array(std::move(other.storage_.array));
+      other.storage_.array.~vector();
+      type_ = Type::array;
+      other.type_ = Type::null;
+    } else {
+      take(other);
+    }
+  }
+  // take() for a source that owns nothing: a fixed-size copy (the bytes of an inline number
+  // past its length are copied too, which is harmless and cheaper than a variable-length copy).
+  void take_scalar(Value& other) noexcept {
+    std::memcpy(storage_.number_inline, other.storage_.number_inline, kInlineNumber);
+    type_ = other.type_;
+    number_size_ = other.number_size_;
+    other.type_ = Type::null;
+  }
+  void set_number_text(std::string_view text);
+
+  Storage storage_;
+  Type type_ = Type::null;
+  std::uint8_t number_size_ = 0;  // inline literal length, or kLongNumber
 };
 
 struct Member {
@@ -214,6 +278,27 @@ struct Member {
   Value value;
   friend bool operator==(const Member&, const Member&) = default;
 };
+
+// Object's lifetime and size, defined here (once Member is complete) so they inline: the parser
+// makes and moves an Object for every JSON object it reads.
+inline Object::Object() = default;
+inline Object::Object(Object&& other) noexcept
+    : members_(std::move(other.members_)), index_(std::exchange(other.index_, nullptr)) {}
+inline Object& Object::operator=(Object&& other) noexcept {
+  if (this != &other) {
+    free_index();
+    members_ = std::move(other.members_);
+    index_ = std::exchange(other.index_, nullptr);
+  }
+  return *this;
+}
+inline Object::~Object() { free_index(); }
+inline void Object::free_index() noexcept {
+  delete[] index_;
+  index_ = nullptr;
+}
+inline std::size_t Object::size() const noexcept { return members_.size(); }
+inline bool Object::empty() const noexcept { return members_.empty(); }
 
 // ---- Parsing and printing ------------------------------------------------------------------
 
