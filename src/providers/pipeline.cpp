@@ -1,0 +1,357 @@
+// The shared request path of every wire (REQ-PROV-04, -13, -18, REQ-AUTH-01, REQ-SEC-13).
+#include "agentkit/providers/pipeline.hpp"
+
+#include <array>
+#include <atomic>
+#include <thread>
+
+#include "agentkit/base/strings.hpp"
+#include "agentkit/http/url.hpp"
+#include "agentkit/wire/decode.hpp"
+
+namespace agentkit::providers {
+namespace {
+
+// Bytes read from the body per call into the decoder.
+constexpr std::size_t kReadChunkBytes = 16 * 1024;
+// How much of a non-JSON error body the failure message quotes.
+constexpr std::size_t kQuotedErrorBytes = 512;
+constexpr int kFirstSuccess = 200;
+constexpr int kFirstNonSuccess = 300;
+
+// ---- Decoders ---------------------------------------------------------------------------------------
+
+template <class Source, class Sink>
+Result<void> drain_items(Source& source, Sink& sink) {
+  for (;;) {
+    auto item = source.next();
+    if (!item) return item.error();
+    if (!*item) return {};
+    if (auto ok = sink(**item); !ok) return ok;
+  }
+}
+
+// ---- Failures ------------------------------------------------------------------------------------------
+
+std::string host_of(const std::string& url) {
+  auto parsed = http::parse_url(url);
+  return parsed ? parsed->authority() : url;
+}
+
+std::string printable(std::string_view text) {
+  std::string out;
+  for (char c : text.substr(0, kQuotedErrorBytes)) out += (static_cast<unsigned char>(c) < 0x20 && c != '\n') ? ' ' : c;
+  if (text.size() > kQuotedErrorBytes) out += "...";
+  return out;
+}
+
+std::string string_at(const json::Value& v, std::string_view key) {
+  const json::Value* m = v.find(key);
+  return m && m->is_string() ? m->as_string() : std::string();
+}
+
+// The vendor's own words from an error body: {"error": {"type"|"status", "message"}} (Anthropic,
+// OpenAI, Gemini), {"error": "..."} (Ollama), {"message"} or {"detail"} (gateways, vLLM).
+std::string vendor_error_text(std::string_view body) {
+  auto doc = wire::decode(body);
+  if (doc && doc->is_object()) {
+    if (const json::Value* err = doc->find("error")) {
+      if (err->is_string()) return err->as_string();
+      std::string kind = string_at(*err, "type");
+      if (kind.empty()) kind = string_at(*err, "status");
+      std::string message = string_at(*err, "message");
+      if (!message.empty()) return kind.empty() ? message : kind + ": " + message;
+    }
+    for (auto key : {"message", "detail"}) {
+      if (std::string m = string_at(*doc, key); !m.empty()) return m;
+    }
+  }
+  return printable(body);
+}
+
+CallFailure error_failure(std::string message, Errc code = Errc::provider_error, std::optional<int> status = {}) {
+  return CallFailure{StopReason::error, std::move(message), status, code};
+}
+
+CallFailure aborted_failure(std::string message) {
+  return CallFailure{StopReason::aborted, std::move(message), std::nullopt, Errc::cancelled};
+}
+
+std::string join_url(std::string base, std::string_view path) {
+  while (!base.empty() && base.back() == '/') base.pop_back();
+  if (!path.empty() && path.front() != '/') base += '/';
+  return base + std::string(path);
+}
+
+// The caller's stop token and the call's own timeout as one token. The watchdog thread exists only
+// when a timeout is set, and is joined when the call ends.
+class CallDeadline {
+ public:
+  CallDeadline(std::stop_token caller, std::optional<std::chrono::milliseconds> timeout, const Clock& clock)
+      : bridge_(caller, [this] { source_.request_stop(); }) {
+    if (timeout) {
+      watchdog_ = std::jthread([this, t = *timeout, &clock](std::stop_token done) {
+        if (clock.sleep_for(t, done)) {
+          timed_out_ = true;
+          source_.request_stop();
+        }
+      });
+    }
+  }
+  std::stop_token token() const { return source_.get_token(); }
+  bool timed_out() const { return timed_out_; }
+
+ private:
+  std::stop_source source_;
+  std::atomic<bool> timed_out_{false};
+  std::stop_callback<std::function<void()>> bridge_;
+  std::jthread watchdog_;  // declared last: stopped and joined first
+};
+
+}  // namespace
+
+// ---- Decoders ---------------------------------------------------------------------------------------------
+
+SseBodyDecoder::SseBodyDecoder(OnEvent on_event, std::function<Result<void>()> on_end, wire::SseDecoderOptions options)
+    : decoder_(options), on_event_(std::move(on_event)), on_end_(std::move(on_end)) {}
+
+Result<void> SseBodyDecoder::drain() { return drain_items(decoder_, on_event_); }
+
+Result<void> SseBodyDecoder::feed(std::string_view bytes) {
+  decoder_.feed(bytes);
+  return drain();
+}
+
+Result<void> SseBodyDecoder::finish() {
+  if (auto ok = drain(); !ok) return ok;
+  if (auto end = decoder_.finish(); !end) return end;
+  return on_end_ ? on_end_() : Result<void>();
+}
+
+NdjsonBodyDecoder::NdjsonBodyDecoder(OnLine on_line, std::function<Result<void>()> on_end, wire::NdjsonReaderOptions options)
+    : reader_(options), on_line_(std::move(on_line)), on_end_(std::move(on_end)) {}
+
+Result<void> NdjsonBodyDecoder::drain() {
+  auto sink = [this](const std::string& line) { return on_line_(line); };
+  return drain_items(reader_, sink);
+}
+
+Result<void> NdjsonBodyDecoder::feed(std::string_view bytes) {
+  reader_.feed(bytes);
+  return drain();
+}
+
+Result<void> NdjsonBodyDecoder::finish() {
+  if (auto ok = drain(); !ok) return ok;
+  if (auto end = reader_.finish(); !end) return end;
+  return on_end_ ? on_end_() : Result<void>();
+}
+
+// ---- Messages --------------------------------------------------------------------------------------------------
+
+void apply_failure(AssistantMessage& message, const CallFailure& failure) {
+  message.stop_reason = failure.stop_reason;
+  message.error_message = failure.message;
+}
+
+AssistantMessage start_message(const Model& model) {
+  AssistantMessage m;
+  m.provider = model.vendor;
+  m.api = model.api;
+  m.model = model.id;
+  return m;
+}
+
+bool attribution_enabled(std::optional<bool> option, const EnvironmentLookup& environment) {
+  if (option) return *option;
+  auto telemetry = environment ? environment("AGENTKIT_TELEMETRY") : std::nullopt;
+  return !(telemetry && trim_ows(*telemetry) == "0");
+}
+
+// ---- The pipeline ------------------------------------------------------------------------------------------------
+
+struct RequestPipeline::State {
+  ProviderOptions options;
+  std::shared_ptr<http::HttpTransport> http;
+  std::shared_ptr<const Clock> clock;
+  std::shared_ptr<const catalog::Catalog> catalog;
+  EnvironmentLookup environment;
+  CredentialResolver credentials;
+
+  explicit State(ProviderOptions o)
+      : options(o),
+        http(o.http ? o.http : std::make_shared<http::HttpClient>()),
+        clock(o.credentials.clock ? o.credentials.clock : std::make_shared<SystemClock>()),
+        catalog(o.credentials.catalog ? o.credentials.catalog
+                                      : std::shared_ptr<const catalog::Catalog>(std::shared_ptr<void>(), &catalog::Catalog::builtin())),
+        environment(o.credentials.environment ? o.credentials.environment : process_environment()),
+        credentials(with_shared(std::move(o.credentials))) {}
+
+  // The resolver shares the pipeline's clock, catalog and environment.
+  CredentialOptions with_shared(CredentialOptions c) const {
+    c.clock = clock;
+    c.catalog = catalog;
+    c.environment = environment;
+    return c;
+  }
+
+  HeaderOverrides attribution_headers(const Model& model) const {
+    HeaderOverrides out;
+    if (!attribution_enabled(options.attribution, environment)) return out;
+    if (const catalog::Vendor* v = catalog->vendor(model.vendor)) {
+      for (const auto& [name, value] : v->attribution_headers) out.emplace_back(name, value);
+    }
+    return out;
+  }
+
+  // Credentials, URL, on_payload and headers: everything up to the first byte on the wire.
+  Result<http::Request> prepare(const Model& model, WireRequest request, const StreamOptions& so,
+                                std::stop_token stop, std::vector<Secret>& secrets) const {
+    auto auth = credentials.resolve(model, stop);
+    if (!auth) return auth.error();
+    secrets = auth->secrets();
+    std::string base = auth->base_url.empty() ? model.base_url : auth->base_url;
+    if (base.empty()) {
+      return make_error(Errc::invalid_argument, "model '" + model.vendor + "/" + model.id + "' has no base URL");
+    }
+    if (so.on_payload) {
+      // The hook's error is the call's error, text unchanged (tension #8 of the PRD digest).
+      if (auto ok = so.on_payload(request.body); !ok) return ok.error();
+    }
+    HeaderOverrides attribution = attribution_headers(model);
+    HeaderOverrides catalog_headers(model.headers.begin(), model.headers.end());
+    std::array layers = {
+        HeaderLayer{"attribution", &attribution, true},
+        HeaderLayer{"provider default", &request.headers, false},
+        HeaderLayer{"credential", &auth->headers, true},
+        HeaderLayer{"catalog", &catalog_headers, false},
+        HeaderLayer{"configuration", &options.headers, false},
+        HeaderLayer{"per request", &so.headers, false},
+    };
+    auto headers = merge_headers(layers);
+    if (!headers) return headers.error();
+    http::Request out{.method = request.method, .url = join_url(std::move(base), request.path)};
+    out.headers = std::move(*headers);
+    out.body = std::move(request.body);
+    return out;
+  }
+
+  CallFailure send_failure(const Error& e, const http::Request& req, const CallDeadline& deadline,
+                           std::optional<std::chrono::milliseconds> timeout) const {
+    if (deadline.timed_out()) return timed_out_failure(timeout);
+    if (e.code == Errc::cancelled) {
+      // Cancelled while waiting to retry: aborted, error_message cleared (REQ-LOOP-09a).
+      return aborted_failure(e.find_detail("phase") == std::optional<std::string_view>("backoff") ? std::string()
+                                                                                                  : "request cancelled");
+    }
+    if (e.find_detail("retry_delay_ms")) return error_failure(e.message, e.code);
+    return error_failure("could not complete the request to " + host_of(req.url) + ": " + e.message, e.code);
+  }
+
+  static CallFailure timed_out_failure(std::optional<std::chrono::milliseconds> timeout) {
+    return error_failure("request timed out after " + std::to_string(timeout ? timeout->count() : 0) +
+                             " ms (StreamOptions::timeout)",
+                         Errc::timeout);
+  }
+
+  CallFailure status_failure(http::Response& resp, const http::Request& req) const {
+    auto body = resp.read_all(options.max_error_body_bytes);
+    std::string text = body ? vendor_error_text(*body) : std::string();
+    std::string message = "HTTP " + std::to_string(resp.status()) + " from " + host_of(req.url);
+    if (!text.empty()) message += ": " + text;
+    return error_failure(std::move(message), Errc::provider_error, resp.status());
+  }
+
+  std::optional<CallFailure> stream_body(http::Response& resp, BodyDecoder& decoder, const CallDeadline& deadline,
+                                         std::optional<std::chrono::milliseconds> timeout) const {
+    std::array<char, kReadChunkBytes> buffer;
+    for (;;) {
+      auto n = resp.read_some(buffer);
+      if (!n) {
+        if (deadline.timed_out()) return timed_out_failure(timeout);
+        if (n.error().code == Errc::cancelled) return aborted_failure("cancelled while receiving the response");
+        if (n.error().code == Errc::timeout) return error_failure("the response stalled and timed out: " + n.error().message, Errc::timeout);
+        return error_failure("stream ended before the response was complete: " + n.error().message, n.error().code);
+      }
+      if (*n == 0) break;
+      if (auto ok = decoder.feed(std::string_view(buffer.data(), *n)); !ok) {
+        return error_failure(ok.error().message, ok.error().code);
+      }
+    }
+    if (auto ok = decoder.finish(); !ok) return error_failure(ok.error().message, ok.error().code);
+    return std::nullopt;
+  }
+
+  std::optional<CallFailure> run(const Model& model, WireRequest request, const StreamOptions& so,
+                                 BodyDecoder& decoder, std::stop_token stop) const {
+    CallDeadline deadline(stop, so.timeout, *clock);
+    std::vector<Secret> secrets;
+    auto scrubbed = [&](std::optional<CallFailure> f) {
+      if (f) f->message = scrub(std::move(f->message), secrets);
+      return f;
+    };
+    auto req = prepare(model, std::move(request), so, deadline.token(), secrets);
+    if (!req) {
+      if (deadline.timed_out()) return timed_out_failure(so.timeout);
+      if (req.error().code == Errc::cancelled) return aborted_failure("request cancelled");
+      return scrubbed(error_failure(req.error().message, req.error().code));
+    }
+    auto on_response = [&](const http::Response& r) {
+      if (!so.on_response) return;
+      std::vector<std::pair<std::string, std::string>> fields;
+      for (const auto& h : r.headers()) fields.emplace_back(h.name, h.value);
+      so.on_response(r.status(), fields);
+    };
+    auto resp = send_with_retry(*http, *req, options.retry, *clock, deadline.token(), on_response);
+    if (!resp) return scrubbed(send_failure(scrub(resp.error(), secrets), *req, deadline, so.timeout));
+    if (resp->status() < kFirstSuccess || resp->status() >= kFirstNonSuccess) return scrubbed(status_failure(*resp, *req));
+    return scrubbed(stream_body(*resp, decoder, deadline, so.timeout));
+  }
+};
+
+RequestPipeline::RequestPipeline(ProviderOptions options) : state_(std::make_unique<State>(std::move(options))) {}
+RequestPipeline::~RequestPipeline() = default;
+RequestPipeline::RequestPipeline(RequestPipeline&&) noexcept = default;
+RequestPipeline& RequestPipeline::operator=(RequestPipeline&&) noexcept = default;
+
+std::optional<CallFailure> RequestPipeline::run(const Model& model, WireRequest request, const StreamOptions& options,
+                                                BodyDecoder& decoder, std::stop_token stop) const {
+  try {
+    return state_->run(model, std::move(request), options, decoder, stop);
+  } catch (const std::bad_alloc&) {
+    throw;
+  } catch (const std::exception& e) {
+    // A throwing hook or decoder ends the call; it never unwinds into the loop.
+    return CallFailure{StopReason::error, std::string("the request failed: ") + e.what(), std::nullopt, Errc::internal};
+  } catch (...) {
+    return CallFailure{StopReason::error, "the request failed: a hook or decoder threw", std::nullopt, Errc::internal};
+  }
+}
+
+Result<http::Request> RequestPipeline::prepare(const Model& model, WireRequest request, const StreamOptions& options,
+                                               std::stop_token stop) const {
+  std::vector<Secret> secrets;
+  auto req = state_->prepare(model, std::move(request), options, stop, secrets);
+  if (!req) return scrub(req.error(), secrets);
+  return req;
+}
+
+const ProviderOptions& RequestPipeline::options() const noexcept { return state_->options; }
+const CredentialResolver& RequestPipeline::credentials() const noexcept { return state_->credentials; }
+
+std::span<const std::string_view> builtin_wire_apis() noexcept {
+  // Filled by the next issue, one entry per wire, in the order register_defaults adds them.
+  static constexpr std::array<std::string_view, 0> kApis{};
+  return kApis;
+}
+
+std::vector<std::string> register_defaults(ProviderRegistry& registry, const ProviderOptions& options) {
+  // The five wires arrive with the next issue: each is built here over one shared
+  // RequestPipeline(options) and added with registry.add(api, client), in builtin_wire_apis() order.
+  // Until then there is nothing to add, and an existing registration is left alone.
+  (void)registry;
+  (void)options;
+  return {};
+}
+
+}  // namespace agentkit::providers

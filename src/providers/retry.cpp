@@ -1,0 +1,306 @@
+// Transport retry (REQ-PROV-13) and the semantic error classifier (REQ-PROV-14).
+#include "agentkit/providers/retry.hpp"
+
+#include <algorithm>
+#include <array>
+#include <charconv>
+#include <cmath>
+#include <limits>
+#include <random>
+#include <span>
+#include <string>
+
+#include "agentkit/base/strings.hpp"
+#include "agentkit/http/url.hpp"
+
+namespace agentkit::providers {
+namespace {
+
+using std::chrono::milliseconds;
+
+// Statuses REQ-PROV-13 retries besides every 5xx.
+constexpr int kRequestTimeout = 408;
+constexpr int kConflict = 409;
+constexpr int kTooManyRequests = 429;
+constexpr int kFirstServerError = 500;
+
+// A retried response's body is read (to keep the connection reusable) up to this much; a larger
+// one is dropped with its connection.
+constexpr std::size_t kMaxDrainBytes = 64 * 1024;
+// How much of an abandoned response's body its error quotes.
+constexpr std::size_t kQuotedBodyBytes = 512;
+
+// A dictated delay too large to represent is still a delay: it saturates, and then exceeds any
+// ceiling instead of wrapping into a short sleep.
+constexpr double kMaxRepresentableMs = 1e15;
+
+// Parses "12", "1.5" (seconds or milliseconds as given) into a non-negative count of `unit_ms`.
+std::optional<milliseconds> parse_decimal_delay(std::string_view text, double unit_ms) {
+  text = trim_ows(text);
+  if (text.empty()) return std::nullopt;
+  std::size_t digits = 0;
+  bool dot = false;
+  for (char c : text) {
+    if (c >= '0' && c <= '9') {
+      ++digits;
+    } else if (c == '.' && !dot) {
+      dot = true;
+    } else {
+      return std::nullopt;  // signs, exponents, units: not a delta
+    }
+  }
+  if (digits == 0) return std::nullopt;
+  double value = 0;
+  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value, std::chars_format::fixed);
+  if (ec == std::errc::result_out_of_range) return milliseconds(static_cast<std::int64_t>(kMaxRepresentableMs));
+  if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
+  double ms = std::min(value * unit_ms, kMaxRepresentableMs);
+  return milliseconds(static_cast<std::int64_t>(std::ceil(ms)));
+}
+
+// ---- HTTP dates (RFC 9110 §5.6.7) ----------------------------------------------------------------
+
+constexpr std::array<std::string_view, 12> kMonths = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                                      "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+
+std::optional<int> month_index(std::string_view m) {
+  for (std::size_t i = 0; i < kMonths.size(); ++i) {
+    if (kMonths[i] == m) return static_cast<int>(i) + 1;
+  }
+  return std::nullopt;
+}
+
+std::optional<int> number(std::string_view s) {
+  if (s.empty() || s.size() > 4) return std::nullopt;
+  int v = 0;
+  for (char c : s) {
+    if (c < '0' || c > '9') return std::nullopt;
+    v = v * 10 + (c - '0');
+  }
+  return v;
+}
+
+struct CivilTime {
+  int year = 0, month = 0, day = 0, hour = 0, minute = 0, second = 0;
+};
+
+std::optional<CivilTime> parse_clock(std::string_view hms, CivilTime t) {
+  if (hms.size() != 8 || hms[2] != ':' || hms[5] != ':') return std::nullopt;
+  auto h = number(hms.substr(0, 2));
+  auto m = number(hms.substr(3, 2));
+  auto s = number(hms.substr(6, 2));
+  if (!h || !m || !s || *h > 23 || *m > 59 || *s > 60) return std::nullopt;  // 60: leap second
+  t.hour = *h;
+  t.minute = *m;
+  t.second = *s;
+  return t;
+}
+
+std::vector<std::string_view> words(std::string_view s) {
+  std::vector<std::string_view> out;
+  for (auto piece : split(s, ' ')) {
+    if (!piece.empty()) out.push_back(piece);
+  }
+  return out;
+}
+
+// "Sun, 06 Nov 1994 08:49:37 GMT"
+std::optional<CivilTime> parse_imf_fixdate(const std::vector<std::string_view>& w) {
+  if (w.size() != 6 || w[0].size() != 4 || w[0].back() != ',' || w[5] != "GMT" || w[1].size() != 2) return std::nullopt;
+  auto day = number(w[1]);
+  auto month = month_index(w[2]);
+  auto year = w[3].size() == 4 ? number(w[3]) : std::nullopt;
+  if (!day || !month || !year) return std::nullopt;
+  return parse_clock(w[4], CivilTime{*year, *month, *day});
+}
+
+// "Sunday, 06-Nov-94 08:49:37 GMT" — a two-digit year more than 50 years ahead is in the past
+// century (RFC 9110 §5.6.7); relative to 2000 here, which is right until 2050.
+std::optional<CivilTime> parse_rfc850(const std::vector<std::string_view>& w) {
+  if (w.size() != 4 || w[0].back() != ',' || w[3] != "GMT" || w[1].size() != 9 || w[1][2] != '-' || w[1][6] != '-') {
+    return std::nullopt;
+  }
+  auto day = number(w[1].substr(0, 2));
+  auto month = month_index(w[1].substr(3, 3));
+  auto yy = number(w[1].substr(7, 2));
+  if (!day || !month || !yy) return std::nullopt;
+  constexpr int kPivot = 50;
+  int year = *yy + (*yy < kPivot ? 2000 : 1900);
+  return parse_clock(w[2], CivilTime{year, *month, *day});
+}
+
+// "Sun Nov  6 08:49:37 1994"
+std::optional<CivilTime> parse_asctime(const std::vector<std::string_view>& w) {
+  if (w.size() != 5 || w[0].size() != 3) return std::nullopt;
+  auto month = month_index(w[1]);
+  auto day = w[2].size() <= 2 ? number(w[2]) : std::nullopt;
+  auto year = w[4].size() == 4 ? number(w[4]) : std::nullopt;
+  if (!month || !day || !year) return std::nullopt;
+  return parse_clock(w[3], CivilTime{*year, *month, *day});
+}
+
+}  // namespace
+
+std::optional<std::chrono::system_clock::time_point> parse_http_date(std::string_view text) {
+  auto w = words(trim_ows(text));
+  std::optional<CivilTime> t = parse_imf_fixdate(w);
+  if (!t) t = parse_rfc850(w);
+  if (!t) t = parse_asctime(w);
+  if (!t) return std::nullopt;
+  std::chrono::year_month_day ymd{std::chrono::year(t->year), std::chrono::month(static_cast<unsigned>(t->month)),
+                                  std::chrono::day(static_cast<unsigned>(t->day))};
+  if (!ymd.ok()) return std::nullopt;
+  return std::chrono::sys_days(ymd) + std::chrono::hours(t->hour) + std::chrono::minutes(t->minute) +
+         std::chrono::seconds(t->second);
+}
+
+bool should_retry_response(int status, const http::Headers& headers) {
+  if (auto hint = headers.get("x-should-retry")) {
+    std::string_view v = trim_ows(*hint);
+    if (iequals(v, "true")) return true;
+    if (iequals(v, "false")) return false;
+  }
+  return status == kRequestTimeout || status == kConflict || status == kTooManyRequests || status >= kFirstServerError;
+}
+
+milliseconds backoff_delay(int attempt, const TransportRetryOptions& options, double unit) {
+  std::int64_t cap = std::max<std::int64_t>(0, options.max_backoff.count());
+  std::int64_t delay = std::max<std::int64_t>(0, options.initial_backoff.count());
+  for (int i = 0; i < attempt && delay < cap; ++i) delay *= 2;  // stops doubling once capped: no overflow
+  delay = std::min(delay, cap);
+  unit = std::clamp(unit, 0.0, 1.0);
+  auto jitter = static_cast<std::int64_t>(static_cast<double>(delay) * kMaxBackoffJitter * unit);
+  return milliseconds(delay - jitter);  // jitter only shortens: the cap stays a cap
+}
+
+std::optional<milliseconds> server_retry_delay(const http::Headers& headers, std::chrono::system_clock::time_point now) {
+  constexpr double kMsPerMs = 1.0;
+  constexpr double kMsPerSecond = 1000.0;
+  if (auto ms = headers.get("retry-after-ms")) {
+    if (auto d = parse_decimal_delay(*ms, kMsPerMs)) return d;
+  }
+  auto after = headers.get("retry-after");
+  if (!after) return std::nullopt;
+  if (auto d = parse_decimal_delay(*after, kMsPerSecond)) return d;
+  if (auto date = parse_http_date(*after)) {
+    auto wait = std::chrono::ceil<milliseconds>(*date - now);
+    return std::max(wait, milliseconds(0));
+  }
+  return std::nullopt;
+}
+
+namespace {
+
+std::string quoted_body(http::Response& response) {
+  auto body = response.read_all(kMaxDrainBytes);
+  if (!body) return {};
+  std::string text = std::move(*body);
+  if (text.size() > kQuotedBodyBytes) text = text.substr(0, kQuotedBodyBytes) + "...";
+  return text;
+}
+
+Error ceiling_error(int status, const http::Request& request, milliseconds wait, milliseconds ceiling, std::string body) {
+  std::string host = request.url;
+  if (auto parsed = http::parse_url(request.url)) host = parsed->authority();
+  Error e = make_error(Errc::limit_exceeded,
+                       "HTTP " + std::to_string(status) + " from " + host + ": the server asked to wait " +
+                           std::to_string(wait.count()) + " ms before retrying, which exceeds the ceiling of " +
+                           std::to_string(ceiling.count()) +
+                           " ms (TransportRetryOptions::max_retry_delay); the request was abandoned, not delayed");
+  e.with_detail("status", std::to_string(status));
+  e.with_detail("retry_delay_ms", std::to_string(wait.count()));
+  e.with_detail("max_retry_delay_ms", std::to_string(ceiling.count()));
+  if (!body.empty()) e.with_detail("body", std::move(body));
+  return e;
+}
+
+}  // namespace
+
+Result<http::Response> send_with_retry(http::HttpTransport& transport, const http::Request& request,
+                                       const TransportRetryOptions& options, const Clock& clock, std::stop_token stop,
+                                       const std::function<void(const http::Response&)>& on_response) {
+  std::mt19937 rng(std::random_device{}());
+  std::uniform_real_distribution<double> uniform(0.0, 1.0);
+  auto draw = [&] { return options.random_unit ? options.random_unit() : uniform(rng); };
+  for (int attempt = 0;; ++attempt) {
+    auto response = transport.send(request, stop);
+    if (!response) return response;  // an abort or a transport failure: never retried here
+    if (on_response) on_response(*response);
+    if (attempt >= options.max_retries || !should_retry_response(response->status(), response->headers())) {
+      return response;
+    }
+    // The ceiling applies only to a response that would have been retried (post-PRD ruling).
+    auto dictated = server_retry_delay(response->headers(), clock.wall_now());
+    if (dictated && *dictated > options.max_retry_delay) {
+      return ceiling_error(response->status(), request, *dictated, options.max_retry_delay, quoted_body(*response));
+    }
+    milliseconds wait = dictated ? *dictated : backoff_delay(attempt, options, draw());
+    (void)response->read_all(kMaxDrainBytes);  // lets a keep-alive connection be reused
+    if (!clock.sleep_for(wait, stop)) {
+      return make_error(Errc::cancelled, "cancelled while waiting " + std::to_string(wait.count()) +
+                                             " ms to retry HTTP " + std::to_string(response->status()))
+          .with_detail("phase", "backoff");
+    }
+  }
+}
+
+// ---- Semantic classification ------------------------------------------------------------------------
+
+namespace {
+
+bool is_word_char(char c) {
+  return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
+}
+
+// True when `token` occurs in `text` with no letter, digit or underscore on either side: "HTTP 429:"
+// holds the status 429, "request 14290" and "15002 tokens" do not hold 429 or 500.
+bool contains_token(std::string_view text, std::string_view token) {
+  for (auto pos = text.find(token); pos != std::string_view::npos; pos = text.find(token, pos + 1)) {
+    bool left_ok = pos == 0 || !is_word_char(text[pos - 1]);
+    auto end = pos + token.size();
+    bool right_ok = end == text.size() || !is_word_char(text[end]);
+    if (left_ok && right_ok) return true;
+  }
+  return false;
+}
+
+// Failures another attempt cannot fix, checked first so an out-of-credit 429 never burns the
+// retry budget. Phrases match as substrings of the lower-cased text; codes as whole tokens.
+constexpr std::array<std::string_view, 22> kDenyPhrases = {
+    "insufficient_quota", "quota exceeded", "exceeded your current quota", "billing", "out of budget",
+    "available balance", "credit balance", "monthly limit", "monthly usage limit", "usage limit",
+    "spending limit", "exceeds the ceiling",  // our own abandoned Retry-After (REQ-PROV-13)
+    "invalid api key", "invalid_api_key", "invalid x-api-key", "authentication", "permission",
+    "context length", "context_length", "prompt is too long", "too many tokens", "invalid_request"};
+constexpr std::array<std::string_view, 4> kDenyCodes = {"400", "401", "403", "404"};
+
+constexpr std::array<std::string_view, 19> kAllowPhrases = {
+    "overloaded", "rate limit", "rate_limit", "too many requests", "socket hang up", "getaddrinfo",
+    "eai_again", "econnreset", "connection reset", "stream ended before",  // incl. "... message_stop"
+    "resourceexhausted", "resource_exhausted", "you can retry your request", "temporarily unavailable",
+    "service unavailable", "timed out", "timeout", "internal server error", "bad gateway"};
+// REQ-PROV-14's bare codes, plus 408 (request timeout), 504 (gateway timeout) and 529 (Anthropic's
+// "overloaded"): transient by definition.
+constexpr std::array<std::string_view, 8> kAllowCodes = {"408", "429", "500", "502", "503", "504", "524", "529"};
+
+bool contains_any_phrase(std::string_view text, std::span<const std::string_view> phrases) {
+  return std::any_of(phrases.begin(), phrases.end(), [&](auto p) { return text.find(p) != std::string_view::npos; });
+}
+
+bool contains_any_code(std::string_view text, std::span<const std::string_view> codes) {
+  return std::any_of(codes.begin(), codes.end(), [&](auto c) { return contains_token(text, c); });
+}
+
+}  // namespace
+
+bool is_retryable_error_text(std::string_view error_message) {
+  std::string text = to_lower_ascii(error_message);
+  if (contains_any_phrase(text, kDenyPhrases) || contains_any_code(text, kDenyCodes)) return false;
+  return contains_any_phrase(text, kAllowPhrases) || contains_any_code(text, kAllowCodes);
+}
+
+bool is_retryable_error(const AssistantMessage& message) {
+  return message.stop_reason == StopReason::error && is_retryable_error_text(message.error_message);
+}
+
+}  // namespace agentkit::providers
