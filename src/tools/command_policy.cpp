@@ -1,6 +1,8 @@
 #include "agentkit/tools/command_policy.hpp"
 
 #include <algorithm>
+#include <optional>
+#include <utility>
 
 namespace agentkit::tools {
 namespace {
@@ -131,6 +133,45 @@ Result<void> check_tool_call(std::string_view tool_name, std::string_view comman
     return policy.powershell_filter(command);
   }
   return {};
+}
+
+namespace {
+// The command an interceptor checks for a shell tool call, in check_tool_call's terms; nullopt when
+// the arguments do not have the shape the tool name implies.
+std::optional<std::pair<std::string, std::string>> shell_call_of(const ToolCallRequest& call) {
+  const json::Value& args = call.arguments;
+  if (call.tool_name == "run_command") {
+    const json::Value* argv = args.find("argv");
+    if (argv == nullptr || !argv->is_array() || argv->size() == 0) return std::nullopt;
+    auto program = (*argv)[0].get_string();
+    if (!program) return std::nullopt;
+    return std::make_pair(std::string("run_command"), std::string(*program));
+  }
+  const json::Value* command = args.find("command");
+  auto text = command ? command->get_string() : std::nullopt;
+  if (!text) return std::nullopt;
+  // bash and shell are execute by another name (is_shell_tool_name matches them too).
+  std::string as = call.tool_name == "powershell" ? "powershell" : "execute";
+  return std::make_pair(std::move(as), std::string(*text));
+}
+}  // namespace
+
+ToolCallDecision RestrictedPolicy::operator()(const ToolCallRequest& call) const {
+  if (!is_shell_tool_name(call.tool_name)) return ToolCallDecision::allow();
+  auto shell_call = shell_call_of(call);
+  if (!shell_call) {
+    return ToolCallDecision::deny("Blocked by the restricted command policy: the arguments of '" + call.tool_name +
+                                  "' do not have the shape it checks (a `command` string, or an `argv` list of "
+                                  "strings for run_command).");
+  }
+  auto checked = check_tool_call(shell_call->first, shell_call->second, *this);
+  if (checked) return ToolCallDecision::allow();
+  if (shell_call->first == "powershell") return ToolCallDecision::deny("Blocked: " + checked.error().message + ".");
+  std::string allowed;
+  for (const auto& p : allowed_programs) allowed += (allowed.empty() ? "" : ", ") + p;
+  return ToolCallDecision::deny("Blocked: " + checked.error().message +
+                                ". Only one simple command per call, no shell operators, starting with one of: " +
+                                allowed + ". Use the file tools (read_file, search_files, ...) for the rest.");
 }
 
 }  // namespace agentkit::tools

@@ -6,6 +6,9 @@
 //   check_command("cat a | sh", policy);                      // permission_denied: operator '|'
 //   check_tool_call("powershell", "Get-ChildItem", policy);   // permission_denied: no PS filter
 //
+//   agentkit::RuntimeConfig rt;
+//   rt.extensions.before_tool_call = restricted_policy();      // the policy IS an interceptor
+//
 // The command string always reaches the shell untouched (REQ-SEC-04); this is a FILTER that an
 // embedder installs as a before_tool_call interceptor, and it declares the grammar it accepts —
 // a strict subset of POSIX sh (XCU §2):
@@ -20,6 +23,14 @@
 // expansion). The first word must name an allowed program, by bare name (no '/'). A policy only
 // knows POSIX sh: it refuses `powershell` unless it was given a PowerShell filter.
 //
+// As a before_tool_call interceptor (ARCHITECTURE §7.5, A16) it looks at the shell tools only,
+// by name (is_shell_tool_name: execute, run_command, powershell, bash, shell — custom tools
+// included): `execute`, `bash` and `shell` must carry a `command` string that passes
+// check_command; `run_command` an `argv` whose first element is an allowed program (no shell
+// parses the rest); `powershell` goes to the PowerShell filter. A shell tool whose arguments do not
+// have that shape is denied (fail closed). Every other tool is allowed: the file tools are held
+// to the workspace by their own path check. A denial's reason is what the model reads.
+//
 // Thread safety: RestrictedPolicy is a value; checks are pure functions.
 #pragma once
 
@@ -29,6 +40,7 @@
 #include <vector>
 
 #include "agentkit/base/result.hpp"
+#include "agentkit/core/tool.hpp"
 
 namespace agentkit::tools {
 
@@ -37,6 +49,9 @@ struct RestrictedPolicy {
   std::vector<std::string> allowed_programs;
   // Checks a PowerShell command; empty: every powershell call is refused (no grammar declared).
   std::function<Result<void>(std::string_view command)> powershell_filter;
+
+  // The interceptor form (see above): usable directly as RuntimeConfig's before_tool_call.
+  ToolCallDecision operator()(const ToolCallRequest& call) const;
 };
 
 // The default allowlist: read-only utilities that cannot run other programs or write files:
