@@ -24,6 +24,7 @@
 #include "agentkit/core/provider.hpp"
 #include "agentkit/core/tool.hpp"
 #include "agentkit/extensions.hpp"
+#include "agentkit/providers/pipeline.hpp"
 
 namespace agentkit {
 
@@ -48,6 +49,13 @@ struct TransportConfig {
   // Sticky session id: the provider prompt-cache key and routing affinity. Empty = the session's
   // own generated id.
   std::string session_id;
+  // The built-in wires' shared machinery: the HTTP transport (default: plain-http HttpClient; pass
+  // one with a TlsProvider for https), credentials (environment lookup, credential store, OAuth
+  // refreshers, per-vendor resolvers), transport retry (REQ-PROV-13, off by default),
+  // configuration-level headers and the attribution switch. Read by
+  // providers::register_defaults(rt.providers, rt.transport.wires), which builds the wire clients
+  // from it; a client added with rt.providers.add() carries its own.
+  providers::ProviderOptions wires;
 };
 
 // How queued steering and follow-up messages are delivered at each poll.

@@ -5,8 +5,8 @@
 #include <mutex>
 #include <random>
 
-#include "agentkit/base/strings.hpp"
 #include "agentkit/extensions.hpp"
+#include "agentkit/providers/retry.hpp"
 
 namespace agentkit {
 
@@ -45,31 +45,6 @@ StopPolicy stop_any(std::vector<StopPolicy> policies) {
 
 namespace {
 
-// True when `token` occurs in `text` as a whole token (not inside a longer number or word), so
-// "429" matches "HTTP 429: slow down" but not "request 14290".
-bool contains_token(std::string_view text, std::string_view token) {
-  auto is_word = [](char c) {
-    return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || c == '_';
-  };
-  for (std::size_t pos = text.find(token); pos != std::string_view::npos; pos = text.find(token, pos + 1)) {
-    bool left_ok = pos == 0 || !is_word(text[pos - 1]);
-    std::size_t end = pos + token.size();
-    bool right_ok = end == text.size() || !is_word(text[end]);
-    if (left_ok && right_ok) return true;
-  }
-  return false;
-}
-
-// Checked first: failures another attempt cannot fix.
-constexpr std::array<std::string_view, 12> kNeverRetry = {
-    "401", "403", "404", "invalid api key", "invalid_api_key", "authentication", "permission",
-    "context length", "context_length", "too many tokens", "invalid_request", "400"};
-// Then: failures that are usually transient.
-constexpr std::array<std::string_view, 16> kRetry = {
-    "408", "409", "429", "500", "502", "503", "504", "529", "overloaded", "rate limit",
-    "rate_limit", "timeout", "timed out", "connection reset", "temporarily unavailable",
-    "stream ended"};
-
 bool sleep_for(std::chrono::milliseconds d, std::stop_token stop) {
   std::mutex mu;
   std::condition_variable_any cv;
@@ -89,17 +64,9 @@ std::chrono::milliseconds backoff(const RetryOptions& o, int attempt, std::mt199
 
 }  // namespace
 
-bool is_retryable_error(const AssistantMessage& message) {
-  if (message.stop_reason != StopReason::error) return false;
-  std::string text = to_lower_ascii(message.error_message);
-  for (auto deny : kNeverRetry) {
-    if (contains_token(text, deny)) return false;
-  }
-  for (auto allow : kRetry) {
-    if (contains_token(text, allow)) return true;
-  }
-  return false;
-}
+// One classifier for the whole library: the REQ-PROV-14 deny-then-allow lists of the provider
+// machinery, so the retry middleware and the providers never disagree on what is transient.
+bool is_retryable_error(const AssistantMessage& message) { return providers::is_retryable_error(message); }
 
 Middleware retry_middleware(RetryOptions options) {
   if (!options.retryable) options.retryable = is_retryable_error;

@@ -1,8 +1,10 @@
 // make_agent and the Agent handle: validation (every problem, not only the first), deep copies,
 // model resolution, MCP connection and the one registry.
+#include <algorithm>
 #include <random>
 #include <set>
 
+#include "agentkit/catalog/catalog.hpp"
 #include "internal.hpp"
 
 namespace agentkit {
@@ -20,23 +22,28 @@ Result<Model> resolve_model(const ModelConfig& cfg) {
     return fail(Errc::invalid_argument,
                 "no model: set runtime.model.spec (\"vendor/model-id\") or runtime.model.descriptor");
   }
-  auto slash = cfg.spec.find('/');
-  if (slash == std::string::npos || slash == 0 || slash + 1 == cfg.spec.size()) {
-    return fail(Errc::invalid_argument,
-                "model spec '" + cfg.spec + "' is not of the form \"vendor/model-id\"");
-  }
-  std::string vendor = cfg.spec.substr(0, slash);
-  std::string id = cfg.spec.substr(slash + 1);
-  if (vendor == "faux") {
+  // "faux/<id>" is the offline test wire: it needs no catalog row.
+  constexpr std::string_view kFaux = "faux/";
+  if (cfg.spec.size() > kFaux.size() && std::string_view(cfg.spec).substr(0, kFaux.size()) == kFaux) {
     Model m;
-    m.id = id;
-    m.name = "faux " + id;
+    m.id = cfg.spec.substr(kFaux.size());
+    m.name = "faux " + m.id;
     m.vendor = "faux";
     m.api = "faux";
     return m;
   }
-  return fail(Errc::not_found, "unknown vendor '" + vendor + "' in model spec '" + cfg.spec +
-                                   "'; known vendors: faux (pass runtime.model.descriptor for others)")
+  // Everything else through the catalog (REQ-CAT-02/03): unknown ids under a known vendor clone a
+  // sibling row; an unknown vendor is an error listing the known ones (faux included).
+  const catalog::Catalog& known = catalog::Catalog::builtin();
+  auto model = known.resolve(cfg.spec);
+  if (model || model.error().code != Errc::not_found) return model;
+  std::vector<std::string> vendors = known.vendor_ids();
+  vendors.emplace_back("faux");
+  std::sort(vendors.begin(), vendors.end());
+  std::string list;
+  for (const auto& v : vendors) list += (list.empty() ? "" : ", ") + v;
+  std::string vendor(model.error().find_detail("vendor").value_or(cfg.spec));
+  return fail(Errc::not_found, "unknown vendor '" + vendor + "' in model spec '" + cfg.spec + "'; known vendors: " + list)
       .with_detail("vendor", vendor);
 }
 
