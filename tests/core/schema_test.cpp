@@ -333,6 +333,9 @@ TEST_CASE("violations come in the value's document order, not the schema's") {
   // The schema lists a before b; the value has b first: b's violation comes first.
   const Schema s = schema::object({schema::required("a", schema::integer()), schema::required("b", schema::integer())});
   CHECK(violation_paths(s, R"({"b":"x","a":"y"})") == std::vector<std::string>{"$.b", "$.a"});
+  // Split across allOf, b is checked before a; the report still follows the value.
+  const Schema split = from(R"({"properties":{"b":{"type":"integer"}},"allOf":[{"properties":{"a":{"type":"integer"}}}]})");
+  CHECK(violation_paths(split, R"({"a":"x","b":"y"})") == std::vector<std::string>{"$.a", "$.b"});
 }
 
 TEST_CASE("member names that are not identifiers are quoted in paths") {
@@ -383,6 +386,26 @@ TEST_CASE("a reference cycle is reported, not followed forever") {
   const std::vector<SchemaViolation> v = find_violations(s, parse("1"));
   REQUIRE(v.size() == 1);
   CHECK(v[0].message.find("cycle") != std::string::npos);
+}
+
+TEST_CASE("a reference cycle through a combinator is still reported as a cycle") {
+  for (std::string_view text : {R"({"allOf":[{"$ref":"#"}]})", R"({"anyOf":[{"$ref":"#"}]})"}) {
+    const std::vector<SchemaViolation> v = find_violations(from(text), parse("1"));
+    INFO(text);
+    REQUIRE_FALSE(v.empty());
+    CHECK(v.back().message.find("cycle") != std::string::npos);
+  }
+}
+
+TEST_CASE("a value as deep as the parser allows is validated against a recursive schema") {
+  constexpr int kDepth = 500;
+  const std::string deep = std::string(kDepth, '[') + "1" + std::string(kDepth, ']');
+  const Schema nested = from(R"({"type":["array","integer"],"items":{"$ref":"#"}})");
+  CHECK(valid(nested, deep));
+  const std::string bad = std::string(kDepth, '[') + "true" + std::string(kDepth, ']');
+  const std::vector<SchemaViolation> v = find_violations(nested, parse(bad));
+  REQUIRE(v.size() == 1);
+  CHECK(v[0].path.size() == 1 + 3 * kDepth);  // "$" then "[0]" per level
 }
 
 TEST_CASE("exponential reference fan-out is cut off by the evaluation budget") {

@@ -13,10 +13,13 @@
 // A Schema is a JSON Schema document (json::Value). Combinators build the common subset; a schema
 // received whole (an MCP server's inputSchema) is wrapped with Schema::from_json. The validator
 // understands: type (incl. arrays of types), properties, required, additionalProperties (bool or
-// schema; objects built by schema::object are closed by default), items, enum, const, minimum,
-// maximum, exclusiveMinimum/Maximum, minLength, maxLength, minItems, maxItems, pattern (literal
-// prefix/suffix anchors only are *not* interpreted — pattern is ignored, documented), anyOf,
-// oneOf, allOf. Unknown keywords are ignored.
+// schema; objects built by schema::object are closed by default), items (incl. the draft-07
+// positional array), enum, const, minimum, maximum, exclusiveMinimum/Maximum (number, or the
+// draft-04 boolean), minLength/maxLength (in code points), minItems, maxItems, anyOf, oneOf,
+// allOf, and local references ("$ref": "#/$defs/X"). `pattern` and `format` are NOT enforced;
+// they and every other unknown keyword (and non-local references) are ignored.
+// "integer" is a whole number that fits 64 bits ("3.0" is one; "1e400" is not), "number" one a
+// double can hold; bounds and enum/const compare numbers exactly by value, never via double.
 //
 // Thread safety: plain values.
 #pragma once
