@@ -299,7 +299,8 @@ Result<Response> HttpClient::State::send(const Request& request, std::stop_token
   auto url = parse_url(request.url);
   if (!url) return std::move(url).error();
   if (!detail::is_token(request.method)) {
-    return fail(Errc::invalid_argument, "HTTP method '" + request.method.substr(0, 32) + "' is not a valid token");
+    constexpr std::size_t max_quoted = 32;
+    return fail(Errc::invalid_argument, "HTTP method '" + request.method.substr(0, max_quoted) + "' is not a valid token");
   }
   if (auto h = detail::check_outgoing_headers(request.headers, {"host", "content-length", "transfer-encoding"}); !h) {
     return std::move(h).error();

@@ -18,6 +18,15 @@ constexpr int max_interim_responses = 16;         // 1xx answers skipped before 
 constexpr int max_leading_empty_lines = 4;        // RFC 9112 §2.2 tolerance before a request line
 constexpr std::size_t max_chunk_size_digits = 16; // 64 bits of hex
 constexpr char delete_char = 0x7F;
+constexpr unsigned char first_non_ascii = 0x80;
+constexpr std::size_t version_digit_offset = 7;   // "HTTP/1.x": the x
+constexpr std::size_t version_text_size = 8;      // "HTTP/1.x"
+constexpr int decimal_base = 10;
+constexpr int hex_base = 16;
+// Errors quote at most this much of what the peer sent: enough to recognise, never a flood.
+constexpr std::size_t max_quoted_bytes = 80;
+
+std::string quoted(std::string_view text) { return "'" + std::string(text.substr(0, max_quoted_bytes)) + "'"; }
 
 bool is_tchar(char c) noexcept {
   if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
@@ -161,23 +170,23 @@ Result<void> MessageParser::on_start_line(std::string_view line) {
 
 Result<void> MessageParser::on_status_line(std::string_view line) {
   const bool shape_ok = line.size() >= status_line_min && line.substr(0, http_1_prefix.size()) == http_1_prefix &&
-                        (line[7] == '0' || line[7] == '1') && line[8] == ' ' &&
+                        (line[version_digit_offset] == '0' || line[version_digit_offset] == '1') &&
+                        line[version_text_size] == ' ' &&
                         (line.size() == status_line_min || line[status_line_min] == ' ');
   if (!shape_ok) {
-    return fail_with(fail(Errc::protocol_error, "not an HTTP/1.x status line: '" +
-                                                    std::string(line.substr(0, 80)) + "'"));
+    return fail_with(fail(Errc::protocol_error, "not an HTTP/1.x status line: " + quoted(line)));
   }
   int status = 0;
   for (std::size_t i = status_code_offset; i < status_code_offset + status_code_digits; ++i) {
     if (line[i] < '0' || line[i] > '9') return fail_with(fail(Errc::protocol_error, "the HTTP status code is not three digits"));
-    status = status * 10 + (line[i] - '0');
+    status = status * decimal_base + (line[i] - '0');
   }
   if (status < min_status || status > max_status) {
     return fail_with(fail(Errc::protocol_error, "HTTP status " + std::to_string(status) + " is out of range"));
   }
   const std::string_view reason = line.size() > status_line_min ? line.substr(status_line_min + 1) : std::string_view{};
   if (!is_valid_field_value(reason)) return fail_with(fail(Errc::protocol_error, "the HTTP reason phrase has control bytes"));
-  version_minor_ = line[7] - '0';
+  version_minor_ = line[version_digit_offset] - '0';
   status_ = status;
   reason_ = std::string(reason);
   state_ = State::headers;
@@ -197,15 +206,15 @@ Result<void> MessageParser::on_request_line(std::string_view line) {
   if (target.empty()) return fail_with(fail(Errc::protocol_error, "the request target is empty"));
   for (char c : target) {
     const auto b = static_cast<unsigned char>(c);
-    if (b <= ' ' || c == delete_char || b >= 0x80) return fail_with(fail(Errc::protocol_error, "the request target has a byte outside visible ASCII"));
+    if (b <= ' ' || c == delete_char || b >= first_non_ascii) return fail_with(fail(Errc::protocol_error, "the request target has a byte outside visible ASCII"));
   }
-  if (version.size() != 8 || version.substr(0, http_1_prefix.size()) != http_1_prefix ||
-      (version[7] != '0' && version[7] != '1')) {
-    return fail_with(fail(Errc::unsupported, "unsupported HTTP version '" + std::string(version.substr(0, 16)) + "'"));
+  if (version.size() != version_text_size || version.substr(0, http_1_prefix.size()) != http_1_prefix ||
+      (version[version_digit_offset] != '0' && version[version_digit_offset] != '1')) {
+    return fail_with(fail(Errc::unsupported, "unsupported HTTP version " + quoted(version)));
   }
   method_ = std::string(method);
   target_ = std::string(target);
-  version_minor_ = version[7] - '0';
+  version_minor_ = version[version_digit_offset] - '0';
   state_ = State::headers;
   return {};
 }
@@ -219,7 +228,7 @@ Result<void> MessageParser::on_field_line(std::string_view line, Headers& into, 
   const std::string_view name = line.substr(0, colon);
   // A space before the colon would let two parsers disagree on the name (RFC 9112 §5.1).
   if (colon == std::string_view::npos || !is_token(name)) {
-    return fail_with(fail(Errc::protocol_error, "malformed header line '" + std::string(line.substr(0, 80)) + "'"));
+    return fail_with(fail(Errc::protocol_error, "malformed header line " + quoted(line)));
   }
   const std::string_view value = trim_ows(line.substr(colon + 1));
   if (!is_valid_field_value(value)) {
@@ -281,7 +290,7 @@ Result<void> MessageParser::decide_framing() {
       for (auto token : split(v, ',')) {
         auto n = parse_uint64(trim_ows(token));
         if (!n || (length && *length != *n)) {
-          return fail_with(fail(Errc::protocol_error, "invalid Content-Length '" + std::string(v.substr(0, 40)) + "'"));
+          return fail_with(fail(Errc::protocol_error, "invalid Content-Length " + quoted(v)));
         }
         length = *n;
       }
@@ -308,9 +317,9 @@ Result<void> MessageParser::on_chunk_size(std::string_view line) {
   std::string_view rest = line.substr(digits);
   while (!rest.empty() && (rest.front() == ' ' || rest.front() == '\t')) rest.remove_prefix(1);
   if (!rest.empty() && rest.front() != ';') {
-    return fail_with(fail(Errc::protocol_error, "unexpected text after a chunk size: '" + std::string(line.substr(0, 40)) + "'"));
+    return fail_with(fail(Errc::protocol_error, "unexpected text after a chunk size: " + quoted(line)));
   }
-  const std::uint64_t size = parse_uint64(hex, 16).value_or(0);
+  const std::uint64_t size = parse_uint64(hex, hex_base).value_or(0);
   if (size == 0) {
     state_ = State::trailers;
     section_bytes_ = 0;

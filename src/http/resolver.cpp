@@ -77,7 +77,8 @@ Result<IpAddress> IpAddress::parse(std::string_view text) {
   if (::inet_pton(AF_INET, s.c_str(), out.bytes.data()) == 1) return out;
   out.family = Family::v6;
   if (::inet_pton(AF_INET6, s.c_str(), out.bytes.data()) == 1) return out;
-  return fail(Errc::invalid_argument, "'" + s.substr(0, 64) + "' is not an IPv4 or IPv6 address");
+  constexpr std::size_t max_quoted = 64;
+  return fail(Errc::invalid_argument, "'" + s.substr(0, max_quoted) + "' is not an IPv4 or IPv6 address");
 }
 
 IpAddress IpAddress::v4(std::uint8_t a, std::uint8_t b, std::uint8_t c, std::uint8_t d) noexcept {
@@ -91,7 +92,8 @@ IpAddress IpAddress::v4(std::uint8_t a, std::uint8_t b, std::uint8_t c, std::uin
 
 IpAddress IpAddress::unmapped() const noexcept {
   if (!is_v4_mapped(*this)) return *this;
-  return v4(bytes[12], bytes[13], bytes[14], bytes[15]);
+  const auto* v4_part = bytes.data() + v4_mapped_prefix_size;
+  return v4(v4_part[0], v4_part[1], v4_part[2], v4_part[3]);
 }
 
 bool IpAddress::is_loopback() const noexcept {

@@ -17,14 +17,15 @@ constexpr std::size_t max_host_name_length = 253;  // RFC 1035 §2.3.4, without 
 constexpr std::size_t ipv4_parts = 4;
 constexpr unsigned max_ipv4_part = 255;
 constexpr char delete_char = 0x7F;
+constexpr unsigned char first_non_ascii = 0x80;
+// Error messages quote at most this much of a URL: a hostile megabyte does not belong in a log.
+constexpr std::size_t max_quoted_bytes = 200;
 constexpr std::string_view hex_digits = "0123456789ABCDEF";
 constexpr int nibble_bits = 4;
 constexpr unsigned nibble_mask = 0x0F;
 
 Error bad_url(std::string_view text, const std::string& why) {
-  // The URL is echoed only up to a bound: a hostile megabyte does not belong in a log line.
-  constexpr std::size_t max_echo = 200;
-  return fail(Errc::invalid_argument, "invalid URL '" + std::string(text.substr(0, max_echo)) + "': " + why);
+  return fail(Errc::invalid_argument, "invalid URL '" + std::string(text.substr(0, max_quoted_bytes)) + "': " + why);
 }
 
 bool is_alpha(char c) { return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z'); }
@@ -43,7 +44,7 @@ Result<void> check_bytes(std::string_view text) {
     std::string what;
     if (c <= ' ' || c == static_cast<unsigned char>(delete_char)) what = "a space or control byte";
     else if (c == '\\') what = "a backslash (ambiguous: some parsers read it as '/')";
-    else if (c >= 0x80) what = "a raw non-ASCII byte (percent-encode it; internationalised host names are not supported)";
+    else if (c >= first_non_ascii) what = "a raw non-ASCII byte (percent-encode it; internationalised host names are not supported)";
     if (!what.empty()) return bad_url(text, "contains " + what + " at offset " + std::to_string(i));
   }
   return {};
@@ -206,7 +207,7 @@ Result<Url> parse_url(std::string_view text, UrlOptions options) {
   url.scheme = to_lower_ascii(text.substr(0, sep));
   if (url.scheme != "http" && url.scheme != "https") {
     return fail(Errc::unsupported, "unsupported URL scheme '" + url.scheme + "' in '" +
-                                       std::string(text.substr(0, 200)) + "'; only http and https are supported");
+                                       std::string(text.substr(0, max_quoted_bytes)) + "'; only http and https are supported");
   }
   std::string_view rest = text.substr(sep + 3);
   rest = rest.substr(0, rest.find('#'));

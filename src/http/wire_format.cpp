@@ -10,7 +10,8 @@ namespace agentkit::http::detail {
 Result<void> check_outgoing_headers(const Headers& headers, std::initializer_list<std::string_view> reserved) {
   for (const auto& h : headers) {
     if (!is_token(h.name)) {
-      return fail(Errc::invalid_argument, "header name '" + h.name.substr(0, 64) +
+      constexpr std::size_t max_quoted = 64;
+      return fail(Errc::invalid_argument, "header name '" + h.name.substr(0, max_quoted) +
                                               "' is not a valid HTTP token (RFC 9110 §5.6.2)");
     }
     if (!is_valid_field_value(h.value)) {
@@ -45,7 +46,8 @@ std::string format_chunk(std::string_view data) {
   std::string size;
   for (std::size_t n = data.size(); n > 0; n >>= nibble_bits) size.insert(size.begin(), hex_digits[n & nibble_mask]);
   std::string out;
-  out.reserve(size.size() + data.size() + 4);
+  constexpr std::size_t two_crlfs = 4;
+  out.reserve(size.size() + data.size() + two_crlfs);
   out += size;
   out += "\r\n";
   out += data;

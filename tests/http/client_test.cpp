@@ -229,6 +229,20 @@ TEST_CASE("a server that never answers trips the first-byte timeout") {
   CHECK(quick.error().code == Errc::timeout);
 }
 
+TEST_CASE("an unrepresentably long timeout means no deadline, not an overflow") {
+  PeerProcess origin = start_origin();
+  REQUIRE(origin.started());
+  HttpOptions o = test_options();
+  o.connect_timeout = std::chrono::milliseconds::max();
+  o.first_byte_timeout = std::chrono::milliseconds::max();
+  o.idle_timeout = std::chrono::milliseconds::max();
+  HttpClient client(o);
+  CHECK(get_body(client, origin.base_url() + "/big?n=3") == "xxx");
+  CHECK(agentkit::http::IoDeadline::after(std::chrono::milliseconds::max()).unbounded());
+  CHECK(agentkit::http::IoDeadline::after(std::chrono::hours::max()).unbounded());
+  CHECK_FALSE(agentkit::http::IoDeadline::after(std::chrono::hours(1)).unbounded());
+}
+
 TEST_CASE("a body that goes silent trips the idle timeout") {
   RawServer stalls([](int fd, std::stop_token stop) {
     agentkit::testing::read_head(fd, stop);

@@ -34,8 +34,15 @@ struct IoDeadline {
   std::stop_token stop{};
   std::chrono::steady_clock::time_point at = std::chrono::steady_clock::time_point::max();
 
-  static IoDeadline after(std::chrono::steady_clock::duration d, std::stop_token stop = {}) {
-    return IoDeadline{std::move(stop), std::chrono::steady_clock::now() + d};
+  // `d` from now. A duration too long to represent (milliseconds::max(), say) means no deadline,
+  // rather than an overflow into the past.
+  template <class Rep, class Period>
+  static IoDeadline after(std::chrono::duration<Rep, Period> d, std::stop_token stop = {}) {
+    using std::chrono::steady_clock;
+    const auto now = steady_clock::now();
+    const auto room = std::chrono::duration_cast<std::chrono::duration<Rep, Period>>(steady_clock::time_point::max() - now);
+    if (d >= room) return IoDeadline{std::move(stop)};
+    return IoDeadline{std::move(stop), now + std::chrono::duration_cast<steady_clock::duration>(d)};
   }
   bool unbounded() const noexcept { return at == std::chrono::steady_clock::time_point::max(); }
   // The earlier of this deadline and `other_at`, with the same stop token.
