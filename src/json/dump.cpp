@@ -1,5 +1,6 @@
 // json::dump: deterministic printing. Member order and number literals are reproduced as held;
 // strings get the minimal escapes plus U+2028/U+2029 (so the text is also valid JavaScript).
+#include <bit>
 #include <string>
 
 #include "agentkit/json/value.hpp"
@@ -125,14 +126,59 @@ class Printer {
 
 }  // namespace
 
+namespace {
+
+// The start of a UTF-8 sequence that begins before q in [p, q) and is not complete before q, or
+// q. The bulk scan below may stop inside a character; output must not.
+const char* back_to_character_start(const char* p, const char* q) noexcept {
+  constexpr std::size_t kLongestSequence = 4;
+  const std::size_t available = static_cast<std::size_t>(q - p);
+  for (std::size_t back = 1; back < kLongestSequence && back <= available; ++back) {
+    const char* lead = q - back;
+    const unsigned char c = static_cast<unsigned char>(*lead);
+    if (c < 0x80) break;             // ASCII: every sequence before it is complete
+    if ((c & 0xC0) == 0x80) continue;  // a continuation byte: keep looking for its lead
+    const std::size_t length = detail::kUtf8Leads.entries[c].length;
+    return lead + static_cast<std::ptrdiff_t>(length) > q ? lead : q;
+  }
+  return q;
+}
+
+// The end of the longest prefix of [p, end) that can be copied as it is: well-formed UTF-8
+// (ASCII only when ascii_only) without quotes, backslashes, controls or the lead byte E2 (which
+// starts U+2028 and U+2029, always escaped). Eight bytes at a time; the last few bytes and
+// everything after the first awkward character are left to the per-character path.
+const char* plain_run_end(const char* p, const char* end, bool ascii_only) noexcept {
+  detail::Utf8WordValidator utf8;
+  const char* q = p;
+  while (end - q >= 8) {
+    const std::uint64_t x = detail::load_le(q);
+    std::uint64_t stops = detail::swar::string_stops(x) | detail::swar::exact_equal(x, 0xE2);
+    if (ascii_only) stops |= x & detail::swar::kHighs;
+    if (stops == 0) {
+      if (!utf8.feed(x)) return back_to_character_start(p, q);
+      q += 8;
+      continue;
+    }
+    const unsigned n = static_cast<unsigned>(std::countr_zero(stops)) / 8;
+    if (!utf8.feed_last(x & detail::swar::low_bytes(n))) return back_to_character_start(p, q);
+    return q + n;
+  }
+  return back_to_character_start(p, q);
+}
+
+}  // namespace
+
 void append_quoted(std::string& out, std::string_view s, bool ascii_only) {
+  out.reserve(out.size() + s.size() + 2);
   out.push_back('"');
   const char* p = s.data();
   const char* end = p + s.size();
-  for (;;) {
-    const char* q = detail::find_special_string_byte(p, end);
+  while (p != end) {
+    const char* q = plain_run_end(p, end, ascii_only);
     out.append(p, q);
     if (q == end) break;
+    // One character the bulk scan left: escape it, or copy it after checking it.
     const unsigned char c = static_cast<unsigned char>(*q);
     if (c == '"') {
       out.append("\\\"", 2);
@@ -143,6 +189,12 @@ void append_quoted(std::string& out, std::string_view s, bool ascii_only) {
     } else if (c < 0x20) {
       append_control_escape(out, c);
       p = q + 1;
+    } else if (c < 0x80) {
+      // Plain ASCII the word scan could not take (a short string, or the last bytes): the run
+      // up to the next byte that needs a look.
+      const char* run_end = detail::find_special_string_byte(q, end);
+      out.append(q, run_end);
+      p = run_end;
     } else {
       p = q + append_non_ascii(out, q, end, ascii_only);
     }

@@ -179,13 +179,19 @@ bool Parser::limit_error(const char* at, std::string_view limit, std::size_t max
   return false;
 }
 
+// `word` is "true", "false" or "null": compared as fixed-size words, not byte by byte.
 bool Parser::parse_literal(std::string_view word) {
-  if (static_cast<std::size_t>(end_ - p_) >= word.size() &&
-      std::memcmp(p_, word.data(), word.size()) == 0) {
-    p_ += word.size();
-    return true;
+  const std::size_t n = word.size();
+  bool match = static_cast<std::size_t>(end_ - p_) >= n;
+  if (match) {
+    std::uint32_t have, want;
+    std::memcpy(&have, p_ + n - 4, 4);  // the last four bytes ("alse" for false)
+    std::memcpy(&want, word.data() + n - 4, 4);
+    match = have == want && (n == 4 || *p_ == word.front());
   }
-  return syntax_error(p_, "expected a value");
+  if (!match) return syntax_error(p_, "expected a value");
+  p_ += n;
+  return true;
 }
 
 bool Parser::parse_number(Value& slot) {
@@ -440,7 +446,7 @@ bool Parser::begin_member() {
     }
     word |= bit;
   }
-  members_.push_back(Member{std::string(key), Value()});
+  members_.emplace_back().key.assign(key.data(), key.size());
   skip_whitespace();
   if (p_ == end_ || *p_ != ':') return syntax_error(p_, "expected ':' after an object key");
   ++p_;
