@@ -157,3 +157,27 @@ TEST_CASE("node without the pinned packages makes the run DARK") {
   CHECK(r.report.find("pinned vendor SDKs") != std::string::npos);
   CHECK(r.report.find("PASS") == std::string::npos);
 }
+
+TEST_CASE("an installed SDK whose version differs from the lockfile makes the run DARK") {
+  REQUIRE(find_executable("node"));
+  TempFolder work;
+  TempFolder source;
+  const std::filesystem::path real = DIFFTEST_SOURCE_DIR;
+  std::filesystem::copy(real / "scenarios", source.path() / "scenarios", std::filesystem::copy_options::recursive);
+  std::filesystem::copy(real / "ledger", source.path() / "ledger");
+  std::ifstream lock_in(real / "package-lock.json");
+  std::string lock((std::istreambuf_iterator<char>(lock_in)), std::istreambuf_iterator<char>());
+  const std::string pinned = "\"version\": \"0.6.4\"";  // ollama's entry
+  const std::size_t at = lock.find(pinned, lock.find("\"node_modules/ollama\""));
+  REQUIRE(at != std::string::npos);
+  lock.replace(at, pinned.size(), "\"version\": \"0.0.1\"");
+  source.write("package-lock.json", lock);
+  HarnessOptions o = options_without_node(work);
+  o.source_dir = source.path();
+  o.node = "node";
+  o.node_scripts = real / "node";  // the real scripts find the real node_modules
+  HarnessRun r = run_harness(o);
+  CHECK(r.dark);
+  CHECK(r.exit_code == kExitDark);
+  CHECK(r.report.find("ollama 0.6.4 is installed but 0.0.1 is pinned") != std::string::npos);
+}
