@@ -1,6 +1,7 @@
 #include "regex.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <limits>
 #include <map>
 
@@ -576,37 +577,56 @@ void print_rust(const Node& n, std::string& out) {
   }
 }
 
-// The longest run of literal characters every match must contain (case-sensitive only).
-std::string required_literal(const Node& root, bool& pure) {
-  auto literal_char = [](const Node& n) {
-    return n.kind == Node::Kind::set && n.from_literal && n.set.size() == 1 && n.set[0].first == n.set[0].second;
-  };
-  auto append = [](std::string& s, std::uint32_t c) {
+// A run of bytes every match must contain. A folded byte (an ASCII letter under case-insensitive
+// matching, stored in lower case) also matches its upper-case form: (?i) and smart case keep the
+// substring prefilter instead of running the automaton over every byte.
+struct RequiredLiteral {
+  std::string bytes;
+  std::vector<std::uint8_t> folded;  // one flag per byte
+  bool pure = false;                 // the whole pattern is this literal
+};
+
+// Appends the bytes `n` stands for when it is one literal character (or an ASCII letter with its
+// other case and nothing else); false otherwise.
+bool append_literal(const Node& n, RequiredLiteral& out) {
+  if (n.kind != Node::Kind::set || !n.from_literal) return false;
+  const Ranges& r = n.set;
+  if (r.size() == 1 && r[0].first == r[0].second) {
+    if (r[0].first == '\n') return false;  // lines hold no '\n': such a pattern never matches
     std::uint8_t b[4];
-    encode(c, b);
-    s.append(reinterpret_cast<const char*>(b), utf8_length(c));
-  };
-  pure = false;
-  if (literal_char(root)) {
-    pure = true;
-    std::string s;
-    append(s, root.set[0].first);
-    return s;
+    encode(r[0].first, b);
+    const std::size_t len = utf8_length(r[0].first);
+    out.bytes.append(reinterpret_cast<const char*>(b), len);
+    out.folded.insert(out.folded.end(), len, 0);
+    return true;
+  }
+  constexpr std::uint32_t kCaseBit = 0x20;
+  const bool ascii_case_pair = r.size() == 2 && r[0].first == r[0].second && r[1].first == r[1].second &&
+                               r[0].first >= 'A' && r[0].first <= 'Z' && r[1].first == (r[0].first | kCaseBit);
+  if (!ascii_case_pair) return false;
+  out.bytes += static_cast<char>(r[1].first);
+  out.folded.push_back(1);
+  return true;
+}
+
+// The longest run of literal characters every match must contain.
+RequiredLiteral required_literal(const Node& root) {
+  RequiredLiteral best;
+  if (append_literal(root, best)) {
+    best.pure = true;
+    return best;
   }
   if (root.kind != Node::Kind::concat) return {};
-  std::string best, run;
+  RequiredLiteral run;
   bool all = true;
   for (const auto& k : root.kids) {
-    if (literal_char(k)) {
-      append(run, k.set[0].first);
-    } else {
-      all = false;
-      if (run.size() > best.size()) best = run;
-      run.clear();
-    }
+    if (append_literal(k, run)) continue;
+    all = false;
+    if (run.bytes.size() > best.bytes.size()) best = run;
+    run = {};
   }
-  if (run.size() > best.size()) best = run;
-  pure = all;
+  if (run.bytes.size() > best.bytes.size()) best = run;
+  best.pure = all;
   return best;
 }
 
@@ -624,8 +644,9 @@ struct Regex::Program {
   };
   std::vector<Inst> insts;
   std::string rust;
-  std::string literal;
-  bool pure_literal = false;
+  RequiredLiteral literal;
+  // The byte memchr looks for first: an exact (unfolded) one when the literal has one.
+  std::size_t anchor = 0;
   std::size_t max_states = 0;
   bool overflow = false;
 
@@ -818,6 +839,47 @@ struct Regex::Program {
     return st.end_match == 1;
   }
 
+  bool literal_at(std::string_view text, std::size_t at) const {
+    constexpr unsigned char kCaseBit = 0x20;
+    for (std::size_t i = 0; i < literal.bytes.size(); ++i) {
+      auto b = static_cast<unsigned char>(text[at + i]);
+      if (literal.folded[i]) b |= kCaseBit;  // folded bytes are ASCII letters, stored lower-case
+      if (b != static_cast<unsigned char>(literal.bytes[i])) return false;
+    }
+    return true;
+  }
+
+  // The first occurrence of the literal at or after `from`, or npos. memmem for an exact literal;
+  // otherwise memchr on an exact anchor byte (or a scan for a folded one), then a check in place.
+  std::size_t find_literal(std::string_view text, std::size_t from) const {
+    constexpr auto npos = std::string_view::npos;
+    const std::size_t n = literal.bytes.size();
+    if (text.size() < n || from > text.size() - n) return npos;
+    const bool any_folded = std::find(literal.folded.begin(), literal.folded.end(), 1) != literal.folded.end();
+    if (!any_folded) {
+      const void* hit = ::memmem(text.data() + from, text.size() - from, literal.bytes.data(), n);
+      return hit == nullptr ? npos : static_cast<std::size_t>(static_cast<const char*>(hit) - text.data());
+    }
+    constexpr unsigned char kCaseBit = 0x20;
+    const auto a = static_cast<unsigned char>(literal.bytes[anchor]);
+    const bool fold_anchor = literal.folded[anchor] != 0;
+    const std::size_t last = text.size() - n + anchor;  // the last place the anchor may sit
+    for (std::size_t pos = from + anchor; pos <= last;) {
+      std::size_t hit = pos;
+      if (!fold_anchor) {
+        const void* p = std::memchr(text.data() + pos, a, last - pos + 1);
+        if (p == nullptr) return npos;
+        hit = static_cast<std::size_t>(static_cast<const char*>(p) - text.data());
+      } else {
+        while (hit <= last && (static_cast<unsigned char>(text[hit]) | kCaseBit) != a) ++hit;
+        if (hit > last) return npos;
+      }
+      if (literal_at(text, hit - anchor)) return hit - anchor;
+      pos = hit + 1;
+    }
+    return npos;
+  }
+
   bool run(std::string_view line) {
     std::int32_t s = start_state();
     for (unsigned char b : line) {
@@ -850,9 +912,24 @@ Result<Regex> Regex::compile(std::string_view pattern, const RegexOptions& optio
     return bad_regex(pattern, 0, "pattern too large once repetitions are expanded (over " + std::to_string(options.max_nfa_states) + " states)", Errc::limit_exceeded);
   }
   print_rust(*tree, prog->rust);
-  if (!options.case_insensitive) prog->literal = required_literal(*tree, prog->pure_literal);
+  prog->literal = required_literal(*tree);
+  const auto& folded = prog->literal.folded;
+  auto exact = std::find(folded.begin(), folded.end(), std::uint8_t{0});
+  prog->anchor = exact == folded.end() ? 0 : static_cast<std::size_t>(exact - folded.begin());
   Regex r;
   r.program_ = std::move(prog);
+  return r;
+}
+
+Regex Regex::for_another_thread() const {
+  auto copy = std::make_shared<Program>();
+  copy->insts = program_->insts;
+  copy->rust = program_->rust;
+  copy->literal = program_->literal;
+  copy->anchor = program_->anchor;
+  copy->max_states = program_->max_states;
+  Regex r;
+  r.program_ = std::move(copy);
   return r;
 }
 
@@ -877,12 +954,12 @@ std::pair<std::size_t, std::size_t> Regex::next_matching_line(std::string_view t
     std::size_t end = text.find('\n', pos);
     return std::make_pair(start, end == npos ? text.size() : end);
   };
-  if (!p.literal.empty()) {
+  if (!p.literal.bytes.empty()) {
     while (from < text.size()) {
-      std::size_t hit = text.find(p.literal, from);
+      std::size_t hit = p.find_literal(text, from);
       if (hit == npos) return {npos, npos};
       auto [start, end] = line_at(hit);
-      if (p.pure_literal || p.run(text.substr(start, end - start))) return {start, end};
+      if (p.literal.pure || p.run(text.substr(start, end - start))) return {start, end};
       from = end + 1;
     }
     return {npos, npos};

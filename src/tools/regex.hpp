@@ -34,6 +34,10 @@ class Regex {
  public:
   static Result<Regex> compile(std::string_view pattern, const RegexOptions& options = {});
 
+  // Copies share one lazy DFA cache, which matching fills in: a Regex is for one thread at a time.
+  // This is an independent matcher (same program, its own empty cache) for another thread.
+  Regex for_another_thread() const;
+
   // True when some part of `line` (no '\n' inside) matches.
   bool matches_line(std::string_view line) const;
   // Calls on_line(line_start_offset, line_end_offset) for each line of `text` that matches, in

@@ -4,8 +4,13 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <cstring>
+#include <exception>
 #include <map>
+#include <mutex>
+#include <thread>
 
 #include "agentkit/base/base64.hpp"
 #include "agentkit/base/utf8.hpp"
@@ -27,8 +32,15 @@ constexpr std::size_t kRipgrepBatchBytes = 96 * 1024;
 // ripgrep's JSON for one batch; a batch whose output passes this is refused rather than cut.
 constexpr std::size_t kRipgrepOutputCap = 64u << 20;
 
+// Files per chunk of the native search: small first (a query answered by the first files stops
+// early), doubling up to the largest (thread start-up amortised over many files).
+constexpr std::size_t kFirstChunkFiles = 64;
+constexpr std::size_t kLargestChunkFiles = 4096;
+// More search threads than this stop paying off: the walk and the disk are shared.
+constexpr std::size_t kMaxSearchThreads = 8;
+
 struct Candidate {
-  fs::path absolute;
+  std::string absolute;    // built by concatenation: no std::filesystem work per file
   std::string from_root;   // relative to the searched folder (what ripgrep is given)
   std::string from_workspace;
 };
@@ -36,6 +48,7 @@ struct Candidate {
 // The matched lines of one file and every line their context needs, by line number.
 struct FileHits {
   bool binary = false;
+  bool too_large = false;  // over max_file_bytes: not searched and not counted (as ripgrep's list)
   std::vector<std::size_t> match_lines;
   std::map<std::size_t, std::string> lines;
 };
@@ -50,64 +63,88 @@ Result<fs::path> resolve_existing(const Workspace& ws, std::string_view path) {
   return resolved;
 }
 
-bool small_enough(const fs::path& p, std::uint64_t max_bytes) {
+bool small_enough(const std::string& p, std::uint64_t max_bytes) {
   struct stat st {};
   return ::stat(p.c_str(), &st) == 0 && static_cast<std::uint64_t>(st.st_size) <= max_bytes;
 }
 
-// The files a search covers, in walk order.
+// How the workspace names files below `root`: "" for the root itself, else "dir/".
+std::string display_prefix(const Workspace& ws, const fs::path& root) {
+  std::string rel = ws.relative(root);
+  return rel == "." ? std::string() : rel + "/";
+}
+
+// The files a search covers, in walk order. The size limit is applied here for ripgrep (it is
+// handed a list); the native backend applies it when it opens the file (one stat fewer per file).
 Result<std::vector<Candidate>> collect(const Workspace& ws, const fs::path& root, const std::optional<Glob>& glob,
-                                       const SearchOptions& options, const std::stop_token& stop) {
+                                       const SearchOptions& options, bool check_size, const std::stop_token& stop) {
   std::vector<Candidate> out;
   std::error_code ec;
   if (!fs::is_directory(root, ec)) {  // one file, named explicitly: searched whatever the rules say
-    if (small_enough(root, options.max_file_bytes)) out.push_back({root, root.filename().string(), ws.relative(root)});
+    if (small_enough(root.string(), options.max_file_bytes)) {
+      out.push_back({root.string(), root.filename().string(), ws.relative(root)});
+    }
     return out;
   }
   auto tree = IgnoreTree::open(root, options.ignore);
   if (!tree) return tree.error();
+  const std::string dir = root.string() + "/";
+  const std::string prefix = display_prefix(ws, root);
   bool complete = detail::walk(*tree, [&](const detail::WalkEntry& e) {
     if (!e.is_regular) return true;
     if (glob && !glob->matches(e.relative)) return true;
-    fs::path abs = root / e.relative;
-    if (!small_enough(abs, options.max_file_bytes)) return true;
-    out.push_back({abs, e.relative, ws.relative(abs)});
+    std::string abs = dir + e.relative;
+    if (check_size && !small_enough(abs, options.max_file_bytes)) return true;
+    out.push_back({std::move(abs), e.relative, prefix + e.relative});
     return true;
   }, stop);
   if (!complete) return fail(Errc::cancelled, "search cancelled");
   return out;
 }
 
-std::optional<std::string> read_whole(const fs::path& p) {
-  int fd = ::open(p.c_str(), O_RDONLY | O_CLOEXEC);
-  if (fd < 0) return std::nullopt;
+enum class ReadOutcome : std::uint8_t { read, too_large, unreadable };
+
+// Reads a whole file into `data` (its capacity is reused from file to file).
+ReadOutcome read_whole(const std::string& path, std::uint64_t max_bytes, std::string& data) {
+  int fd = ::open(path.c_str(), O_RDONLY | O_CLOEXEC);
+  if (fd < 0) return ReadOutcome::unreadable;
   struct stat st {};
-  std::string data;
-  if (::fstat(fd, &st) == 0) data.resize(static_cast<std::size_t>(st.st_size));
+  if (::fstat(fd, &st) != 0) {
+    ::close(fd);
+    return ReadOutcome::unreadable;
+  }
+  if (static_cast<std::uint64_t>(st.st_size) > max_bytes) {
+    ::close(fd);
+    return ReadOutcome::too_large;
+  }
+  data.resize(static_cast<std::size_t>(st.st_size));
   std::size_t done = 0;
   while (done < data.size()) {
     ssize_t n = ::read(fd, data.data() + done, data.size() - done);
+    if (n < 0 && errno == EINTR) continue;
     if (n <= 0) break;
     done += static_cast<std::size_t>(n);
   }
   ::close(fd);
   data.resize(done);
-  return data;
+  return ReadOutcome::read;
 }
 
 bool is_binary(std::string_view data) { return std::memchr(data.data(), '\0', data.size()) != nullptr; }
 
 // ---- Native backend ---------------------------------------------------------------------------
 
-FileHits search_native(const Candidate& c, const detail::Regex& regex, std::size_t context, std::size_t per_file_cap) {
+FileHits search_native(const Candidate& c, const detail::Regex& regex, std::size_t context, std::size_t per_file_cap,
+                       std::uint64_t max_file_bytes, std::string& buffer) {
   FileHits hits;
-  auto data = read_whole(c.absolute);
-  if (!data) return hits;
-  if (is_binary(*data)) {
+  ReadOutcome read = read_whole(c.absolute, max_file_bytes, buffer);
+  if (read == ReadOutcome::too_large) hits.too_large = true;
+  if (read != ReadOutcome::read) return hits;
+  if (is_binary(buffer)) {
     hits.binary = true;
     return hits;
   }
-  std::string_view text = *data;
+  std::string_view text = buffer;
   std::size_t line_no = 1, counted_to = 0;
   std::vector<std::pair<std::size_t, std::size_t>> spans;
   regex.for_each_matching_line(text, [&](std::size_t start, std::size_t end) {
@@ -224,6 +261,7 @@ struct Assembler {
   bool done = false;
 
   void add_file(const Candidate& c, FileHits& hits) {
+    if (hits.too_large) return;
     ++result.files_searched;
     if (hits.binary || hits.match_lines.empty()) return;
     ++result.files_with_matches;
@@ -273,6 +311,67 @@ struct Assembler {
   }
 };
 
+std::size_t search_threads(const SearchOptions& options) {
+  std::size_t n = options.threads != 0 ? options.threads : std::thread::hardware_concurrency();
+  return std::clamp<std::size_t>(n, 1, kMaxSearchThreads);
+}
+
+// The native backend: chunks of files searched on several threads, each with its own matcher (the
+// lazy DFA cache is per matcher) and read buffer, then assembled in walk order after each chunk —
+// so ordering, statistics and truncation are exactly those of one thread.
+class NativeBackend {
+ public:
+  NativeBackend(const detail::Regex& regex, std::size_t threads) : buffers_(threads) {
+    matchers_.push_back(regex);
+    for (std::size_t t = 1; t < threads; ++t) matchers_.push_back(regex.for_another_thread());
+  }
+
+  Result<void> run(const std::vector<Candidate>& files, const SearchRequest& request, const SearchOptions& options,
+                   Assembler& a, const std::stop_token& stop) {
+    std::size_t chunk = kFirstChunkFiles;
+    for (std::size_t begin = 0; begin < files.size() && !a.done; begin += chunk, chunk = std::min(chunk * 2, kLargestChunkFiles)) {
+      const std::size_t end = std::min(files.size(), begin + chunk);
+      std::vector<FileHits> hits(end - begin);
+      search_chunk(files, begin, end, hits, request, options, stop);
+      if (stop.stop_requested()) return fail(Errc::cancelled, "search cancelled");
+      for (std::size_t i = begin; i < end && !a.done; ++i) a.add_file(files[i], hits[i - begin]);
+    }
+    return {};
+  }
+
+ private:
+  void search_chunk(const std::vector<Candidate>& files, std::size_t begin, std::size_t end, std::vector<FileHits>& hits,
+                    const SearchRequest& request, const SearchOptions& options, const std::stop_token& stop) {
+    std::atomic<std::size_t> next{begin};
+    std::exception_ptr failure;  // written by one worker at most (under failure_mu)
+    std::mutex failure_mu;
+    auto work = [&](std::size_t worker) {
+      try {
+        for (std::size_t i; (i = next.fetch_add(1, std::memory_order_relaxed)) < end;) {
+          if (stop.stop_requested()) return;
+          hits[i - begin] = search_native(files[i], matchers_[worker], request.context_lines, request.max_matches + 1,
+                                          options.max_file_bytes, buffers_[worker]);
+        }
+      } catch (...) {  // bad_alloc: carried to the calling thread instead of terminating
+        std::lock_guard g(failure_mu);
+        if (!failure) failure = std::current_exception();
+        next.store(end);
+      }
+    };
+    const std::size_t helpers = std::min(matchers_.size(), end - begin) - 1;
+    {
+      std::vector<std::jthread> threads;
+      threads.reserve(helpers);
+      for (std::size_t t = 1; t <= helpers; ++t) threads.emplace_back(work, t);
+      work(0);
+    }  // joined: every hits[] slot is complete and visible here
+    if (failure) std::rethrow_exception(failure);
+  }
+
+  std::vector<detail::Regex> matchers_;
+  std::vector<std::string> buffers_;
+};
+
 }  // namespace
 
 Result<SearchResult> search_files(const Workspace& ws, const SearchRequest& request, const SearchOptions& options,
@@ -305,21 +404,21 @@ Result<SearchResult> search_files(const Workspace& ws, const SearchRequest& requ
   }
   auto root = resolve_existing(ws, request.path);
   if (!root) return root.error();
-  auto files = collect(ws, *root, glob, options, stop);
+  auto files = collect(ws, *root, glob, options, /*check_size=*/rg.has_value(), stop);
   if (!files) return files.error();
   const fs::path search_dir = fs::is_directory(*root) ? *root : root->parent_path();
 
   Assembler a{request, options, {}, 0, false};
   a.result.backend = rg ? "ripgrep" : "native";
+  if (!rg) {
+    NativeBackend native(*regex, search_threads(options));
+    if (auto r = native.run(*files, request, options, a, stop); !r) return r.error();
+    return std::move(a.result);
+  }
   const std::size_t per_file_cap = request.max_matches + 1;
   std::size_t next = 0;
   while (next < files->size() && !a.done) {
     if (stop.stop_requested()) return fail(Errc::cancelled, "search cancelled");
-    if (!rg) {
-      FileHits hits = search_native((*files)[next], *regex, request.context_lines, per_file_cap);
-      a.add_file((*files)[next++], hits);
-      continue;
-    }
     std::vector<const Candidate*> batch;
     std::size_t arg_bytes = 0;
     while (next + batch.size() < files->size() && batch.size() < kRipgrepBatchFiles && arg_bytes < kRipgrepBatchBytes) {
@@ -334,9 +433,9 @@ Result<SearchResult> search_files(const Workspace& ws, const SearchRequest& requ
       FileHits empty;
       auto it = hits->find(c->from_root);
       FileHits& h = it == hits->end() ? empty : it->second;
-      if (!h.match_lines.empty()) {
-        auto data = read_whole(c->absolute);  // ripgrep converts NULs in named files; we skip them
-        h.binary = data && is_binary(*data);
+      if (!h.match_lines.empty()) {  // ripgrep converts NULs in named files; we skip them
+        std::string data;
+        h.binary = read_whole(c->absolute, options.max_file_bytes, data) == ReadOutcome::read && is_binary(data);
       }
       a.add_file(*c, h);
     }

@@ -309,3 +309,72 @@ TEST_CASE("list_files shows one folder's entries without the ignored ones") {
   CHECK(small->truncated);
   CHECK(small->marker == "[2 entries limit reached. Use limit=4 for more]");
 }
+
+// ---- The native backend's fast paths -----------------------------------------------------------
+
+TEST_CASE("the case-folded literal prefilter finds every case variant, at the edges of the text too") {
+  agentkit::tools::detail::RegexOptions icase;
+  icase.case_insensitive = true;
+  auto lines_matching = [](const Regex& r, std::string_view text) {
+    std::vector<std::string> out;
+    r.for_each_matching_line(text, [&](std::size_t s, std::size_t e) {
+      out.emplace_back(text.substr(s, e - s));
+      return true;
+    });
+    return out;
+  };
+  auto needle = Regex::compile("needle_1", icase).value();
+  CHECK(lines_matching(needle, "NEEDLE_1 a\nb Needle_1\nneedle_2\nneedle-1\nx needle_1") ==
+        std::vector<std::string>{"NEEDLE_1 a", "b Needle_1", "x needle_1"});
+  auto letters = Regex::compile("abc", icase).value();  // no exact byte to anchor on
+  CHECK(lines_matching(letters, "aabC\nab\nxyzABC") == std::vector<std::string>{"aabC", "xyzABC"});
+  auto mixed = Regex::compile("ret(urn|ry) +val", icase).value();
+  CHECK(lines_matching(mixed, "RETURN  Value\nretry val\nreturn\nret val") ==
+        std::vector<std::string>{"RETURN  Value", "retry val"});
+  auto exact = Regex::compile("Foo", {}).value();
+  CHECK(lines_matching(exact, "foo\nFoo\nFOO") == std::vector<std::string>{"Foo"});
+  auto newline = Regex::compile("a\\nb", {}).value();  // a line never holds '\n'
+  CHECK(lines_matching(newline, "a\nb\n").empty());
+}
+
+TEST_CASE("the native backend on several threads answers exactly what one thread answers") {
+  TempDir t;
+  fs::create_directories(t.path() / ".git");
+  std::mt19937 rng(5);
+  for (int f = 0; f < 400; ++f) {  // several chunks (64, 128, ...)
+    std::string body;
+    for (int l = 0; l < 20; ++l) body += (rng() % 9 == 0 ? "hit " : "miss ") + std::to_string(l) + "\n";
+    t.write("d" + std::to_string(f % 7) + "/f" + std::to_string(f) + ".txt", body);
+  }
+  t.write("huge.txt", std::string(5000, 'h') + " hit\n");
+  auto ws = Workspace::open(t.path()).value();
+  for (std::size_t max_matches : {std::size_t{7}, std::size_t{150}, std::size_t{100000}}) {
+    SearchRequest req;
+    req.pattern = "hit";
+    req.context_lines = 1;
+    req.max_matches = max_matches;
+    SearchOptions one = backend(SearchBackend::native);
+    one.threads = 1;
+    one.max_file_bytes = 4096;  // huge.txt is skipped, and not counted as searched
+    SearchOptions four = one;
+    four.threads = 4;
+    auto a = tools::search_files(ws, req, one);
+    auto b = tools::search_files(ws, req, four);
+    auto rg = tools::search_files(ws, req, [&] {
+      SearchOptions o = one;
+      o.backend = SearchBackend::ripgrep;
+      return o;
+    }());
+    REQUIRE(a.has_value());
+    REQUIRE(b.has_value());
+    REQUIRE(rg.has_value());
+    INFO("max_matches " << max_matches);
+    CHECK(a->matches == b->matches);
+    CHECK(a->files_searched == b->files_searched);
+    CHECK(a->files_with_matches == b->files_with_matches);
+    CHECK(a->truncated == b->truncated);
+    CHECK(a->matches == rg->matches);
+    CHECK(a->files_searched == rg->files_searched);
+    for (const auto& m : a->matches) CHECK(m.file != "huge.txt");
+  }
+}

@@ -40,7 +40,8 @@
 //   `\p{...}` Unicode classes, nested classes and class set operations. Case-insensitive
 //   matching folds ASCII, Latin-1, Latin Extended-A, Greek and Cyrillic letters.
 //
-// Thread safety: reentrant; each call builds its own state.
+// Thread safety: reentrant; each call builds its own state (the native backend's worker threads
+// are started and joined inside the call).
 #pragma once
 
 #include <cstdint>
@@ -86,6 +87,9 @@ struct SearchOptions {
   std::uint64_t max_file_bytes = 64u << 20;
   // The ripgrep program; empty: `rg` on PATH.
   std::filesystem::path ripgrep;
+  // Threads the native backend reads and matches files on (results are assembled in walk order
+  // whatever the count). 0: std::thread::hardware_concurrency(), at most 8.
+  std::size_t threads = 0;
 };
 
 struct SearchMatch {
