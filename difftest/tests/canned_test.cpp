@@ -16,6 +16,8 @@ TEST_CASE("inside_utf8 cuts every multi-byte character in two") {
   std::string joined;
   for (auto p : pieces) joined += p;
   CHECK(joined == body);
+  // A two-byte character at the very end is cut too.
+  CHECK(split_body("a\xC3\xA9", "inside_utf8") == std::vector<std::string_view>{"a\xC3", "\xA9"});
 }
 
 TEST_CASE("every:N cuts fixed-size pieces and whole keeps one") {

@@ -6,6 +6,7 @@
 #include "catch.hpp"
 #include "harness.hpp"
 #include "process.hpp"
+#include "records.hpp"
 #include "temp_folder.hpp"
 #include "verdict.hpp"
 
@@ -180,4 +181,23 @@ TEST_CASE("an installed SDK whose version differs from the lockfile makes the ru
   CHECK(r.dark);
   CHECK(r.exit_code == kExitDark);
   CHECK(r.report.find("ollama 0.6.4 is installed but 0.0.1 is pinned") != std::string::npos);
+}
+
+TEST_CASE("header values are compared except the recorder's host and the body's length") {
+  CapturedRequest ref{"POST", "/v1/x", {{"Host", "127.0.0.1:1111"}, {"Content-Length", "10"}, {"Content-Type", "application/json"}}, "{}"};
+  CapturedRequest ours{"POST", "/v1/x", {{"host", "127.0.0.1:2222"}, {"content-length", "12"}, {"content-type", "text/plain"}}, "{}"};
+  Comparison c = compare_documents(request_document(ref), request_document(ours));
+  REQUIRE(c.divergences.size() == 1);
+  CHECK(c.divergences[0].path == "$.headers.content-type");
+  CHECK(c.divergences[0].kind == DivergenceKind::value);
+  ours.headers.erase(ours.headers.begin());  // no Host at all is still a difference
+  CHECK(compare_documents(request_document(ref), request_document(ours)).divergences.size() == 2);
+}
+
+TEST_CASE("a body that is not JSON is compared as text") {
+  CapturedRequest ref{"POST", "/x", {}, "a=1"};
+  CapturedRequest ours{"POST", "/x", {}, "a=2"};
+  Comparison c = compare_documents(request_document(ref), request_document(ours));
+  REQUIRE(c.divergences.size() == 1);
+  CHECK(c.divergences[0].path == "$.body");
 }
