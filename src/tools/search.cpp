@@ -459,6 +459,7 @@ Result<FindResult> find_files(const Workspace& ws, const FindRequest& request, c
   auto tree = IgnoreTree::open(*root, ignore);
   if (!tree) return tree.error();
   FindResult out;
+  const std::string prefix = display_prefix(ws, *root);
   bool complete = detail::walk(*tree, [&](const detail::WalkEntry& e) {
     bool wanted = request.file_type == FileType::any ||
                   (request.file_type == FileType::directory ? e.is_dir : !e.is_dir);
@@ -467,7 +468,7 @@ Result<FindResult> find_files(const Workspace& ws, const FindRequest& request, c
       out.truncated = true;
       return false;
     }
-    out.files.push_back(ws.relative(*root / e.relative));
+    out.files.push_back(prefix + e.relative);
     return true;
   }, stop);
   if (!complete && !out.truncated) return fail(Errc::cancelled, "find_files cancelled");

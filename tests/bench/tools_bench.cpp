@@ -14,14 +14,15 @@
 #include <filesystem>
 #include <fstream>
 #include <random>
+#include <stdexcept>
 #include <string>
 
+#include <stdlib.h>
 #include <sys/resource.h>
 
 #include "agentkit/tools/edit.hpp"
 #include "agentkit/tools/process.hpp"
 #include "agentkit/tools/search.hpp"
-#include "support/fixtures.hpp"
 
 namespace fs = std::filesystem;
 namespace tools = agentkit::tools;
@@ -90,10 +91,30 @@ void generate_tree(const fs::path& root) {
   }
 }
 
+// A scratch folder removed at exit. (Benchmarks build without the test support library.)
+class ScratchDir {
+ public:
+  ScratchDir() {
+    std::string name = (fs::temp_directory_path() / "agentkit-bench-XXXXXX").string();
+    if (::mkdtemp(name.data()) == nullptr) throw std::runtime_error("mkdtemp failed");
+    path_ = name;
+  }
+  ~ScratchDir() {
+    std::error_code ec;
+    fs::remove_all(path_, ec);
+  }
+  ScratchDir(const ScratchDir&) = delete;
+  ScratchDir& operator=(const ScratchDir&) = delete;
+  const fs::path& path() const { return path_; }
+
+ private:
+  fs::path path_;
+};
+
 }  // namespace
 
 int main() {
-  agentkit::testing::TempDir tmp;
+  ScratchDir tmp;
   const fs::path root = tmp.path() / "tree";
   auto t0 = Clock::now();
   generate_tree(root);
