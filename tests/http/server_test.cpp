@@ -299,3 +299,26 @@ TEST_CASE("a bind failure is an error naming the address") {
   named.bind_address = "example.com";
   CHECK(HttpServer::start(named, echo_handler).error().code == agentkit::Errc::invalid_argument);
 }
+
+TEST_CASE("server and client speak over IPv6 loopback with a bracketed URL") {
+  ServerOptions o;
+  o.bind_address = "::1";
+  std::string host_seen;
+  auto server = HttpServer::start(o, [&](const ServerRequest& req, ResponseWriter& out) {
+    host_seen = std::string(req.headers.get("host").value_or(""));
+    (void)out.respond(200, {}, "v6");
+  });
+  if (!server && server.error().message.find("Cannot assign requested address") != std::string::npos) {
+    WARN("this machine has no IPv6 loopback; nothing to test");
+    return;
+  }
+  REQUIRE(server);
+  CHECK(server->base_url() == "http://[::1]:" + std::to_string(server->port()));
+  agentkit::http::HttpOptions co;
+  co.proxy = agentkit::http::ProxySettings{};
+  agentkit::http::HttpClient client(co);
+  auto resp = client.send({.url = server->base_url() + "/x"});
+  REQUIRE(resp);
+  CHECK(resp->read_all().value() == "v6");
+  CHECK(host_seen == "[::1]:" + std::to_string(server->port()));
+}
