@@ -5,6 +5,7 @@
 #include <openssl/x509v3.h>
 
 #include <array>
+#include <chrono>
 #include <cstring>
 
 namespace agentkit::openssl {
@@ -103,7 +104,22 @@ class TlsStream final : public http::Stream {
     return {};
   }
 
-  bool has_unexpected_input() override { return SSL_pending(ssl_.get()) > 0 || transport_->has_unexpected_input(); }
+  // An idle connection may legitimately receive TLS records that carry no data (TLS 1.3 session
+  // tickets, key updates); only application data, close_notify or EOF make it unusable.
+  bool has_unexpected_input() override {
+    if (SSL_pending(ssl_.get()) > 0) return true;
+    if (!transport_->has_unexpected_input()) return false;
+    const http::IoDeadline no_wait{{}, std::chrono::steady_clock::now()};
+    auto got = fill(no_wait);
+    if (!got || !*got) return true;
+    char byte = 0;
+    std::size_t n = 0;
+    ERR_clear_error();
+    if (SSL_peek_ex(ssl_.get(), &byte, 1, &n) == 1) return true;
+    const bool only_handshake_records = SSL_get_error(ssl_.get(), 0) == SSL_ERROR_WANT_READ;
+    ERR_clear_error();
+    return !only_handshake_records;
+  }
 
  private:
   // Sends whatever OpenSSL has queued for the network.
