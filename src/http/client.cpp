@@ -60,6 +60,9 @@ class ConnectionBody final : public BodyReader {
     const std::size_t n = std::min(buffer.size(), pending_.size() - offset_);
     std::memcpy(buffer.data(), pending_.data() + offset_, n);
     offset_ += n;
+    // A caller that stops after the last byte, without reading the final 0, still frees the
+    // connection for reuse.
+    if (offset_ == pending_.size() && parser_.complete()) release();
     return n;
   }
 

@@ -125,6 +125,25 @@ TEST_CASE("sequential requests reuse one keep-alive connection") {
   CHECK(client.stats().connections_opened == 1);
 }
 
+TEST_CASE("a body read to its last byte frees the connection even without the final zero read") {
+  PeerProcess origin = start_origin();
+  REQUIRE(origin.started());
+  HttpClient client(test_options());
+  for (int i = 0; i < 3; ++i) {
+    auto resp = client.send({.url = origin.base_url() + "/big?n=4"});
+    REQUIRE(resp);
+    std::array<char, 4> exactly{};
+    std::size_t got = 0;
+    while (got < exactly.size()) {
+      auto n = resp->read_some(std::span<char>(exactly).subspan(got));
+      REQUIRE(n);
+      REQUIRE(*n > 0);
+      got += *n;
+    }
+  }  // each Response is dropped right after its last byte
+  CHECK(client.stats().connections_opened == 1);
+}
+
 TEST_CASE("a connection whose body was not read to the end is never reused") {
   PeerProcess origin = start_origin();
   REQUIRE(origin.started());
