@@ -307,15 +307,29 @@ Result<void> initialize(ClientState& state, Connection& conn, std::stop_token st
   return {};
 }
 
+// Builds the listen request while holding the state, so the wait itself holds no strong reference:
+// the state owns this connection, and a listener keeping the state alive would never let it close.
+std::optional<CallSpec> listen_spec(const std::weak_ptr<ClientState>& weak, Connection* conn, std::stop_token stop) {
+  auto state = weak.lock();
+  if (!state) return std::nullopt;
+  json::Value params(json::Object{{"notifications", json::Object{{"toolsListChanged", true}}}});
+  CallSpec spec;
+  spec.method = std::string(kListen);
+  spec.params = with_envelope(*state, *conn, std::move(params));
+  spec.routing = routing_for(*conn, kListen, spec.params);
+  spec.send_cancelled = !conn->request_scoped;  // stdio ends a listen with notifications/cancelled
+  spec.stop = std::move(stop);
+  spec.on_sent = [conn](const RequestId& id) { conn->listen_id.store(id.is_number() ? id.number() : 0); };
+  return spec;
+}
+
 void listen_for_changes(std::weak_ptr<ClientState> weak, Connection* conn, std::stop_token stop) {
   for (int attempt = 0; attempt <= kMaxRelistens && !stop.stop_requested(); ++attempt) {
+    auto spec = listen_spec(weak, conn, stop);
+    if (!spec) return;
+    auto reply = conn->peer->call(std::move(*spec));  // waits as long as the subscription lasts
     auto state = weak.lock();
     if (!state) return;
-    json::Value params(json::Object{{"notifications", json::Object{{"toolsListChanged", true}}}});
-    RequestOptions how;
-    how.wait_forever = true;
-    how.on_sent = [conn](const RequestId& id) { conn->listen_id.store(id.is_number() ? id.number() : 0); };
-    auto reply = send_request(*state, *conn, std::string(kListen), std::move(params), stop, how);
     {
       std::lock_guard lock(state->mu);
       state->subscribed = false;

@@ -54,6 +54,11 @@ Result<void> RpcPeer::start() {
   ChannelSink sink;
   sink.on_frame = [this](std::string_view frame) { return on_frame(frame); };
   sink.on_close = [this](const Error& why) {
+    if (handlers_.on_input_end && why.code == Errc::closed) {
+      fail_pending(why);
+      handlers_.on_input_end();
+      return;
+    }
     if (mark_closed(why) && handlers_.on_closed) handlers_.on_closed(why);
   };
   sink.on_frame_error = [this](const Error& why) { (void)on_malformed(why); };
@@ -87,6 +92,7 @@ Result<CallReply> RpcPeer::call(CallSpec spec) {
       return make_error(Errc::closed, options_.label + " is disconnected: " + closed_->message)
           .with_detail("reason", closed_->message);
     }
+    if (input_ended_) return make_error(Errc::closed, options_.label + " closed its end; nothing can be answered");
     pending_.emplace(id, pending);
   }
   if (spec.on_sent) spec.on_sent(id);
@@ -321,6 +327,21 @@ void RpcPeer::run_inbound(const RequestId& id, const std::string& method, json::
     suppressed = suppressed || stop.stop_requested() || closed_.has_value();
   }
   if (!suppressed) (void)send_raw(encode_reply(id, reply));
+}
+
+void RpcPeer::fail_pending(const Error& why) {
+  std::vector<std::shared_ptr<Pending>> woken;
+  {
+    std::lock_guard lock(mu_);
+    input_ended_ = true;
+    for (auto& [id, p] : pending_) {
+      p->failure = make_error(Errc::closed, options_.label + " stopped reading before answering: " + why.message);
+      p->done = true;
+      woken.push_back(p);
+    }
+    pending_.clear();
+  }
+  for (auto& p : woken) p->cv.notify_all();
 }
 
 bool RpcPeer::mark_closed(Error why) {

@@ -78,6 +78,10 @@ struct PeerHandlers {
   std::function<void(const RpcMessage&)> on_notification;
   // The connection ended (EOF, I/O error, poisoning). Called once, on whichever thread saw it.
   std::function<void(const Error&)> on_closed;
+  // Server role: the client closed its end (EOF). When set, EOF does not close the peer: pending
+  // outbound calls fail (nobody will answer them), in-flight handlers keep running, and their
+  // answers still go out; the owner drains, then closes.
+  std::function<void()> on_input_end;
 };
 
 struct PeerOptions {
@@ -147,6 +151,7 @@ class RpcPeer : public std::enable_shared_from_this<RpcPeer> {
   // Marks the peer closed with `why`, fails pending calls and fires inbound stop tokens.
   // Answers whether this call was the one that closed it.
   bool mark_closed(Error why);
+  void fail_pending(const Error& why);
   Result<CallReply> wait_for(const std::shared_ptr<Pending>& pending, const RequestId& id, const CallSpec& spec);
   void abandon(const RequestId& id, const CallSpec& spec, std::string_view reason);
 
@@ -161,6 +166,7 @@ class RpcPeer : public std::enable_shared_from_this<RpcPeer> {
   std::unordered_map<RequestId, std::shared_ptr<Inbound>, RequestId::Hash> inbound_;
   std::optional<Error> closed_;
   bool channel_closed_ = false;
+  bool input_ended_ = false;
 };
 
 }  // namespace agentkit::mcp::detail

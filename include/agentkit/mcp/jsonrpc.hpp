@@ -26,6 +26,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <type_traits>
 #include <utility>
 #include <variant>
 
@@ -57,7 +58,10 @@ inline constexpr std::int64_t unsupported_protocol_version = -32022;
 class RequestId {
  public:
   RequestId() = default;
-  explicit RequestId(std::int64_t n) : value_(n) {}
+  // Any integer type (so RequestId(0) is the number 0, never a null string pointer).
+  template <class I>
+    requires std::is_integral_v<I> && (!std::is_same_v<I, bool>)
+  explicit RequestId(I n) : value_(static_cast<std::int64_t>(n)) {}
   explicit RequestId(std::string s) : value_(std::move(s)) {}
   explicit RequestId(const char* s) : value_(std::string(s)) {}
 
