@@ -4,9 +4,11 @@
 //   agentkit::difftest::register_our_wires(registry);     // whatever the library ships
 //   auto client = registry.find("anthropic-messages");     // not found: "our wire ... is not available"
 //
-// The wires engineer does nothing here: once a header under include/agentkit/providers/ declares
-// `register_defaults`, difftest/CMakeLists.txt finds it at configure time and this seam calls
-// `agentkit::providers::register_defaults(registry)`. Until then the registry stays empty and
+// The wires engineer does nothing here: the header under include/agentkit/providers/ that declares
+// `register_defaults(ProviderRegistry&, ...)` (today pipeline.hpp) is found by
+// difftest/CMakeLists.txt at configure time and this seam calls
+// `agentkit::providers::register_defaults(registry)` with default options, so every wire it adds
+// is driven. Until then the registry stays empty and
 // every pair reports the divergence `missing` with "our wire '<api>' is not available" — never
 // a silent pass.
 //
