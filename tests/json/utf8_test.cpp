@@ -118,7 +118,11 @@ class ByteStringGenerator {
         "\xF0\x80\x80\x80", "\xF0\x8F\xBF\xBF", "\xF4\x90\x80\x80", "\xF5\x80\x80\x80", "\xF8\x88\x80\x80\x80",
         "\xFE", "\xFF", "\xC3", "\xE2\x82", "\xF0\x9F\x98", "\xE2\x28\xA1", "\xC3\x28"};
     switch (pick(allow_invalid ? 7 : 6)) {
-      case 0: return std::string(static_cast<std::size_t>(1 + pick(9)), static_cast<char>('a' + pick(26)));
+      case 0: {
+        // Two draws, sequenced: argument evaluation order differs between compilers.
+        const auto count = static_cast<std::size_t>(1 + pick(9));
+        return std::string(count, static_cast<char>('a' + pick(26)));
+      }
       case 1: return utf8_of(kEdges[pick(std::size(kEdges))]);
       case 2: return utf8_of(std::uniform_int_distribution<char32_t>(0x80, 0x7FF)(rng_));
       case 3: {
