@@ -465,7 +465,7 @@ class Parser {
   }
 
   std::string_view p_;
-  const RegexOptions& o_;
+  RegexOptions o_;  // a copy: has_uppercase_literal passes a temporary (ASan: stack-use-after-scope)
   std::size_t i_ = 0;
   bool icase_;
   bool uppercase_ = false;
