@@ -62,7 +62,8 @@ void write_order_notes(const std::filesystem::path& file, const std::vector<Pair
 
 // The node arm: preflight (node runs, every pinned SDK imports at its locked version), then the
 // producers. Any failure here is DARK: no reference exists to compare against.
-std::optional<std::string> produce_references(const HarnessOptions& o, const std::filesystem::path& scripts) {
+std::optional<std::string> produce_references(const HarnessOptions& o, const std::filesystem::path& scripts,
+                                              const std::string& into = "reference") {
   std::optional<std::string> node = find_executable(o.node);
   if (!node) return "node ('" + o.node + "') was not found on PATH; the references need node >= 20";
   const std::filesystem::path logs = o.work_dir / "logs";
@@ -70,8 +71,8 @@ std::optional<std::string> produce_references(const HarnessOptions& o, const std
   if (!pre.started) return "node could not start: " + pre.start_error;
   if (pre.exit_code != 0) return "the pinned vendor SDKs are not usable:\n" + tail_of(pre.err + pre.out);
   ChildResult produced = run_child({*node, (scripts / "produce.mjs").string(), "--source", o.source_dir.string(),
-                                    "--out", (o.work_dir / "reference").string(), "--only-wire", o.only_wire},
-                                   logs / "produce");
+                                    "--out", (o.work_dir / into).string(), "--only-wire", o.only_wire},
+                                   logs / ("produce_" + into));
   if (!produced.started || produced.exit_code != 0) {
     return "the reference producer failed (exit " + std::to_string(produced.exit_code) + "):\n" +
            tail_of(produced.err + produced.out);
@@ -151,6 +152,21 @@ HarnessRun run_harness(const HarnessOptions& o) {
                                  ledger_file, o.work_dir / "order-notes.tsv", o.only_wire);
   run.report = notes + run.report;
   return run;
+}
+
+HarnessRun run_reference_selfcheck(const HarnessOptions& o) {
+  std::error_code ec;
+  std::filesystem::remove_all(o.work_dir, ec);
+  std::filesystem::create_directories(o.work_dir, ec);
+  if (ec) return bad_input("cannot create the work folder " + o.work_dir.string() + ": " + ec.message());
+  const std::filesystem::path scripts = o.node_scripts.value_or(o.source_dir / "node");
+  for (const char* side : {"reference", "ours"}) {
+    if (std::optional<std::string> why = produce_references(o, scripts, side)) return dark(o, *why);
+  }
+  const std::filesystem::path empty_ledger = o.work_dir / "empty-ledger";
+  std::ofstream(empty_ledger) << R"({"about":"the reference against itself accepts nothing","entries":[]})";
+  return judge_records(o.source_dir / "scenarios", o.work_dir / "reference", o.work_dir / "ours", empty_ledger,
+                       o.work_dir / "order-notes.tsv", o.only_wire);
 }
 
 }  // namespace agentkit::difftest

@@ -49,6 +49,11 @@ struct HarnessRun {
 
 HarnessRun run_harness(const HarnessOptions& options);
 
+// The reference arm against itself: the producers run twice and the two record sets are judged
+// with an empty ledger. Anything but exit 0 means the references are not reproducible (a random
+// header, a timestamp in a body), so a divergence from ours could not be ledgered stably.
+HarnessRun run_reference_selfcheck(const HarnessOptions& options);
+
 // Judges records already written under reference_dir and ours_dir (each <scenario id>/<wire>.json)
 // for the scenarios in scenarios_dir, against the ledger file.
 HarnessRun judge_records(const std::filesystem::path& scenarios_dir, const std::filesystem::path& reference_dir,

@@ -3,9 +3,11 @@
 //   difftest run   [--source DIR] [--work DIR] [--node PATH] [--node-scripts DIR] [--ledger FILE]
 //                  [--ours-requests EXE] [--ours-responses EXE] [--only-wire GLOB] [--ctest]
 //   difftest judge [--source DIR] [--work DIR] [--ledger FILE] [--only-wire GLOB]
+//   difftest selfcheck [--source DIR] [--work DIR] [--node PATH] [--ctest]
 //
 // `run` produces the references with the pinned vendor SDKs, runs our drivers, compares and
-// judges; `judge` re-judges the records of an earlier run (after a ledger edit, say). Exit codes
+// judges; `judge` re-judges the records of an earlier run (after a ledger edit, say); `selfcheck`
+// produces the references twice and requires them to agree (they must be reproducible). Exit codes
 // are in verdict.hpp: 0 clean, 1 DARK, 2 unledgered divergence, 3 stale ledger entry, 4 bad input;
 // with --ctest a DARK run exits 77 (skipped) unless AGENTKIT_REQUIRE_INTEROP=1.
 #include <iostream>
@@ -35,7 +37,7 @@ using agentkit::difftest::HarnessOptions;
 
 int usage(std::string_view problem) {
   std::cerr << "difftest: " << problem << "\n"
-            << "usage: difftest run|judge [--source DIR] [--work DIR] [--node PATH] [--node-scripts DIR]\n"
+            << "usage: difftest run|judge|selfcheck [--source DIR] [--work DIR] [--node PATH] [--node-scripts DIR]\n"
             << "       [--ledger FILE] [--ours-requests EXE] [--ours-responses EXE] [--only-wire GLOB] [--ctest]\n";
   return agentkit::difftest::kExitBadInput;
 }
@@ -44,7 +46,9 @@ int usage(std::string_view problem) {
 
 int main(int argc, char** argv) {
   std::vector<std::string_view> args(argv + 1, argv + argc);
-  if (args.empty() || (args[0] != "run" && args[0] != "judge")) return usage("say `run` or `judge`");
+  if (args.empty() || (args[0] != "run" && args[0] != "judge" && args[0] != "selfcheck")) {
+    return usage("say `run`, `judge` or `selfcheck`");
+  }
   HarnessOptions o;
   o.source_dir = DIFFTEST_SOURCE_DIR;
   o.work_dir = std::filesystem::path(DIFFTEST_BINARY_DIR) / "run";
@@ -71,6 +75,8 @@ int main(int argc, char** argv) {
   agentkit::difftest::HarnessRun run;
   if (args[0] == "run") {
     run = agentkit::difftest::run_harness(o);
+  } else if (args[0] == "selfcheck") {
+    run = agentkit::difftest::run_reference_selfcheck(o);
   } else {
     run = agentkit::difftest::judge_records(o.source_dir / "scenarios", o.work_dir / "reference", o.work_dir / "ours",
                                             o.ledger.value_or(o.source_dir / "ledger"), o.work_dir / "order-notes.tsv",
