@@ -345,6 +345,11 @@ Error peer_error(const ClientState& state, std::string_view method, const RpcErr
                                                  std::to_string(error.code) + ": " + error.message);
   e.with_detail("rpc_code", std::to_string(error.code));
   if (error.data) e.with_detail("data", json::dump(*error.data));
+  // A version refusal names what the server does speak: say it, since it is what to change.
+  const json::Value* supported = error.data ? error.data->find("supported") : nullptr;
+  if (error.code == rpc_code::unsupported_protocol_version && supported != nullptr) {
+    e.message += " (the server speaks " + json::dump(*supported) + ")";
+  }
   return e;
 }
 

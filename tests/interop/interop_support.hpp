@@ -2,6 +2,7 @@
 // for when they are missing: skip with a message, unless AGENTKIT_REQUIRE_INTEROP=1, then fail.
 #pragma once
 
+#include <chrono>
 #include <filesystem>
 #include <optional>
 #include <string>
@@ -19,6 +20,23 @@ std::filesystem::path fixture_script(const std::string& name);
 bool interop_required();
 // A free loopback TCP port.
 int free_port();
+// True once something accepts connections on 127.0.0.1:port (polls until `timeout`).
+bool wait_for_port(int port, std::chrono::milliseconds timeout = std::chrono::seconds(20));
+
+// A peer program running in the background (its own process group), killed and reaped on
+// destruction. Output goes to a log file in the system temp folder (named in diagnostics).
+class BackgroundProcess {
+ public:
+  BackgroundProcess(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env = {});
+  ~BackgroundProcess();
+  BackgroundProcess(const BackgroundProcess&) = delete;
+  BackgroundProcess& operator=(const BackgroundProcess&) = delete;
+  bool started() const noexcept { return pid_ > 0; }
+  int pid() const noexcept { return pid_; }
+
+ private:
+  int pid_ = -1;
+};
 
 }  // namespace agentkit::interop
 

@@ -159,11 +159,8 @@ int main(int argc, char** argv) {
       return 1;
     }
     std::cerr << "listening " << http->url() << "\n";
-    // Serves until stdin closes (the test's handle on our lifetime).
-    std::string line;
-    while (std::getline(std::cin, line)) {
-    }
-    return 0;
+    // Serves until a signal ends the process (the tests kill it by pid).
+    while (true) std::this_thread::sleep_for(std::chrono::hours(1));
   }
   auto served = server.serve_stdio();
   if (!served) {
