@@ -93,3 +93,23 @@ TEST_CASE("an official client without our API key is turned away at the door") {
   CHECK(!r.find("ok")->as_bool());
   CHECK(r.find("error")->as_string().find("401") != std::string::npos);
 }
+
+#ifdef MCP_EXAMPLE_SERVER
+TEST_CASE("examples/mcp_server serves the coding tools to the official v2 client in both eras") {
+  AGENTKIT_REQUIRE_PEER(have_clients(), "@modelcontextprotocol/client");
+  testing::TempDir dir;
+  dir.write("hello.txt", "hi from the workspace\n");
+  for (std::string_view mode : {"legacy", "auto"}) {
+    INFO(mode);
+    auto run = testing::run_program({"node", interop::fixture_script("example_host.mjs").string(), std::string(mode),
+                                     MCP_EXAMPLE_SERVER, dir.path().string()});
+    INFO(run.err);
+    REQUIRE(run.exit_code == 0);
+    auto r = json::parse(run.out).value();
+    CHECK(r.find("version")->as_string() == (mode == "auto" ? "2026-07-28" : "2025-11-25"));
+    CHECK(json::dump(*r.find("tools")) == R"(["read_file","write_file","edit_file","list_files","find_files","search_files"])");
+    CHECK(r.find("read")->as_string().find("hi from the workspace") != std::string::npos);
+    CHECK(r.find("outside")->as_bool());
+  }
+}
+#endif
