@@ -1,6 +1,8 @@
 // The shared request path of every wire (REQ-PROV-04, -13, -18, REQ-AUTH-01, REQ-SEC-13).
 #include "agentkit/providers/pipeline.hpp"
 
+#include "agentkit/providers/wires.hpp"
+
 #include <array>
 #include <atomic>
 #include <thread>
@@ -339,19 +341,22 @@ Result<http::Request> RequestPipeline::prepare(const Model& model, WireRequest r
 const ProviderOptions& RequestPipeline::options() const noexcept { return state_->options; }
 const CredentialResolver& RequestPipeline::credentials() const noexcept { return state_->credentials; }
 
-std::span<const std::string_view> builtin_wire_apis() noexcept {
-  // Filled by the next issue, one entry per wire, in the order register_defaults adds them.
-  static constexpr std::array<std::string_view, 0> kApis{};
-  return kApis;
-}
+// ---- The built-in wires (the one list; each wire engineer adds a line) ----------------------------
+
+namespace {
+constexpr std::array<std::string_view, 0> kBuiltinApis{};
+constexpr std::array<detail::BuiltinWire, 0> kBuiltinWires{};
+static_assert(kBuiltinApis.size() == kBuiltinWires.size(), "every built-in wire has an API name and a factory");
+}  // namespace
+
+std::span<const detail::BuiltinWire> detail::builtin_wires() noexcept { return kBuiltinWires; }
+
+std::span<const std::string_view> builtin_wire_apis() noexcept { return kBuiltinApis; }
 
 std::vector<std::string> register_defaults(ProviderRegistry& registry, const ProviderOptions& options) {
-  // The five wires arrive with the next issue: each is built here over one shared
-  // RequestPipeline(options) and added with registry.add(api, client), in builtin_wire_apis() order.
-  // Until then there is nothing to add, and an existing registration is left alone.
-  (void)registry;
-  (void)options;
-  return {};
+  WireOptions wires;
+  wires.transport = options;
+  return register_wires(registry, std::move(wires)).apis;
 }
 
 }  // namespace agentkit::providers

@@ -1,0 +1,130 @@
+#include "message_assembler.hpp"
+
+#include <utility>
+
+namespace agentkit::providers::detail {
+
+MessageAssembler::MessageAssembler(EventSink& sink, AssistantMessage start) : sink_(sink), message_(std::move(start)) {}
+
+void MessageAssembler::start() {
+  if (started_) return;
+  started_ = true;
+  AssistantMessage header = message_;
+  header.content.clear();
+  sink_.push(MessageStartEvent{std::move(header)});
+}
+
+int MessageAssembler::open(ContentBlock block, BlockKind kind, std::string id, std::string name) {
+  start();
+  const int index = static_cast<int>(message_.content.size());
+  message_.content.push_back(std::move(block));
+  open_.push_back(true);
+  arguments_.emplace_back();
+  sink_.push(BlockStartEvent{index, kind, std::move(id), std::move(name)});
+  return index;
+}
+
+int MessageAssembler::begin_text() { return open(TextBlock{}, BlockKind::text); }
+
+int MessageAssembler::begin_thinking() { return open(ThinkingBlock{}, BlockKind::thinking); }
+
+int MessageAssembler::begin_tool(std::string id, std::string name) {
+  ToolUseBlock call;
+  call.id = id;
+  call.name = name;
+  call.input = json::Raw();  // filled by fragments; "{}" only if none arrive
+  return open(std::move(call), BlockKind::tool_use, std::move(id), std::move(name));
+}
+
+int MessageAssembler::add_opaque(ContentBlock block) {
+  start();
+  const int index = static_cast<int>(message_.content.size());
+  message_.content.push_back(std::move(block));
+  open_.push_back(false);
+  arguments_.emplace_back();
+  return index;
+}
+
+void MessageAssembler::text(int block, std::string_view delta) {
+  if (delta.empty()) return;
+  get<TextBlock>(block).text += delta;
+  sink_.push(TextDeltaEvent{block, std::string(delta)});
+}
+
+void MessageAssembler::thinking(int block, std::string_view delta) {
+  if (delta.empty()) return;
+  get<ThinkingBlock>(block).thinking += delta;
+  sink_.push(ThinkingDeltaEvent{block, std::string(delta)});
+}
+
+void MessageAssembler::arguments(int block, std::string_view delta) {
+  if (delta.empty()) return;
+  // Joined exactly as they arrived: no parse, no re-encode (REQ-PROV-17).
+  arguments_[static_cast<std::size_t>(block)] += delta;
+  sink_.push(ToolArgumentsDeltaEvent{block, get<ToolUseBlock>(block).id, std::string(delta)});
+}
+
+void MessageAssembler::set_signature(int block, std::string signature) { get<ThinkingBlock>(block).signature = std::move(signature); }
+
+void MessageAssembler::set_redacted(int block, std::string data) {
+  ThinkingBlock& t = get<ThinkingBlock>(block);
+  t.redacted = true;
+  t.signature = std::move(data);
+}
+
+void MessageAssembler::set_thinking_id(int block, std::string id) { get<ThinkingBlock>(block).id = std::move(id); }
+
+void MessageAssembler::set_tool_id(int block, std::string id) { get<ToolUseBlock>(block).id = std::move(id); }
+
+void MessageAssembler::set_tool_name(int block, std::string name) { get<ToolUseBlock>(block).name = std::move(name); }
+
+void MessageAssembler::replace_arguments(int block, std::string bytes) {
+  arguments_[static_cast<std::size_t>(block)] = std::move(bytes);
+}
+
+void MessageAssembler::settle_arguments(std::size_t index) {
+  if (auto* call = std::get_if<ToolUseBlock>(&message_.content[index])) {
+    call->input = json::Raw(std::move(arguments_[index]));
+    arguments_[index].clear();
+  }
+}
+
+bool MessageAssembler::is_open(int block) const {
+  return block >= 0 && static_cast<std::size_t>(block) < open_.size() && open_[static_cast<std::size_t>(block)];
+}
+
+void MessageAssembler::end(int block) {
+  if (!is_open(block)) return;
+  open_[static_cast<std::size_t>(block)] = false;
+  settle_arguments(static_cast<std::size_t>(block));
+  if (auto* call = std::get_if<ToolUseBlock>(&message_.content[static_cast<std::size_t>(block)])) {
+    if (call->input.empty()) call->input = json::Raw("{}");
+  }
+  sink_.push(BlockEndEvent{block, message_.content[static_cast<std::size_t>(block)]});
+}
+
+void MessageAssembler::report(Error unsupported) {
+  start();
+  sink_.push(ErrorEvent{std::move(unsupported), false});
+}
+
+void MessageAssembler::finish(const std::optional<CallFailure>& failure) {
+  start();
+  for (std::size_t i = 0; i < open_.size(); ++i) {
+    // A call cut short keeps the bytes it had: they are not executed (the message is an error or
+    // aborted) and rule 2 of send-time repair keeps them out of later requests.
+    if (open_[i]) {
+      open_[i] = false;
+      settle_arguments(i);
+      sink_.push(BlockEndEvent{static_cast<int>(i), message_.content[i]});
+    }
+  }
+  if (failure) {
+    apply_failure(message_, *failure);
+    std::string text = failure->message.empty() ? std::string("the call was cancelled") : failure->message;
+    sink_.push(ErrorEvent{make_error(failure->code, std::move(text)), true});
+  }
+  sink_.finish(std::move(message_));
+}
+
+}  // namespace agentkit::providers::detail

@@ -1,0 +1,263 @@
+#include "wire_client_base.hpp"
+
+#include <condition_variable>
+
+#include "agentkit/base/strings.hpp"
+#include "agentkit/http/url.hpp"
+#include "agentkit/providers/cost.hpp"
+#include "agentkit/providers/repair.hpp"
+
+namespace agentkit::providers::detail {
+namespace {
+
+// A whole JSON reply is read into memory before decoding: REQ-SEC-11's per-message bound.
+constexpr std::size_t kMaxWholeReplyBytes = wire::kDefaultMaxMessageBytes;
+
+enum class BodyKind : std::uint8_t { sse, ndjson, whole };
+
+BodyKind kind_of(std::string_view content_type) {
+  const std::string type = to_lower_ascii(trim_ows(content_type.substr(0, content_type.find(';'))));
+  if (type == "text/event-stream") return BodyKind::sse;
+  if (type == "application/x-ndjson" || type == "application/jsonl" || type == "application/json-seq") {
+    return BodyKind::ndjson;
+  }
+  return BodyKind::whole;
+}
+
+// Picks the reply decoder from the Content-Type of the response being read: the same request may
+// be answered streamed or whole (a gateway that ignores stream:true; the difftest recorder).
+class ContentTypeRouter final : public BodyDecoder {
+ public:
+  ContentTypeRouter(ReplyDecoder& reply, const std::string& content_type) : reply_(reply), content_type_(content_type) {}
+
+  Result<void> feed(std::string_view bytes) override {
+    if (!chosen_) choose();
+    if (body_) return body_->feed(bytes);
+    if (whole_.size() + bytes.size() > kMaxWholeReplyBytes) {
+      return fail(Errc::limit_exceeded, "the reply is larger than " + std::to_string(kMaxWholeReplyBytes) + " bytes");
+    }
+    whole_.append(bytes);
+    return {};
+  }
+
+  Result<void> finish() override {
+    if (!chosen_) choose();
+    if (body_) return body_->finish();
+    return reply_.whole(whole_);
+  }
+
+ private:
+  void choose() {
+    chosen_ = true;
+    switch (kind_of(content_type_)) {
+      case BodyKind::sse:
+        body_ = std::make_unique<SseBodyDecoder>([this](const wire::SseEvent& e) { return reply_.event(e); },
+                                                 [this] { return reply_.stream_end(); });
+        break;
+      case BodyKind::ndjson:
+        body_ = std::make_unique<NdjsonBodyDecoder>([this](std::string_view l) { return reply_.line(l); },
+                                                    [this] { return reply_.stream_end(); });
+        break;
+      case BodyKind::whole:
+        break;
+    }
+  }
+
+  ReplyDecoder& reply_;
+  const std::string& content_type_;
+  bool chosen_ = false;
+  std::unique_ptr<BodyDecoder> body_;
+  std::string whole_;
+};
+
+// One token that fires when either the caller cancels or the client shuts down.
+std::stop_source either(std::stop_token a, std::stop_token b, std::optional<std::stop_callback<std::function<void()>>>& ca,
+                        std::optional<std::stop_callback<std::function<void()>>>& cb) {
+  std::stop_source s;
+  ca.emplace(a, [s]() mutable { s.request_stop(); });
+  cb.emplace(b, [s]() mutable { s.request_stop(); });
+  return s;
+}
+
+}  // namespace
+
+// ---- ReplyDecoder defaults -------------------------------------------------------------------------
+
+Result<void> ReplyDecoder::event(const wire::SseEvent&) {
+  return fail(Errc::protocol_error, "this wire does not stream server-sent events; the reply's Content-Type is wrong");
+}
+
+Result<void> ReplyDecoder::line(std::string_view) {
+  return fail(Errc::protocol_error, "this wire does not stream NDJSON; the reply's Content-Type is wrong");
+}
+
+// ---- CallThreads --------------------------------------------------------------------------------------
+
+CallThreads::~CallThreads() {
+  std::list<Worker> workers;
+  {
+    std::lock_guard lock(mu_);
+    workers.swap(workers_);
+  }
+  for (auto& w : workers) w.thread.request_stop();
+  // jthread destructors join.
+}
+
+void CallThreads::spawn(std::function<void(std::stop_token)> work) {
+  auto done = std::make_shared<std::atomic<bool>>(false);
+  std::list<Worker> finished;
+  std::lock_guard lock(mu_);
+  for (auto it = workers_.begin(); it != workers_.end();) {
+    auto next = std::next(it);
+    if (it->done->load()) finished.splice(finished.end(), workers_, it);
+    it = next;
+  }
+  workers_.push_back(Worker{std::jthread([work = std::move(work), done](std::stop_token shutdown) {
+                              work(shutdown);
+                              done->store(true);
+                            }),
+                            done});
+  // `finished` joins here, outside nothing heavy: those threads have returned already.
+}
+
+// ---- WireClientBase ------------------------------------------------------------------------------------------
+
+WireClientBase::WireClientBase(std::string_view api, const WireOptions& options, std::shared_ptr<const RequestPipeline> pipeline)
+    : api_(api),
+      options_(options),
+      pipeline_(pipeline ? std::move(pipeline) : std::make_shared<const RequestPipeline>(options.transport)),
+      meter_(options.meter ? options.meter : std::make_shared<CacheMeter>()),
+      catalog_(options.transport.credentials.catalog
+                   ? options.transport.credentials.catalog
+                   : std::shared_ptr<const catalog::Catalog>(std::shared_ptr<void>(), &catalog::Catalog::builtin())) {}
+
+WireClientBase::~WireClientBase() = default;
+
+std::vector<ToolBytes> WireClientBase::tool_forms(const Request& request, std::span<const ToolSpec> tools,
+                                                  const ToolSchemaCache::Render& render) const {
+  return schemas_.wire_forms(request.session_id, tools, render, *meter_);
+}
+
+Result<PreparedCall> WireClientBase::prepare(const Request& request, const StreamOptions& options) const {
+  if (!request.model) return fail(Errc::invalid_argument, "the request has no model; set Request::model");
+  if (request.model->api != api_) {
+    return fail(Errc::invalid_argument, "model '" + request.model->vendor + "/" + request.model->id + "' speaks '" +
+                                            request.model->api + "', not '" + api_ + "'");
+  }
+  // REQ-PROV-11: every request is encoded from the repaired view, never from raw history.
+  TranscriptView view = repair_for_send(request.messages, *request.model);
+  Result<PreparedCall> call = encode(request, view.messages());
+  if (!call) return call;
+  call->model = request.model;
+  call->session_id = request.session_id;
+  call->samples = !request.temperature || *request.temperature > 0;
+  if (!request.session_id.empty() && !options_.caching.affinity_header.empty()) {
+    // Level 0: route the session to the warm node. The id is the caller's; nothing else goes in.
+    call->wire.headers.emplace_back(options_.caching.affinity_header, request.session_id);
+  }
+  if (options.on_payload) {
+    // The hook sees (and may replace) the exact bytes; its error is the call's error, verbatim.
+    if (auto ok = options.on_payload(call->wire.body); !ok) return ok.error();
+  }
+  return call;
+}
+
+// Everything one call's thread uses, built on the caller's thread: the decoder comes from a
+// virtual function, which must never run while the client is being destroyed.
+struct WireClientBase::Call {
+  Call(EventSink s, const PreparedCall& c) : sink(std::move(s)), prepared(c), out(sink, start_message(*c.model)) {}
+  EventSink sink;
+  PreparedCall prepared;
+  MessageAssembler out;
+  std::unique_ptr<ReplyDecoder> reply;
+};
+
+EventStream WireClientBase::send(PreparedCall call, const StreamOptions& options, std::stop_token stop) {
+  auto [sink, events] = make_event_stream(options.stream);
+  auto state = std::make_shared<Call>(std::move(sink), call);
+  state->out.start();
+  for (const Error& e : call.unsupported) state->out.report(e);
+  state->reply = decoder(state->prepared, state->out);
+  StreamOptions run_options = options;
+  run_options.on_payload = nullptr;  // applied by prepare()
+  threads_.spawn([this, state, run_options = std::move(run_options), stop = std::move(stop)](std::stop_token shutdown) mutable {
+    std::optional<std::stop_callback<std::function<void()>>> a, b;
+    std::stop_source cancel = either(stop, shutdown, a, b);
+    run_call(*state, std::move(run_options), cancel.get_token());
+  });
+  return std::move(events);
+}
+
+void WireClientBase::run_call(Call& call, StreamOptions options, std::stop_token stop) const {
+  ReplyDecoder& reply = *call.reply;
+  const Model& model = *call.prepared.model;
+  std::string content_type;
+  auto user_on_response = std::move(options.on_response);
+  options.on_response = [&content_type, &user_on_response](int status, const std::vector<std::pair<std::string, std::string>>& headers) {
+    content_type.clear();
+    for (const auto& [name, value] : headers) {
+      if (iequals(name, "content-type")) content_type = value;
+    }
+    if (user_on_response) user_on_response(status, headers);
+  };
+  ContentTypeRouter router(reply, content_type);
+  std::optional<CallFailure> failure = pipeline_->run(model, call.prepared.wire, options, router, stop);
+  // REQ-PROV-05: priced against the model that served it, a failed turn's usage included.
+  AssistantMessage& message = call.out.message();
+  price_served(message.usage, model, reply.served_model, *catalog_, reply.service_tier);
+  if (!reply.served_model.empty() && reply.served_model != model.id) message.response_model = reply.served_model;
+  const Model* served = message.usage.billed_model.empty() ? nullptr : catalog_->find(model.vendor, message.usage.billed_model);
+  meter_->record_response(call.prepared.session_id, message.usage, served ? served->pricing : model.pricing);
+  call.out.finish(failure);
+}
+
+// ---- Encoder helpers --------------------------------------------------------------------------------------------
+
+std::string result_text(const ToolResultMessage& result, bool mark_errors) {
+  std::string text = text_of(result.content);
+  return mark_errors && result.is_error ? "Error: " + text : text;
+}
+
+std::string data_url(const ImageBlock& image) { return "data:" + image.mime_type + ";base64," + image.data_base64; }
+
+bool compat_flag(const Model& model, std::string_view key, bool fallback) {
+  const json::Value* v = model.compat.find(key);
+  return v && v->is_bool() ? v->as_bool() : fallback;
+}
+
+std::string compat_text(const Model& model, std::string_view key, std::string fallback) {
+  const json::Value* v = model.compat.find(key);
+  return v && v->is_string() ? v->as_string() : fallback;
+}
+
+std::string base_url_host(const Model& model) {
+  auto url = http::parse_url(model.base_url);
+  return url ? to_lower_ascii(url->host) : std::string();
+}
+
+std::optional<ThinkingChoice> thinking_choice(const Request& request) {
+  if (!request.thinking || !request.model) return std::nullopt;
+  auto level = catalog::clamp_thinking_level(*request.model, *request.thinking);
+  if (!level) return std::nullopt;
+  auto value = catalog::thinking_wire_value(*request.model, *level);
+  if (!value || value->is_null()) return std::nullopt;
+  return ThinkingChoice{*level, std::move(*value)};
+}
+
+json::Value number(double value) { return json::Value(value); }
+
+std::int64_t count_at(const json::Value* object, std::string_view key) {
+  if (!object) return 0;
+  const json::Value* v = object->find(key);
+  if (!v || !v->is_number()) return 0;
+  auto n = v->to_int64();
+  return n && *n > 0 ? *n : 0;
+}
+
+std::string string_at(const json::Value* object, std::string_view key) {
+  if (!object) return {};
+  const json::Value* v = object->find(key);
+  return v && v->is_string() ? v->as_string() : std::string();
+}
+
+}  // namespace agentkit::providers::detail

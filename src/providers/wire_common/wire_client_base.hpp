@@ -1,0 +1,126 @@
+// What the built-in wires share beyond the request pipeline: preparing a call (send-time repair,
+// level-0 affinity, on_payload), running it on a thread the client owns, choosing the reply
+// decoder from the Content-Type, pricing the usage against the served model, and reporting cache
+// statistics. A wire supplies only encode() and a ReplyDecoder.
+//
+//   class MyWire final : public WireClientBase {
+//     Result<PreparedCall> encode(const Request&, std::span<const Message> view) const override;
+//     std::unique_ptr<ReplyDecoder> decoder(const PreparedCall&, MessageAssembler&) const override;
+//   };
+//
+// Thread safety: a client serves concurrent calls; destroying it cancels and joins them.
+#pragma once
+
+#include <atomic>
+#include <list>
+#include <memory>
+#include <mutex>
+#include <span>
+#include <stop_token>
+#include <string>
+#include <string_view>
+#include <thread>
+
+#include "../cache/tool_schema_cache.hpp"
+#include "agentkit/catalog/catalog.hpp"
+#include "agentkit/providers/wires.hpp"
+#include "agentkit/wire/sse_decoder.hpp"
+#include "message_assembler.hpp"
+
+namespace agentkit::providers::detail {
+
+// A wire's decoder of one reply. Exactly one of event/line/whole is used per reply, chosen by the
+// reply's Content-Type (text/event-stream, application/x-ndjson, anything else = one JSON body).
+class ReplyDecoder {
+ public:
+  virtual ~ReplyDecoder() = default;
+  virtual Result<void> event(const wire::SseEvent& event);
+  virtual Result<void> line(std::string_view line);
+  virtual Result<void> whole(std::string_view body) = 0;
+  // The streamed body ended: an error unless the wire's terminal event arrived.
+  virtual Result<void> stream_end() = 0;
+
+  // Filled while decoding, read for pricing (REQ-PROV-05 rules 5 and 6).
+  std::string served_model;
+  std::string service_tier;
+};
+
+// Threads running in-flight calls; finished ones are reaped as new ones start.
+class CallThreads {
+ public:
+  CallThreads() = default;
+  CallThreads(const CallThreads&) = delete;
+  CallThreads& operator=(const CallThreads&) = delete;
+  ~CallThreads();
+  // Runs `work(shutdown)` on a new thread; `shutdown` fires when the owner is destroyed.
+  void spawn(std::function<void(std::stop_token shutdown)> work);
+
+ private:
+  struct Worker {
+    std::jthread thread;
+    std::shared_ptr<std::atomic<bool>> done;
+  };
+  std::mutex mu_;
+  std::list<Worker> workers_;
+};
+
+class WireClientBase : public WireClient {
+ public:
+  WireClientBase(std::string_view api, const WireOptions& options, std::shared_ptr<const RequestPipeline> pipeline);
+  ~WireClientBase() override;
+
+  Result<PreparedCall> prepare(const Request& request, const StreamOptions& options) const final;
+  EventStream send(PreparedCall call, const StreamOptions& options, std::stop_token stop) final;
+  std::string_view api() const noexcept final { return api_; }
+  std::shared_ptr<CacheMeter> meter() const final { return meter_; }
+
+ protected:
+  // The wire's body and path for `request`, whose messages have been repaired into `view`.
+  virtual Result<PreparedCall> encode(const Request& request, std::span<const Message> view) const = 0;
+  // Called on the caller's thread; the decoder must not refer back to the client (it outlives
+  // nothing but its own call).
+  virtual std::unique_ptr<ReplyDecoder> decoder(const PreparedCall& call, MessageAssembler& out) const = 0;
+
+  const WireOptions& options() const noexcept { return options_; }
+  const catalog::Catalog& catalog() const noexcept { return *catalog_; }
+  // The wire form of each tool, rendered only when new (level 3), counted on the meter.
+  std::vector<ToolBytes> tool_forms(const Request& request, std::span<const ToolSpec> tools,
+                                    const ToolSchemaCache::Render& render) const;
+
+ private:
+  struct Call;
+  void run_call(Call& call, StreamOptions options, std::stop_token stop) const;
+
+  std::string api_;
+  WireOptions options_;
+  std::shared_ptr<const RequestPipeline> pipeline_;
+  std::shared_ptr<CacheMeter> meter_;
+  std::shared_ptr<const catalog::Catalog> catalog_;
+  mutable ToolSchemaCache schemas_;
+  CallThreads threads_;  // last: joined before the rest is destroyed
+};
+
+// Helpers shared by the encoders.
+// The text of a tool result for wires whose results are a single string: "Error: " marks a
+// failed call where the wire has no is_error slot (REQ-LOOP-02, post-PRD).
+std::string result_text(const ToolResultMessage& result, bool mark_errors);
+// "data:<mime>;base64,<data>"
+std::string data_url(const ImageBlock& image);
+// A boolean/string compat flag of the model row, or `fallback`.
+bool compat_flag(const Model& model, std::string_view key, bool fallback);
+std::string compat_text(const Model& model, std::string_view key, std::string fallback);
+// The lower-cased host of the model's base URL ("api.openai.com").
+std::string base_url_host(const Model& model);
+// The thinking value to send for the request, after clamping (REQ-PROV-15); nullopt = send none.
+struct ThinkingChoice {
+  ThinkingLevel level;
+  json::Value value;  // the catalog's wire value for that level
+};
+std::optional<ThinkingChoice> thinking_choice(const Request& request);
+// A whole-number double prints as an integer literal ("0", "100"), others with their shortest form.
+json::Value number(double value);
+// Non-negative integer member of `object` (0 when absent or not a number).
+std::int64_t count_at(const json::Value* object, std::string_view key);
+std::string string_at(const json::Value* object, std::string_view key);
+
+}  // namespace agentkit::providers::detail
