@@ -80,9 +80,11 @@ std::string api_response_document() {
     s += ",\"truncated\":false,\"in_reply_to_status_id\":null,\"in_reply_to_user_id\":null,\"in_reply_to_screen_name\":null";
     const std::string user_id = std::to_string(r.below(4000000000ULL));
     s += ",\"user\":{\"id\":" + user_id + ",\"id_str\":\"" + user_id + "\",\"name\":\"" + sentence(r, 2) + "\",\"screen_name\":\"user" + user_id + "\"";
-    s += ",\"location\":\"" + sentence(r, 1) + "\",\"description\":\"" + sentence(r, 12) + "\",\"url\":null";
+    s += ",\"location\":\"" + sentence(r, 1);
+    s += "\",\"description\":\"" + sentence(r, 12) + "\",\"url\":null";
     s += ",\"entities\":{\"description\":{\"urls\":[]}},\"protected\":false,\"followers_count\":" + std::to_string(r.below(100000));
-    s += ",\"friends_count\":" + std::to_string(r.below(5000)) + ",\"listed_count\":" + std::to_string(r.below(100));
+    s += ",\"friends_count\":" + std::to_string(r.below(5000));
+    s += ",\"listed_count\":" + std::to_string(r.below(100));
     s += ",\"created_at\":\"Mon Mar 14 14:32:55 +0000 2011\",\"favourites_count\":" + std::to_string(r.below(9999));
     s += ",\"utc_offset\":null,\"time_zone\":null,\"geo_enabled\":" + std::string(r.chance(50) ? "true" : "false");
     s += ",\"verified\":false,\"statuses_count\":" + std::to_string(r.below(99999)) + ",\"lang\":\"ja\",\"contributors_enabled\":false";
@@ -156,9 +158,13 @@ std::string string_heavy_document() {
   std::string s = "[";
   for (int n = 0; s.size() < kTargetBytes; ++n) {
     if (n) s += ',';
-    s += "{\"role\":\"" + std::string(r.chance(50) ? "user" : "assistant") + "\",\"title\":\"" + prose(4) +
-         "\",\"content\":\"" + prose(20 + static_cast<int>(r.below(200))) + "\",\"tags\":[\"" + prose(1) + "\",\"" +
-         prose(2) + "\"]}";
+    // One draw per statement: the order in which operands of + are evaluated is unspecified,
+    // and the input must be the same whichever compiler builds the benchmark.
+    s += "{\"role\":\"" + std::string(r.chance(50) ? "user" : "assistant");
+    s += "\",\"title\":\"" + prose(4);
+    s += "\",\"content\":\"" + prose(20 + static_cast<int>(r.below(200)));
+    s += "\",\"tags\":[\"" + prose(1);
+    s += "\",\"" + prose(2) + "\"]}";
   }
   return s + "]";
 }
@@ -179,7 +185,8 @@ std::string escape_dense_document() {
     for (int i = 1 + static_cast<int>(r.below(3)); i > 0; --i) s += r.pick(kPieces);
     s += "\",\"body\":\"";
     for (int i = static_cast<int>(r.below(40)); i > 0; --i) s += r.pick(kPieces);
-    s += "\",\"tags\":[\"" + std::string(r.pick(kPieces)) + "\",\"" + std::string(r.pick(kPieces)) + "\"]}";
+    s += "\",\"tags\":[\"" + std::string(r.pick(kPieces));
+    s += "\",\"" + std::string(r.pick(kPieces)) + "\"]}";
   }
   return s + "]";
 }
