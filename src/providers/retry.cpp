@@ -219,9 +219,14 @@ Error ceiling_error(int status, const http::Request& request, milliseconds wait,
 Result<http::Response> send_with_retry(http::HttpTransport& transport, const http::Request& request,
                                        const TransportRetryOptions& options, const Clock& clock, std::stop_token stop,
                                        const std::function<void(const http::Response&)>& on_response) {
-  std::mt19937 rng(std::random_device{}());
-  std::uniform_real_distribution<double> uniform(0.0, 1.0);
-  auto draw = [&] { return options.random_unit ? options.random_unit() : uniform(rng); };
+  // Seeded only when a retry actually waits: std::random_device is a system call, and the common
+  // call never retries.
+  std::optional<std::mt19937> rng;
+  auto draw = [&] {
+    if (options.random_unit) return options.random_unit();
+    if (!rng) rng.emplace(std::random_device{}());
+    return std::uniform_real_distribution<double>(0.0, 1.0)(*rng);
+  };
   for (int attempt = 0;; ++attempt) {
     auto response = transport.send(request, stop);
     if (!response) return response;  // an abort or a transport failure: never retried here
