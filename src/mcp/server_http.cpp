@@ -518,8 +518,10 @@ void HttpServiceState::serve(const RpcMessage& msg, RequestScope scope, const st
   auto exchange = std::make_shared<Exchange>(out, std::move(extra));
   // The exchange ends on cancellation, on the client leaving, or on the server stopping.
   std::stop_callback on_server_stop(out.stop_token(), [exchange] { exchange->cancel(); });
+  // Only a legacy session can cancel by notification; modern HTTP cancels by closing the stream.
+  const bool cancellable = !session_key.empty();
   const std::string key = key_of(session_key, *msg.id);
-  {
+  if (cancellable) {
     std::lock_guard lock(mu);
     in_flight[key] = exchange;
   }
@@ -550,7 +552,7 @@ void HttpServiceState::serve(const RpcMessage& msg, RequestScope scope, const st
     };
   }
   Reply reply = core->dispatch(msg.method, msg.params.value_or(json::Value()), scope);
-  {
+  if (cancellable) {
     std::lock_guard lock(mu);
     in_flight.erase(key);
   }

@@ -112,7 +112,7 @@ class ChildChannel final : public Channel {
 
   void close() override {
     std::lock_guard close_lock(close_mu_);
-    if (pid_ > 0) terminate();
+    if (pid_.load() > 0) terminate();
     waker_.wake();
     if (reader_.joinable()) reader_.join();
     if (stderr_pump_.joinable()) stderr_pump_.join();
@@ -122,7 +122,7 @@ class ChildChannel final : public Channel {
     std::string out = "stdio server '" + launch_.command;
     for (const auto& a : launch_.args) out += " " + a;
     out += "'";
-    if (pid_ > 0) out += " (pid " + std::to_string(pid_) + ")";
+    if (const pid_t pid = pid_.load(); pid > 0) out += " (pid " + std::to_string(pid) + ")";
     return out;
   }
 
@@ -185,7 +185,7 @@ class ChildChannel final : public Channel {
       return make_error(Errc::io_error, "cannot start MCP server " + describe() + ": " + std::strerror(rc))
           .with_detail("errno", std::to_string(rc));
     }
-    pid_ = pid;
+    pid_.store(pid);
     return {};
   }
 
@@ -214,11 +214,12 @@ class ChildChannel final : public Channel {
 
   bool exited_within(std::chrono::milliseconds wait) const {
     const auto deadline = std::chrono::steady_clock::now() + wait;
+    const pid_t pid = pid_.load();
     while (true) {
       siginfo_t info{};
       // WNOWAIT: the exited leader stays a zombie, so its pid (and the group id) cannot be reused
       // before the group is signalled below.
-      if (::waitid(P_PID, static_cast<id_t>(pid_), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid_) {
+      if (::waitid(P_PID, static_cast<id_t>(pid), &info, WEXITED | WNOHANG | WNOWAIT) == 0 && info.si_pid == pid) {
         return true;
       }
       if (std::chrono::steady_clock::now() >= deadline) return false;
@@ -232,18 +233,19 @@ class ChildChannel final : public Channel {
       std::lock_guard lock(write_mu_);
       stdin_.reset();
     }
+    const pid_t pid = pid_.load();
     if (!exited_within(launch_.shutdown_grace)) {
-      ::kill(-pid_, SIGTERM);
+      ::kill(-pid, SIGTERM);
       if (!exited_within(launch_.shutdown_grace)) {
-        ::kill(-pid_, SIGKILL);
+        ::kill(-pid, SIGKILL);
       }
     }
     // Whatever the leader left behind in its group goes too.
-    ::kill(-pid_, SIGKILL);
+    ::kill(-pid, SIGKILL);
     int status = 0;
-    while (::waitpid(pid_, &status, 0) < 0 && errno == EINTR) {
+    while (::waitpid(pid, &status, 0) < 0 && errno == EINTR) {
     }
-    pid_ = -1;
+    pid_.store(-1);
   }
 
   ChildLaunch launch_;
@@ -252,7 +254,7 @@ class ChildChannel final : public Channel {
   UniqueFd stdin_;
   UniqueFd stdout_;
   UniqueFd stderr_;
-  pid_t pid_ = -1;
+  std::atomic<pid_t> pid_{-1};  // read by describe() from any thread
   std::mutex write_mu_;
   std::mutex close_mu_;
   std::jthread reader_;

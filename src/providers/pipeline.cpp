@@ -1,6 +1,8 @@
 // The shared request path of every wire (REQ-PROV-04, -13, -18, REQ-AUTH-01, REQ-SEC-13).
 #include "agentkit/providers/pipeline.hpp"
 
+#include "agentkit/providers/anthropic.hpp"
+#include "agentkit/providers/openai.hpp"
 #include "agentkit/providers/wires.hpp"
 
 #include <array>
@@ -344,8 +346,12 @@ const CredentialResolver& RequestPipeline::credentials() const noexcept { return
 // ---- The built-in wires (the one list; each wire engineer adds a line) ----------------------------
 
 namespace {
-constexpr std::array<std::string_view, 0> kBuiltinApis{};
-constexpr std::array<detail::BuiltinWire, 0> kBuiltinWires{};
+constexpr std::array<std::string_view, 3> kBuiltinApis{"anthropic-messages", "openai-completions", "openai-responses"};
+constexpr std::array kBuiltinWires{
+    detail::BuiltinWire{"anthropic-messages", &make_anthropic_messages_client},
+    detail::BuiltinWire{"openai-completions", &make_openai_completions_client},
+    detail::BuiltinWire{"openai-responses", &make_openai_responses_client},
+};
 static_assert(kBuiltinApis.size() == kBuiltinWires.size(), "every built-in wire has an API name and a factory");
 }  // namespace
 

@@ -138,6 +138,27 @@ std::vector<ToolBytes> WireClientBase::tool_forms(const Request& request, std::s
   return schemas_.wire_forms(request.session_id, tools, render, *meter_);
 }
 
+WireClientBase::OfferedTools WireClientBase::offered_tools(const Request& request, const ToolSchemaCache::Render& render) const {
+  OfferedTools out;
+  if (request.tools.empty()) return out;
+  DeferredSplit split = split_deferred_tools(request.tools, request.messages);
+  if (split.promoted_all) meter_->record_promotion(request.session_id);
+  std::vector<ToolSpec> ordered;
+  ordered.reserve(request.tools.size());
+  for (std::size_t i : split.immediate) ordered.push_back(request.tools[i]);
+  for (std::size_t i : split.deferred) ordered.push_back(request.tools[i]);
+  std::vector<ToolBytes> forms = tool_forms(request, ordered, render);
+  const std::size_t established = split.immediate.size();
+  out.established.assign(forms.begin(), forms.begin() + static_cast<std::ptrdiff_t>(established));
+  out.late.assign(forms.begin() + static_cast<std::ptrdiff_t>(established), forms.end());
+  for (std::size_t k = 0; k < split.deferred.size(); ++k) {
+    if (const auto* result = std::get_if<ToolResultMessage>(&request.messages[split.declared_after[k]])) {
+      out.declared_after[result->tool_use_id].push_back(out.late[k]);
+    }
+  }
+  return out;
+}
+
 Result<PreparedCall> WireClientBase::prepare(const Request& request, const StreamOptions& options) const {
   if (!request.model) return fail(Errc::invalid_argument, "the request has no model; set Request::model");
   if (request.model->api != api_) {

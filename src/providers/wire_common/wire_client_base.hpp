@@ -13,6 +13,7 @@
 
 #include <atomic>
 #include <list>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <span>
@@ -86,6 +87,15 @@ class WireClientBase : public WireClient {
   // The wire form of each tool, rendered only when new (level 3), counted on the meter.
   std::vector<ToolBytes> tool_forms(const Request& request, std::span<const ToolSpec> tools,
                                     const ToolSchemaCache::Render& render) const;
+  // The offered tools in wire form (each rendered only when new: level 3, counted on the meter),
+  // split into the established prefix and the tools first offered mid-session (REQ-CACHE-10).
+  struct OfferedTools {
+    std::vector<ToolBytes> established;  // in offered order
+    std::vector<ToolBytes> late;         // in offered order
+    // Late tools by the id of the tool result that first listed them (for prose re-declaration).
+    std::map<std::string, std::vector<ToolBytes>, std::less<>> declared_after;
+  };
+  OfferedTools offered_tools(const Request& request, const ToolSchemaCache::Render& render) const;
 
  private:
   struct Call;

@@ -128,6 +128,7 @@ struct WireDialect {
   std::function<std::vector<std::string>(const ScriptedReply&)> stream_events;  // one string per event
   std::string stream_content_type;  // "text/event-stream" or "application/x-ndjson"
   bool carries_call_ids = true;     // false: ids are synthesised per response (Gemini, Ollama)
+  // Places the dialect can render a cached count in; empty = the wire reports no cached tokens.
   std::vector<CachedPlace> cached_places = {CachedPlace::standard};
 
   // -- reading requests back (body = the parsed request JSON) --
@@ -154,6 +155,10 @@ struct WireDialect {
 std::vector<WireDialect> all_dialects();
 
 // ---- Running a fixture ---------------------------------------------------------------------------
+
+// Wire options for tests: a fixed environment that holds a key for every vendor (never the
+// process environment) and a fresh meter.
+providers::WireOptions test_wire_options();
 
 // One call of a wire against a loopback server that answers with a rendered reply.
 struct Exchange {
@@ -198,7 +203,7 @@ struct Captured {
   AssistantMessage message;
 };
 Captured capture(const WireDialect& d, const std::function<void(FixtureRequest&)>& adjust,
-                 const providers::WireOptions& options = {});
+                 const providers::WireOptions& options = test_wire_options());
 
 // A ToolSpec with its fingerprint computed.
 ToolSpec tool_spec(std::string name, std::string description, json::Value schema);

@@ -72,8 +72,7 @@ Exchange exchange(const WireDialect& d, const ScriptedReply& reply, const Exchan
   FixtureRequest f = basic_request(d, server.base_url());
   if (adjust) adjust(f);
   f.bind();
-  providers::WireOptions wo;
-  wo.meter = std::make_shared<providers::CacheMeter>();
+  providers::WireOptions wo = test_wire_options();
   auto client = d.make_client(wo);
   StreamOptions so;
   so.timeout = options.timeout;
@@ -128,6 +127,21 @@ Captured capture(const WireDialect& d, const std::function<void(FixtureRequest&)
     if (parsed) c.body = std::move(*parsed);
   }
   return c;
+}
+
+providers::WireOptions test_wire_options() {
+  providers::WireOptions o;
+  o.transport.credentials.environment = providers::fixed_environment({
+      {"ANTHROPIC_API_KEY", "conformance-key"},
+      {"OPENAI_API_KEY", "conformance-key"},
+      {"OPENROUTER_API_KEY", "conformance-key"},
+      {"XAI_API_KEY", "conformance-key"},
+      {"DEEPSEEK_API_KEY", "conformance-key"},
+      {"GEMINI_API_KEY", "conformance-key"},
+      {"GOOGLE_API_KEY", "conformance-key"},
+  });
+  o.meter = std::make_shared<providers::CacheMeter>();
+  return o;
 }
 
 ToolSpec tool_spec(std::string name, std::string description, json::Value schema) {

@@ -47,7 +47,9 @@ ScriptedReply two_calls_reply() {
 ScriptedReply utf8_reply() {
   ScriptedReply r;
   r.text = {"Zürich: 21 °C ☀ — ", "日本語のテキスト 🌍 done."};
-  r.calls = {ScriptedCall{"call_u1", "get_weather", {"{\"city\": \"Z\xC3", "\xBCrich\"}"}}};
+  // A delta is a JSON string, so it never splits a character; the byte-level splits come from
+  // the network pieces the exchange cuts every event into.
+  r.calls = {ScriptedCall{"call_u1", "get_weather", {"{\"city\": \"Zü", "rich\"}"}}};
   r.stop = LogicalStop::tool_use;
   r.usage = {50, 0, 0, 30, 0};
   return r;
@@ -141,7 +143,7 @@ TEST_CASE("complete() answers what the stream's result answers") {
       answer.pieces = d.stream_events(two_calls_reply());
       testing::ScriptedServer server({answer});
       FixtureRequest f = basic_request(d, server.base_url());
-      auto client = d.make_client({});
+      auto client = d.make_client(test_wire_options());
       AssistantMessage completed = complete(*client, f.request);
       EventStream s = client->stream(f.request, {}, {});
       AssistantMessage streamed = s.result().value();
@@ -253,6 +255,7 @@ TEST_CASE("cached tokens are netted out of input exactly once") {
   ScriptedReply r = text_reply();
   r.usage = {200, 800, 0, 50, 0};
   for (const auto& d : all_dialects()) {
+    if (d.cached_places.empty()) continue;  // the wire reports no cached tokens (Ollama)
     DYNAMIC_SECTION(d.api) {
       for (bool streamed : {false, true}) {
         Exchange x = exchange(d, r, opts(streamed));
@@ -448,7 +451,7 @@ TEST_CASE("a stream that ends without its terminal event is an error and its cal
       RuntimeConfig rt;
       rt.model.descriptor = d.model(server.base_url());
       rt.model.max_tokens = 256;
-      rt.providers.add(d.api, d.make_client({}));
+      rt.providers.add(d.api, d.make_client(test_wire_options()));
       auto agent = make_agent(def, rt);
       REQUIRE(agent);
       auto result = agent->run(Input{"What's the weather?"});
@@ -520,8 +523,7 @@ TEST_CASE("a steady-state request serialises no tool schema") {
       answer.headers = http::Headers({{"Content-Type", "application/json"}});
       answer.body = d.whole_body(ok);
       testing::ScriptedServer server({answer});
-      providers::WireOptions wo;
-      wo.meter = std::make_shared<providers::CacheMeter>();
+      providers::WireOptions wo = test_wire_options();
       auto client = d.make_client(wo);
       FixtureRequest f = basic_request(d, server.base_url());
       f.tools = {weather_tool(), tool_spec("read_file", "Read a file", json::parse(R"({"type":"object"})").value())};

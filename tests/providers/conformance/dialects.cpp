@@ -4,10 +4,15 @@
 
 namespace agentkit::conformance {
 
+WireDialect anthropic_dialect();
+WireDialect openai_completions_dialect();
+WireDialect openai_responses_dialect();
+
 std::vector<WireDialect> all_dialects() {
   return {
-      // anthropic_dialect(), openai_completions_dialect(), openai_responses_dialect(): next commits.
-      // google_dialect(), ollama_dialect(): the other half of issue 5.
+      anthropic_dialect(),
+      openai_completions_dialect(),
+      openai_responses_dialect(),
   };
 }
 

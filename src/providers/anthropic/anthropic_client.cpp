@@ -1,0 +1,149 @@
+// The anthropic-messages client: request assembly over the encoder pieces, and the factory.
+#include "agentkit/catalog/catalog.hpp"
+#include "agentkit/providers/anthropic.hpp"
+#include "agentkit/providers/cache.hpp"
+#include "anthropic_wire.hpp"
+
+namespace agentkit::providers::detail {
+namespace {
+
+// REQ-PROV-15 (post-PRD): an integer thinking budget is at least 1,024 tokens and below max_tokens.
+constexpr std::int64_t kMinThinkingBudget = 1024;
+// The compaction edit's type, paired with kAnthropicCompactionBeta.
+constexpr std::string_view kCompactionEdit = "compact_20260112";
+
+json::Value tool_choice(const ToolChoice& choice) {
+  switch (choice.mode) {
+    case ToolChoice::Mode::automatic: return json::Object{{"type", "auto"}};
+    case ToolChoice::Mode::none: return json::Object{{"type", "none"}};
+    case ToolChoice::Mode::required: return json::Object{{"type", "any"}};
+    case ToolChoice::Mode::tool: return json::Object{{"type", "tool"}, {"name", choice.tool_name}};
+  }
+  return json::Object{{"type", "auto"}};
+}
+
+class AnthropicClient final : public WireClientBase {
+ public:
+  AnthropicClient(const WireOptions& options, std::shared_ptr<const RequestPipeline> pipeline)
+      : WireClientBase(catalog::kAnthropicMessages, options, std::move(pipeline)) {}
+
+ protected:
+  Result<PreparedCall> encode(const Request& request, std::span<const Message> view) const override {
+    const Model& model = *request.model;
+    Breakpoints marks;
+    marks.enabled = options().caching.retention != CacheRetention::none;
+    marks.long_prefix = options().caching.retention == CacheRetention::long_term &&
+                        compat_flag(model, "supports_long_cache_retention", false);
+
+    json::Object body;
+    body.append_unique("model", model.id);
+    std::int64_t max_tokens = request.max_tokens ? *request.max_tokens : default_max_tokens(request, view);
+    if (!request.system.empty()) body.append_unique("system", system(request.system, marks));
+    json::Array messages = anthropic_messages(view, options().anthropic.server_compaction);
+    stamp_rolling_breakpoint(messages, marks);
+    body.append_unique("messages", std::move(messages));
+    if (!request.tools.empty()) {
+      body.append_unique("tools", tools(request, marks));
+      if (request.tool_choice) body.append_unique("tool_choice", tool_choice(*request.tool_choice));
+    }
+    if (request.temperature) body.append_unique("temperature", number(*request.temperature));
+    if (request.top_p) body.append_unique("top_p", number(*request.top_p));
+    if (!request.stop_sequences.empty()) {
+      json::Array stops;
+      for (const auto& s : request.stop_sequences) stops.push_back(s);
+      body.append_unique("stop_sequences", std::move(stops));
+    }
+    add_thinking(body, request, max_tokens);
+    PreparedCall call;
+    if (options().anthropic.server_compaction) add_compaction(body, call);
+    body.append_unique("stream", true);
+    // max_tokens is required by this API; placed second, where the SDK puts it.
+    json::Object ordered;
+    ordered.reserve(body.size() + 1);
+    for (auto& m : body) {
+      ordered.append_unique(m.key, std::move(m.value));
+      if (m.key == "model") ordered.append_unique("max_tokens", max_tokens);
+    }
+    call.wire.path = "/v1/messages";
+    call.wire.body = json::dump(ordered);
+    call.wire.headers.emplace_back("content-type", "application/json");
+    call.wire.headers.emplace_back("accept", "text/event-stream");
+    call.wire.headers.emplace_back("anthropic-version", std::string(kAnthropicApiVersion));
+    if (options().anthropic.server_compaction) {
+      call.wire.headers.emplace_back("anthropic-beta", std::string(kAnthropicCompactionBeta));
+    }
+    return call;
+  }
+
+  std::unique_ptr<ReplyDecoder> decoder(const PreparedCall&, MessageAssembler& out) const override {
+    return std::make_unique<AnthropicDecoder>(out);
+  }
+
+ private:
+  static json::Value system(const std::string& text, const Breakpoints& marks) {
+    if (!marks.enabled) return text;
+    // One system block, so "the last system block" is the only one and carries the marker.
+    return json::Array{json::Object{{"type", "text"}, {"text", text}, {"cache_control", marks.prefix()}}};
+  }
+
+  json::Array tools(const Request& request, const Breakpoints& marks) const {
+    OfferedTools offered = offered_tools(request, anthropic_tool_form);
+    return anthropic_tools(offered.established, offered.late, marks);
+  }
+
+  // The catalog's default bound, clamped to the model's window (REQ-CAT-04). The estimate counts
+  // text only: the schemas' size would cost a serialisation per request (level 3).
+  static std::int64_t default_max_tokens(const Request& request, std::span<const Message> view) {
+    return catalog::clamp_max_tokens(*request.model, std::nullopt,
+                                     catalog::estimate_prompt_tokens(request.system, view, {}));
+  }
+
+  static void add_thinking(json::Object& body, const Request& request, std::int64_t& max_tokens) {
+    auto choice = thinking_choice(request);
+    if (!choice) return;  // unset: the key is omitted (tri-state, REQ-PROV-15)
+    const std::string style = compat_text(*request.model, "thinking_style", "adaptive");
+    if (choice->level == ThinkingLevel::off || (choice->value.is_number() && choice->value.number_text() == "0")) {
+      body.append_unique("thinking", json::Object{{"type", "disabled"}});
+      return;
+    }
+    if (style == "budget" && choice->value.is_number()) {
+      std::int64_t budget = choice->value.to_int64().value_or(kMinThinkingBudget);
+      if (budget >= max_tokens) budget = max_tokens - 1;
+      if (budget < kMinThinkingBudget) {
+        budget = kMinThinkingBudget;
+        max_tokens = std::max(max_tokens, budget + 1);
+      }
+      body.append_unique("thinking", json::Object{{"type", "enabled"}, {"budget_tokens", budget}});
+      return;
+    }
+    // Adaptive rows speak effort levels, never a budget translated from one (post-PRD ruling).
+    body.append_unique("thinking", json::Object{{"type", "adaptive"}});
+    body.append_unique("output_config", json::Object{{"effort", choice->value}});
+  }
+
+  void add_compaction(json::Object& body, PreparedCall&) const {
+    json::Object edit{{"type", std::string(kCompactionEdit)}};
+    if (auto trigger = options().anthropic.compaction_trigger_tokens) {
+      edit.append_unique("trigger", json::Object{{"type", "input_tokens"}, {"value", *trigger}});
+    }
+    // REQ-PROV-07 (post-PRD): the beta header without this body does nothing.
+    body.append_unique("context_management", json::Object{{"edits", json::Array{std::move(edit)}}});
+  }
+};
+
+}  // namespace
+
+std::shared_ptr<WireClient> make_anthropic_client(const WireOptions& options, std::shared_ptr<const RequestPipeline> pipeline) {
+  return std::make_shared<AnthropicClient>(options, std::move(pipeline));
+}
+
+}  // namespace agentkit::providers::detail
+
+namespace agentkit::providers {
+
+std::shared_ptr<WireClient> make_anthropic_messages_client(const WireOptions& options,
+                                                           std::shared_ptr<const RequestPipeline> pipeline) {
+  return detail::make_anthropic_client(options, std::move(pipeline));
+}
+
+}  // namespace agentkit::providers

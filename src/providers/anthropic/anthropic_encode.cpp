@@ -1,0 +1,192 @@
+// Canonical request -> Anthropic Messages JSON.
+#include <variant>
+
+#include "anthropic_wire.hpp"
+
+namespace agentkit::providers::detail {
+namespace {
+
+// The one compaction block type the Messages API returns and expects back verbatim.
+constexpr std::string_view kCompactionBlock = "compaction";
+
+json::Value text_block(std::string text) { return json::Object{{"type", "text"}, {"text", std::move(text)}}; }
+
+json::Value image_block(const ImageBlock& image) {
+  return json::Object{{"type", "image"},
+                      {"source", json::Object{{"type", "base64"}, {"media_type", image.mime_type}, {"data", image.data_base64}}}};
+}
+
+// User content: a single text block travels as a plain string (the SDK's own form); the rolling
+// breakpoint turns it back into a block when it needs one.
+json::Value user_content(const std::vector<ContentBlock>& blocks) {
+  if (blocks.size() == 1) {
+    if (const auto* t = std::get_if<TextBlock>(&blocks[0])) return t->text;
+  }
+  json::Array out;
+  for (const auto& b : blocks) {
+    if (const auto* t = std::get_if<TextBlock>(&b)) {
+      if (!t->text.empty()) out.push_back(text_block(t->text));
+    } else if (const auto* img = std::get_if<ImageBlock>(&b)) {
+      out.push_back(image_block(*img));
+    }
+  }
+  return out;
+}
+
+// Arguments replayed exactly as received (REQ-PROV-17). `input` must be an object: bytes that do
+// not parse (a call cut off by the output limit) are replayed as {}.
+json::Value tool_input(const ToolUseBlock& call) {
+  if (call.input.empty() || !call.input.valid()) return json::Raw("{}");
+  return call.input;
+}
+
+void append_assistant_block(json::Array& out, const ContentBlock& block, bool replay_compaction) {
+  if (const auto* t = std::get_if<TextBlock>(&block)) {
+    if (!t->text.empty()) out.push_back(text_block(t->text));  // the API rejects empty text blocks
+  } else if (const auto* th = std::get_if<ThinkingBlock>(&block)) {
+    if (th->redacted) {
+      out.push_back(json::Object{{"type", "redacted_thinking"}, {"data", th->signature}});
+    } else {
+      out.push_back(json::Object{{"type", "thinking"}, {"thinking", th->thinking}, {"signature", th->signature}});
+    }
+  } else if (const auto* call = std::get_if<ToolUseBlock>(&block)) {
+    out.push_back(json::Object{{"type", "tool_use"}, {"id", call->id}, {"name", call->name}, {"input", tool_input(*call)}});
+  } else if (const auto* other = std::get_if<UnknownBlock>(&block)) {
+    // REQ-PROV-07: compaction blocks go back byte for byte (the raw value is dumped verbatim).
+    if (replay_compaction && other->type == kCompactionBlock) out.push_back(other->raw);
+  }
+}
+
+json::Value tool_result_block(const ToolResultMessage& result) {
+  json::Object block{{"type", "tool_result"}, {"tool_use_id", result.tool_use_id}};
+  std::string text = text_of(result.content);
+  // An empty result carries no content at all: a text block without text is rejected (post-PRD).
+  if (!text.empty()) block.append_unique("content", std::move(text));
+  if (result.is_error) block.append_unique("is_error", true);
+  return block;
+}
+
+// A run of results becomes one user message: every tool_result block first, in call order, then
+// whatever else the results (and a user message right after them) carry (REQ-LOOP-02).
+std::size_t append_result_run(json::Array& messages, std::span<const Message> view, std::size_t i) {
+  json::Array blocks;
+  json::Array trailing;
+  for (; i < view.size(); ++i) {
+    const auto* result = std::get_if<ToolResultMessage>(&view[i]);
+    if (!result) break;
+    blocks.push_back(tool_result_block(*result));
+    for (const auto& b : result->content) {
+      if (const auto* img = std::get_if<ImageBlock>(&b)) trailing.push_back(image_block(*img));
+    }
+  }
+  if (i < view.size()) {
+    if (const auto* user = std::get_if<UserMessage>(&view[i])) {
+      json::Value content = user_content(user->content);
+      if (content.is_string()) trailing.push_back(text_block(content.as_string()));
+      else for (auto& b : content.as_array()) trailing.push_back(std::move(b));
+      ++i;
+    }
+  }
+  for (auto& b : trailing) blocks.push_back(std::move(b));
+  messages.push_back(json::Object{{"role", "user"}, {"content", std::move(blocks)}});
+  return i;
+}
+
+json::Value* last_block(json::Value& message) {
+  json::Value* content = message.find("content");
+  if (!content) return nullptr;
+  if (content->is_string()) *content = json::Array{text_block(content->as_string())};
+  if (!content->is_array() || content->as_array().empty()) return nullptr;
+  return &content->as_array().back();
+}
+
+void count_in(const json::Value& v, int& n) {
+  if (const auto* o = v.get_object()) {
+    for (const auto& m : *o) {
+      if (m.key == "cache_control") ++n;
+      count_in(m.value, n);
+    }
+  } else if (const auto* a = v.get_array()) {
+    for (const auto& e : *a) count_in(e, n);
+  }
+}
+
+}  // namespace
+
+json::Value Breakpoints::prefix() const {
+  json::Object mark{{"type", "ephemeral"}};
+  if (long_prefix) mark.append_unique("ttl", "1h");
+  return mark;
+}
+
+json::Value Breakpoints::rolling() const { return json::Object{{"type", "ephemeral"}}; }
+
+std::string anthropic_tool_form(const ToolSpec& tool) {
+  json::Object form{{"name", tool.name}, {"description", tool.description}, {"input_schema", tool.input_schema}};
+  return json::dump(form);
+}
+
+json::Array anthropic_tools(std::span<const ToolBytes> established, std::span<const ToolBytes> deferred, const Breakpoints& marks) {
+  json::Array out;
+  out.reserve(established.size() + deferred.size());
+  for (std::size_t i = 0; i < established.size(); ++i) {
+    const std::string& bytes = *established[i];
+    if (marks.enabled && i + 1 == established.size()) {
+      // Only the last established tool carries a marker: one breakpoint covers the whole prefix,
+      // and marking each tool would exhaust the budget of four (REQ-CACHE level 1 trap). The
+      // cached bytes are spliced, not re-serialised.
+      std::string marked = bytes.substr(0, bytes.size() - 1);
+      marked += ",\"cache_control\":";
+      json::dump_to(marked, marks.prefix());
+      marked += '}';
+      out.push_back(json::Raw(std::move(marked)));
+    } else {
+      out.push_back(json::Raw(bytes));
+    }
+  }
+  for (const auto& bytes : deferred) out.push_back(json::Raw(*bytes));
+  return out;
+}
+
+json::Array anthropic_messages(std::span<const Message> view, bool replay_compaction) {
+  json::Array messages;
+  messages.reserve(view.size());
+  for (std::size_t i = 0; i < view.size();) {
+    if (std::holds_alternative<ToolResultMessage>(view[i])) {
+      i = append_result_run(messages, view, i);
+      continue;
+    }
+    if (const auto* user = std::get_if<UserMessage>(&view[i])) {
+      messages.push_back(json::Object{{"role", "user"}, {"content", user_content(user->content)}});
+    } else if (const auto* a = std::get_if<AssistantMessage>(&view[i])) {
+      json::Array blocks;
+      for (const auto& b : a->content) append_assistant_block(blocks, b, replay_compaction);
+      if (!blocks.empty()) messages.push_back(json::Object{{"role", "assistant"}, {"content", std::move(blocks)}});
+    }
+    ++i;
+  }
+  return messages;
+}
+
+bool stamp_rolling_breakpoint(json::Array& messages, const Breakpoints& marks) {
+  if (!marks.enabled || messages.empty()) return false;
+  json::Value& last = messages.back();
+  const json::Value* role = last.find("role");
+  if (!role || !role->is_string() || role->as_string() != "user") return false;
+  json::Value* block = last_block(last);
+  if (!block) return false;
+  const json::Value* type = block->find("type");
+  if (!type || !type->is_string()) return false;
+  const std::string& t = type->as_string();
+  if (t != "text" && t != "image" && t != "tool_result") return false;
+  (*block)["cache_control"] = marks.rolling();
+  return true;
+}
+
+int count_breakpoints(const json::Value& body) {
+  int n = 0;
+  count_in(body, n);
+  return n;
+}
+
+}  // namespace agentkit::providers::detail

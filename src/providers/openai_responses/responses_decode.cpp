@@ -1,0 +1,188 @@
+// Responses API replies (typed SSE events ending in response.completed, or one JSON response) ->
+// the canonical message.
+#include "../openai_shared/openai_common.hpp"
+#include "agentkit/wire/decode.hpp"
+#include "responses_wire.hpp"
+
+namespace agentkit::providers::detail {
+namespace {
+
+// An output_index past this is refused rather than tracked (REQ-SEC-11's spirit).
+constexpr std::size_t kMaxOutputIndex = 10'000;
+
+std::optional<std::size_t> output_index(const json::Value& event) {
+  const json::Value* v = event.find("output_index");
+  if (!v || !v->is_number()) return std::nullopt;
+  auto n = v->to_int64();
+  if (!n || *n < 0 || static_cast<std::size_t>(*n) >= kMaxOutputIndex) return std::nullopt;
+  return static_cast<std::size_t>(*n);
+}
+
+std::string summary_text(const json::Value& item) {
+  std::string out;
+  if (const json::Value* summary = item.find("summary"); summary && summary->is_array()) {
+    for (const auto& s : summary->as_array()) out += string_at(&s, "text");
+  }
+  return out;
+}
+
+Error failure_of(const json::Value& source) {
+  std::string code = string_at(&source, "code");
+  std::string message = string_at(&source, "message");
+  if (message.empty()) message = "the response failed without a message";
+  return make_error(Errc::provider_error, code.empty() ? message : code + ": " + message);
+}
+
+}  // namespace
+
+int ResponsesDecoder::block_at(const json::Value& event) const {
+  auto index = output_index(event);
+  if (!index) return -1;
+  auto it = blocks_.find(*index);
+  return it == blocks_.end() ? -1 : it->second;
+}
+
+void ResponsesDecoder::response_header(const json::Value& response) {
+  if (std::string id = string_at(&response, "id"); !id.empty()) out_.message().response_id = id;
+  if (std::string model = string_at(&response, "model"); !model.empty()) served_model = model;
+}
+
+Result<void> ResponsesDecoder::response_end(const json::Value& response) {
+  response_header(response);
+  completed_ = true;
+  if (const json::Value* usage = response.find("usage"); usage && usage->is_object()) {
+    read_responses_usage(*usage, out_.message().usage);
+  }
+  // REQ-PROV-05 rule 6: the tier that actually served the request is billed.
+  if (bill_service_tier_) service_tier = string_at(&response, "service_tier");
+  const std::string status = string_at(&response, "status");
+  AssistantMessage& m = out_.message();
+  if (status == "failed") {
+    const json::Value* error = response.find("error");
+    return failure_of(error && error->is_object() ? *error : response);
+  }
+  if (status == "incomplete") {
+    const std::string reason = string_at(response.find("incomplete_details"), "reason");
+    m.raw_stop_reason = reason.empty() ? "incomplete" : reason;
+    m.stop_reason = reason == "content_filter" ? StopReason::refusal : StopReason::length;
+    return {};
+  }
+  m.raw_stop_reason = status;
+  m.stop_reason = refused_ ? StopReason::refusal : any_call_ ? StopReason::tool_use : StopReason::stop;
+  return {};
+}
+
+void ResponsesDecoder::item_added(const json::Value& event) {
+  auto index = output_index(event);
+  const json::Value* item = event.find("item");
+  if (!index || !item) return;
+  const std::string type = string_at(item, "type");
+  if (type == "function_call") {
+    any_call_ = true;
+    blocks_[*index] = out_.begin_tool(join_call_id(string_at(item, "call_id"), string_at(item, "id")), string_at(item, "name"));
+  } else if (type == "reasoning") {
+    int b = out_.begin_thinking();
+    out_.set_thinking_id(b, string_at(item, "id"));
+    blocks_[*index] = b;
+  }
+  // A message item's block opens with its first text delta.
+}
+
+void ResponsesDecoder::item_done(const json::Value& event) {
+  auto index = output_index(event);
+  const json::Value* item = event.find("item");
+  if (!index || !item) return;
+  const int b = block_at(event);
+  if (b < 0) return;
+  const std::string type = string_at(item, "type");
+  if (type == "function_call") {
+    // The done item is authoritative; it equals the deltas joined on a well-behaved stream.
+    if (const json::Value* args = item->find("arguments"); args && args->is_string()) out_.replace_arguments(b, args->as_string());
+  } else if (type == "reasoning") {
+    if (std::get<ThinkingBlock>(out_.block(b)).thinking.empty()) out_.thinking(b, summary_text(*item));
+    out_.set_signature(b, string_at(item, "encrypted_content"));
+  }
+  out_.end(b);
+}
+
+Result<void> ResponsesDecoder::event(const wire::SseEvent& sse) {
+  auto doc = wire::decode(sse.data);
+  if (!doc) return make_error(Errc::protocol_error, "malformed " + sse.type + " event: " + doc.error().message);
+  std::string type = string_at(&*doc, "type");
+  if (type.empty()) type = sse.type;
+  if (type == "error") return failure_of(*doc);
+  if (type == "response.created" || type == "response.in_progress") {
+    if (const json::Value* r = doc->find("response")) response_header(*r);
+  } else if (type == "response.output_item.added") {
+    item_added(*doc);
+  } else if (type == "response.output_text.delta" || type == "response.refusal.delta") {
+    if (type == "response.refusal.delta") refused_ = true;
+    auto index = output_index(*doc);
+    if (!index) return {};
+    auto it = blocks_.find(*index);
+    if (it == blocks_.end()) it = blocks_.emplace(*index, out_.begin_text()).first;
+    out_.text(it->second, string_at(&*doc, "delta"));
+  } else if (type == "response.reasoning_summary_text.delta" || type == "response.reasoning_text.delta") {
+    if (int b = block_at(*doc); b >= 0) out_.thinking(b, string_at(&*doc, "delta"));
+  } else if (type == "response.function_call_arguments.delta") {
+    if (int b = block_at(*doc); b >= 0) out_.arguments(b, string_at(&*doc, "delta"));
+  } else if (type == "response.output_item.done") {
+    item_done(*doc);
+  } else if (type == "response.completed" || type == "response.incomplete" || type == "response.failed") {
+    if (const json::Value* r = doc->find("response")) return response_end(*r);
+    completed_ = true;
+  }
+  return {};  // other events (content_part.*, *.done echoes) repeat what the deltas said
+}
+
+Result<void> ResponsesDecoder::stream_end() {
+  if (!completed_) return fail(Errc::protocol_error, "stream ended before response.completed");
+  return {};
+}
+
+void ResponsesDecoder::whole_item(const json::Value& item) {
+  const std::string type = string_at(&item, "type");
+  if (type == "message") {
+    std::string text;
+    if (const json::Value* content = item.find("content"); content && content->is_array()) {
+      for (const auto& part : content->as_array()) {
+        const std::string part_type = string_at(&part, "type");
+        if (part_type == "output_text") text += string_at(&part, "text");
+        if (part_type == "refusal") {
+          refused_ = true;
+          text += string_at(&part, "refusal");
+        }
+      }
+    }
+    if (text.empty()) return;
+    int b = out_.begin_text();
+    out_.text(b, text);
+    out_.end(b);
+  } else if (type == "function_call") {
+    any_call_ = true;
+    int b = out_.begin_tool(join_call_id(string_at(&item, "call_id"), string_at(&item, "id")), string_at(&item, "name"));
+    out_.arguments(b, string_at(&item, "arguments"));
+    out_.end(b);
+  } else if (type == "reasoning") {
+    int b = out_.begin_thinking();
+    out_.set_thinking_id(b, string_at(&item, "id"));
+    out_.thinking(b, summary_text(item));
+    out_.set_signature(b, string_at(&item, "encrypted_content"));
+    out_.end(b);
+  }
+}
+
+Result<void> ResponsesDecoder::whole(std::string_view body) {
+  auto doc = wire::decode(body);
+  if (!doc) return make_error(Errc::protocol_error, "malformed reply: " + doc.error().message);
+  if (const json::Value* error = doc->find("error"); error && error->is_object() && string_at(&*doc, "status").empty()) {
+    return failure_of(*error);
+  }
+  response_header(*doc);
+  if (const json::Value* output = doc->find("output"); output && output->is_array()) {
+    for (const auto& item : output->as_array()) whole_item(item);
+  }
+  return response_end(*doc);
+}
+
+}  // namespace agentkit::providers::detail
