@@ -23,10 +23,10 @@
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
+#include <new>
 #include <optional>
 #include <string>
 #include <string_view>
-#include <new>
 #include <utility>
 #include <vector>
 
