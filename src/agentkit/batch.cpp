@@ -27,6 +27,14 @@ std::string truncated_call_text(std::string_view tool_name) {
 
 constexpr std::string_view kAbortedText = "Operation aborted";
 
+// How much of a rejected call's arguments is echoed back to the model.
+constexpr std::size_t kMaxArgumentEcho = 2000;
+
+std::string bounded_echo(std::string_view bytes) {
+  if (bytes.size() <= kMaxArgumentEcho) return std::string(bytes);
+  return std::string(bytes.substr(0, kMaxArgumentEcho)) + "... (" + std::to_string(bytes.size()) + " bytes)";
+}
+
 struct CallSlot {
   const ToolUseBlock* call = nullptr;
   const RegisteredTool* tool = nullptr;
@@ -105,7 +113,11 @@ class Batch {
     }
     Result<json::Value> prepared = prepare_arguments(slot.tool->definition.input_schema, std::move(*parsed));
     if (!prepared) {
-      return fail_now(slot, "invalid_arguments", prepared.error().message, true);
+      // Echo the model's own bytes (bounded) so it can see exactly what to correct (REQ-TOOL-11).
+      return fail_now(slot, "invalid_arguments",
+                      "Invalid arguments for '" + call.name + "': " + prepared.error().message +
+                          ". Arguments received: " + bounded_echo(call.input.str()),
+                      true);
     }
     slot.arguments = std::move(*prepared);
     if (!intercept(slot, index)) return;

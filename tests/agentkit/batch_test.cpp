@@ -309,6 +309,7 @@ TEST_CASE("arguments that fail the schema never reach the handler") {
   REQUIRE(results.size() == 1);
   CHECK(results[0].is_error);
   CHECK(results[0].metadata.find("error_code")->as_string() == "invalid_arguments");
+  CHECK(text_of(results[0].content).find(R"(Arguments received: {"paht":"a"})") != std::string::npos);
 }
 
 TEST_CASE("a call to an unknown tool gets an error naming the tools that exist") {
