@@ -57,6 +57,9 @@ AllocCounter::~AllocCounter() {
 extern "C" const char* __asan_default_options() { return "alloc_dealloc_mismatch=0"; }
 #endif
 
+// ThreadSanitizer's runtime defines operator new itself; a second definition cannot link, so in
+// the TSan build the counter is inert (see the header).
+#ifndef AGENTKIT_ALLOC_COUNTER_OFF
 void* operator new(std::size_t n) { return agentkit::testing::allocate(n); }
 void* operator new[](std::size_t n) { return agentkit::testing::allocate(n); }
 void* operator new(std::size_t n, std::align_val_t a) { return agentkit::testing::allocate_aligned(n, a); }
@@ -69,3 +72,4 @@ void operator delete(void* p, std::align_val_t) noexcept { std::free(p); }
 void operator delete[](void* p, std::align_val_t) noexcept { std::free(p); }
 void operator delete(void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
 void operator delete[](void* p, std::size_t, std::align_val_t) noexcept { std::free(p); }
+#endif  // AGENTKIT_ALLOC_COUNTER_OFF
