@@ -313,6 +313,24 @@ TEST_CASE("a redirect to another scheme is held to the same rule") {
   CHECK(server.seen().size() == 3);  // the http:// hop was never sent
 }
 
+TEST_CASE("header fields the client owns are refused; an unknown method is refused") {
+  TestServer server([](const auto&, auto& out) { reply(out, 200, "hi"); });
+  for (const char* owned : {"Host", "content-length", "Transfer-Encoding", "Connection"}) {
+    INFO(owned);
+    tools::FetchRequest request;
+    request.url = url("127.0.0.1", server.port());
+    request.headers.add(owned, "x");
+    auto r = tools::fetch_url(request, loopback_options());
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().code == Errc::invalid_argument);
+    CHECK(r.error().message.find("is set by the HTTP client") != std::string::npos);
+  }
+  auto trace = tools::fetch_url({.url = url("127.0.0.1", server.port()), .method = "TRACE"}, loopback_options());
+  REQUIRE_FALSE(trace.has_value());
+  CHECK(trace.error().code == Errc::invalid_argument);
+  CHECK(server.seen().empty());
+}
+
 TEST_CASE("303 continues as GET without a body; 307 keeps the method and body") {
   TestServer server([](const http::ServerRequest& req, http::ResponseWriter& out) {
     if (req.path == "/see-other") return redirect(out, 303, "/done");
