@@ -122,9 +122,17 @@ Result<void> CompletionsDecoder::event(const wire::SseEvent& sse) {
   return chunk(*doc);
 }
 
+void CompletionsDecoder::infer_stop() {
+  // A host without finish reasons (REQ-PROV-12 supports_finish_reason=false): the content says it.
+  if (finished_) return;
+  out_.message().stop_reason = calls_.empty() ? StopReason::stop : StopReason::tool_use;
+  close_all();
+}
+
 Result<void> CompletionsDecoder::stream_end() {
   // [DONE] is the terminal event; a finish_reason is as good where the host sends one (the usage
   // chunk may be missing then, never the content).
+  if (done_) infer_stop();
   if (done_ || (finished_ && finish_reason_ends_stream_)) return {};
   return fail(Errc::protocol_error, "stream ended before the completion finished (no finish_reason or [DONE])");
 }
@@ -133,7 +141,7 @@ Result<void> CompletionsDecoder::whole(std::string_view body) {
   auto doc = wire::decode(body);
   if (!doc) return make_error(Errc::protocol_error, "malformed reply: " + doc.error().message);
   if (auto ok = chunk(*doc); !ok) return ok;
-  if (!finished_) close_all();
+  infer_stop();
   return {};
 }
 

@@ -64,6 +64,7 @@ class CompletionsDecoder final : public ReplyDecoder {
   void reasoning(std::string_view piece);
   std::string synthesised_id(std::size_t index) const;
   void close_all();
+  void infer_stop();
 
   MessageAssembler& out_;
   bool finish_reason_ends_stream_;

@@ -139,6 +139,9 @@ providers::WireOptions test_wire_options() {
       {"DEEPSEEK_API_KEY", "conformance-key"},
       {"GEMINI_API_KEY", "conformance-key"},
       {"GOOGLE_API_KEY", "conformance-key"},
+      {"GROQ_API_KEY", "conformance-key"},
+      {"TOGETHER_API_KEY", "conformance-key"},
+      {"MOONSHOT_API_KEY", "conformance-key"},
   });
   o.meter = std::make_shared<providers::CacheMeter>();
   return o;

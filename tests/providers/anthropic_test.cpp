@@ -1,0 +1,305 @@
+// anthropic-messages beyond the shared conformance rules: level-1 breakpoints, deferred tools,
+// server-side compaction, thinking styles and the request shapes only this wire has.
+#include "agentkit/catalog/catalog.hpp"
+#include "agentkit/providers/anthropic.hpp"
+#include "agentkit/wire/decode.hpp"
+#include "conformance/conversation.hpp"
+#include "support/catch.hpp"
+
+using namespace agentkit;
+using namespace agentkit::conformance;
+
+namespace {
+
+const std::string kOkReply =
+    R"({"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-5-5","content":[{"type":"text","text":"OK."}],"stop_reason":"end_turn","usage":{"input_tokens":10,"output_tokens":2}})";
+
+ToolSpec tool(std::string name) {
+  return tool_spec(std::move(name), "A tool", json::parse(R"({"type":"object","properties":{"x":{"type":"string"}}})").value());
+}
+
+std::shared_ptr<providers::WireClient> anthropic_client(const providers::WireOptions& o) {
+  return providers::make_anthropic_messages_client(o);
+}
+
+Model sonnet() { return *catalog::Catalog::builtin().find("anthropic", "claude-sonnet-5-5"); }
+
+// An Anthropic conversation answering kOkReply (or the given reply / script).
+struct AnthropicConversation : Conversation {
+  explicit AnthropicConversation(providers::WireOptions options = test_wire_options(), std::string reply = kOkReply)
+      : Conversation(anthropic_client, sonnet(), {whole(std::move(reply))}, options) {}
+  AnthropicConversation(providers::WireOptions options, std::vector<testing::ScriptedResponse> script)
+      : Conversation(anthropic_client, sonnet(), std::move(script), options) {}
+};
+
+int markers(const json::Value& v) {
+  int n = 0;
+  if (const auto* o = v.get_object()) {
+    for (const auto& m : *o) n += (m.key == "cache_control") + markers(m.value);
+  } else if (const auto* a = v.get_array()) {
+    for (const auto& e : *a) n += markers(e);
+  }
+  return n;
+}
+
+// (message index, block index) of every marked block in body.messages.
+std::vector<std::pair<std::size_t, std::size_t>> marked_blocks(const json::Value& body) {
+  std::vector<std::pair<std::size_t, std::size_t>> out;
+  const auto& messages = body.find("messages")->as_array();
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    const json::Value* content = messages[i].find("content");
+    if (!content->is_array()) continue;
+    for (std::size_t b = 0; b < content->size(); ++b) {
+      if ((*content)[b].find("cache_control")) out.emplace_back(i, b);
+    }
+  }
+  return out;
+}
+
+std::vector<std::string> marked_tools(const json::Value& body) {
+  std::vector<std::string> out;
+  for (const auto& t : body.find("tools")->as_array()) {
+    if (t.find("cache_control")) out.push_back(t.find("name")->as_string());
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("the rolling breakpoint moves to the last user block on every request") {
+  // REQ-CACHE level 1: three consecutive requests in one session.
+  AnthropicConversation c;
+  c.tools = {tool("read_file"), tool("list_files"), tool("grep")};
+  std::size_t previous_message = 0;
+  for (int turn = 0; turn < 3; ++turn) {
+    c.user("question " + std::to_string(turn));
+    json::Value body = c.send();
+    auto marked = marked_blocks(body);
+    REQUIRE(marked.size() == 1);
+    const auto& messages = body.find("messages")->as_array();
+    CHECK(marked[0].first == messages.size() - 1);  // the last message...
+    CHECK(marked[0].second == messages.back().find("content")->size() - 1);  // ...its last block
+    if (turn > 0) CHECK(marked[0].first > previous_message);  // it advanced
+    previous_message = marked[0].first;
+    CHECK(marked_tools(body) == std::vector<std::string>{"grep"});  // the last tool only
+    CHECK(markers(body) <= 4);
+    CHECK(markers(body) == 3);  // system, last tool, rolling
+  }
+}
+
+TEST_CASE("only the last system block is marked and the prefix takes the long lifetime only where supported") {
+  providers::WireOptions o = test_wire_options();
+  o.caching.retention = providers::CacheRetention::long_term;
+  AnthropicConversation c(o);
+  c.tools = {tool("read_file")};
+  c.user("hi");
+  json::Value body = c.send();
+  const auto& system = body.find("system")->as_array();
+  REQUIRE(system.size() == 1);
+  CHECK(json::dump(*system[0].find("cache_control")) == R"({"type":"ephemeral","ttl":"1h"})");
+  CHECK(json::dump(*body.find("tools")->as_array()[0].find("cache_control")) == R"({"type":"ephemeral","ttl":"1h"})");
+  // The rolling breakpoint keeps the default lifetime (post-PRD ruling).
+  CHECK(json::dump(*body.find("messages")->as_array().back().find("content")->as_array().back().find("cache_control")) ==
+        R"({"type":"ephemeral"})");
+
+  // A row whose endpoint does not support the hour never receives "ttl".
+  AnthropicConversation plain(o);
+  plain.model.compat.as_object().set("supports_long_cache_retention", false);
+  plain.user("hi");
+  CHECK(plain.send().find("system")->as_array()[0].find("cache_control")->find("ttl") == nullptr);
+}
+
+TEST_CASE("caching switched off sends no marker and the system prompt as a string") {
+  providers::WireOptions o = test_wire_options();
+  o.caching.retention = providers::CacheRetention::none;
+  AnthropicConversation c(o);
+  c.tools = {tool("read_file")};
+  c.user("hi");
+  json::Value body = c.send();
+  CHECK(markers(body) == 0);
+  CHECK(body.find("system")->is_string());
+}
+
+TEST_CASE("a tool first offered mid-session is declared after the cached prefix without a marker") {
+  // REQ-CACHE-10 with ruling L-10: appended after the established tools, never defer_loading.
+  AnthropicConversation c;
+  c.tools = {tool("read_file"), tool("list_files")};
+  c.user("connect the server");
+  json::Value first = c.send();
+  const std::string established = json::dump(*first.find("tools"));
+
+  AssistantMessage a = providers::start_message(c.model);
+  a.content.push_back(ToolUseBlock{"toolu_1", "read_file", json::Raw(R"({"x":"a"})"), {}});
+  c.history.push_back(a);
+  ToolResultMessage r;
+  r.tool_use_id = "toolu_1";
+  r.tool_name = "read_file";
+  r.content = {TextBlock{"done"}};
+  r.added_tool_names = {"mcp__search"};
+  c.history.push_back(r);
+  c.tools.insert(c.tools.begin(), tool("mcp__search"));  // offered first, still deferred
+  json::Value second = c.send();
+  const auto& tools = second.find("tools")->as_array();
+  REQUIRE(tools.size() == 3);
+  CHECK(tools[2].find("name")->as_string() == "mcp__search");
+  CHECK(tools[2].find("cache_control") == nullptr);
+  CHECK(tools[2].find("defer_loading") == nullptr);
+  CHECK(marked_tools(second) == std::vector<std::string>{"list_files"});
+  // The established tools' bytes are unchanged: the cached prefix survives the addition.
+  CHECK(c.last_body_text.find(established.substr(0, established.size() - 1)) != std::string::npos);
+
+  // Using the late tool later never moves it back into the prefix.
+  AssistantMessage use = providers::start_message(c.model);
+  use.content.push_back(ToolUseBlock{"toolu_2", "mcp__search", json::Raw(R"({"x":"q"})"), {}});
+  c.history.push_back(use);
+  ToolResultMessage r2;
+  r2.tool_use_id = "toolu_2";
+  r2.tool_name = "mcp__search";
+  r2.content = {TextBlock{"found"}};
+  c.history.push_back(r2);
+  json::Value third = c.send();
+  CHECK(third.find("tools")->as_array()[2].find("name")->as_string() == "mcp__search");
+  CHECK(c.meter->stats("s-1").prefix_invalidations == 0);
+}
+
+TEST_CASE("server-side compaction is opt-in and its blocks are replayed byte for byte") {
+  // REQ-PROV-07.
+  const std::string block = R"({"type":"compaction","content":"Summary: the user asked about Paris.","encrypted_content":"EqQBCkYIBxgCKkA=","signature":"sig\u00e9"})";
+  const std::string reply = R"({"id":"msg_c","type":"message","role":"assistant","model":"claude-sonnet-5-5","content":[)" + block +
+                            R"(,{"type":"text","text":"Go on."}],"stop_reason":"end_turn","usage":{"input_tokens":10,"output_tokens":2}})";
+  AnthropicConversation off;
+  off.user("hi");
+  off.send();
+  CHECK_FALSE(off.server.last_request().headers.contains("anthropic-beta"));
+  CHECK(off.last_body_text.find("context_management") == std::string::npos);
+
+  providers::WireOptions o = test_wire_options();
+  o.anthropic.server_compaction = true;
+  AnthropicConversation on(o, reply);
+  on.user("hi");
+  json::Value first = on.send();
+  CHECK(on.server.last_request().headers.get("anthropic-beta") == std::optional<std::string_view>("compact-2026-01-12"));
+  CHECK(json::dump(*first.find("context_management")) == R"({"edits":[{"type":"compact_20260112"}]})");
+  REQUIRE(std::holds_alternative<UnknownBlock>(on.last_reply.content[0]));
+  on.user("and then?");
+  on.send();
+  CHECK(on.last_body_text.find(block) != std::string::npos);
+}
+
+TEST_CASE("a streamed compaction block is replayed as it was assembled") {
+  const std::string sse =
+      "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"model\":\"claude-sonnet-5-5\",\"usage\":{\"input_tokens\":5,\"output_tokens\":1}}}\n\n"
+      "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"compaction\",\"content\":null,\"encrypted_content\":null}}\n\n"
+      "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"compaction_delta\",\"content\":\"Summary.\",\"encrypted_content\":\"Eq==\"}}\n\n"
+      "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n"
+      "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":3}}\n\n"
+      "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
+  providers::WireOptions o = test_wire_options();
+  o.anthropic.server_compaction = true;
+  testing::ScriptedResponse streamed;
+  streamed.headers = http::Headers({{"Content-Type", "text/event-stream"}});
+  streamed.pieces = {sse};
+  AnthropicConversation c(o, {streamed, Conversation::whole(kOkReply)});
+  c.user("hi");
+  c.send();
+  REQUIRE(std::holds_alternative<UnknownBlock>(c.last_reply.content.at(0)));
+  c.user("more");
+  c.send();
+  CHECK(c.last_body_text.find(R"({"type":"compaction","content":"Summary.","encrypted_content":"Eq=="})") != std::string::npos);
+}
+
+TEST_CASE("budget-style thinking sends an integer budget below max_tokens and at least 1024") {
+  AnthropicConversation c;
+  c.model = *catalog::Catalog::builtin().find("anthropic", "claude-haiku-4-5");
+  c.model.base_url = c.server.base_url();
+  c.user("think");
+  c.thinking = ThinkingLevel::medium;  // 16384 in the row's map, above max_tokens 1024
+  json::Value body = c.send();
+  const json::Value* thinking = body.find("thinking");
+  REQUIRE(thinking);
+  CHECK(thinking->find("type")->as_string() == "enabled");
+  const std::int64_t budget = thinking->find("budget_tokens")->to_int64().value();
+  const std::int64_t max_tokens = body.find("max_tokens")->to_int64().value();
+  CHECK(budget >= 1024);
+  CHECK(budget < max_tokens);
+  CHECK(body.find("output_config") == nullptr);  // a budget row never gets effort levels
+
+  c.thinking = ThinkingLevel::off;
+  CHECK(json::dump(*c.send().find("thinking")) == R"({"type":"disabled"})");
+  c.thinking.reset();
+  CHECK(c.send().find("thinking") == nullptr);  // unset: omitted (tri-state)
+}
+
+TEST_CASE("adaptive thinking sends effort levels, and off a disabled object") {
+  AnthropicConversation c;
+  c.user("think");
+  c.thinking = ThinkingLevel::high;
+  json::Value body = c.send();
+  CHECK(json::dump(*body.find("thinking")) == R"({"type":"adaptive"})");
+  CHECK(json::dump(*body.find("output_config")) == R"({"effort":"high"})");
+  c.thinking = ThinkingLevel::off;
+  CHECK(json::dump(*c.send().find("thinking")) == R"({"type":"disabled"})");
+}
+
+TEST_CASE("an empty tool result has no content and a failed one is flagged") {
+  AnthropicConversation c;
+  c.user("go");
+  AssistantMessage a = providers::start_message(c.model);
+  a.content.push_back(ToolUseBlock{"toolu_1", "t", json::Raw("{}"), {}});
+  a.content.push_back(ToolUseBlock{"toolu_2", "t", json::Raw("{}"), {}});
+  c.history.push_back(a);
+  ToolResultMessage empty;
+  empty.tool_use_id = "toolu_1";
+  empty.tool_name = "t";
+  c.history.push_back(empty);
+  ToolResultMessage failed;
+  failed.tool_use_id = "toolu_2";
+  failed.tool_name = "t";
+  failed.content = {TextBlock{"boom"}};
+  failed.is_error = true;
+  c.history.push_back(failed);
+  json::Value body = c.send();
+  const auto& blocks = body.find("messages")->as_array().back().find("content")->as_array();
+  REQUIRE(blocks.size() == 2);
+  CHECK(blocks[0].find("content") == nullptr);
+  CHECK(blocks[1].find("is_error")->as_bool());
+  CHECK(blocks[1].find("content")->as_string() == "boom");  // no "Error: " prefix: the flag says it
+}
+
+TEST_CASE("signed and redacted thinking from the same model are replayed as they came") {
+  AnthropicConversation c;
+  c.user("go");
+  AssistantMessage a = providers::start_message(c.model);
+  a.content.push_back(ThinkingBlock{"Let me see.", "sig-1", false, {}});
+  a.content.push_back(ThinkingBlock{"", "opaque-data", true, {}});
+  a.content.push_back(TextBlock{"Done."});
+  c.history.push_back(a);
+  c.user("next");
+  json::Value body = c.send();
+  const auto& blocks = body.find("messages")->as_array()[1].find("content")->as_array();
+  REQUIRE(blocks.size() == 3);
+  CHECK(json::dump(blocks[0]) == R"({"type":"thinking","thinking":"Let me see.","signature":"sig-1"})");
+  CHECK(json::dump(blocks[1]) == R"({"type":"redacted_thinking","data":"opaque-data"})");
+}
+
+TEST_CASE("max_tokens is always sent, from the catalog when the caller sets none") {
+  AnthropicConversation c;
+  c.user("hi");
+  Request req = c.request();
+  req.max_tokens.reset();
+  auto call = c.client->prepare(req, {});
+  REQUIRE(call);
+  json::Value body = json::parse(call->wire.body).value();
+  CHECK(body.find("max_tokens")->to_int64().value() == catalog::clamp_max_tokens(c.model, std::nullopt, 1));
+}
+
+TEST_CASE("hour-long cache writes are read from the usage breakdown") {
+  const std::string reply =
+      R"({"id":"m","type":"message","role":"assistant","model":"claude-sonnet-5-5","content":[{"type":"text","text":"x"}],"stop_reason":"end_turn","usage":{"input_tokens":10,"cache_creation_input_tokens":300,"cache_read_input_tokens":0,"cache_creation":{"ephemeral_5m_input_tokens":100,"ephemeral_1h_input_tokens":200},"output_tokens":2}})";
+  AnthropicConversation c(test_wire_options(), reply);
+  c.user("hi");
+  c.send();
+  CHECK(c.last_reply.usage.cache_write_tokens == 300);
+  CHECK(c.last_reply.usage.cache_write_1h_tokens == 200);
+  CHECK(c.last_reply.usage.cache_read_tokens == 0);  // present zero stays zero
+}

@@ -1,0 +1,115 @@
+// openai-responses beyond the shared conformance rules: flat tools, the composite call identity,
+// reasoning replay, service tiers and how the response ends.
+#include "agentkit/catalog/catalog.hpp"
+#include "agentkit/providers/cost.hpp"
+#include "agentkit/providers/openai.hpp"
+#include "conformance/conversation.hpp"
+#include "support/catch.hpp"
+
+using namespace agentkit;
+using namespace agentkit::conformance;
+
+namespace {
+
+std::string reply(std::string output, std::string extra = {}) {
+  return R"({"id":"resp_1","object":"response","status":"completed","model":"gpt-6.2-sol","output":)" + output +
+         R"(,"usage":{"input_tokens":1000,"input_tokens_details":{"cached_tokens":0},"output_tokens":1000})" + extra + "}";
+}
+
+const std::string kOkOutput =
+    R"([{"type":"message","id":"msg_1","role":"assistant","content":[{"type":"output_text","text":"OK."}]}])";
+
+std::shared_ptr<providers::WireClient> responses_client(const providers::WireOptions& o) {
+  return providers::make_openai_responses_client(o);
+}
+
+Model sol() { return *catalog::Catalog::builtin().find("openai", "gpt-6.2-sol"); }
+
+struct ResponsesConversation : Conversation {
+  explicit ResponsesConversation(std::string body = reply(kOkOutput))
+      : Conversation(responses_client, sol(), {whole(std::move(body))}) {}
+};
+
+}  // namespace
+
+TEST_CASE("Responses tools are flat and state strict") {
+  ResponsesConversation c;
+  c.tools = {tool_spec("get_weather", "Weather", json::parse(R"({"type":"object"})").value())};
+  c.user("hi");
+  json::Value body = c.send();
+  CHECK(json::dump(body.find("tools")->as_array()[0]) ==
+        R"({"type":"function","name":"get_weather","description":"Weather","parameters":{"type":"object"},"strict":false})");
+}
+
+TEST_CASE("a Responses call is call_id|item_id and its output names the call id only") {
+  const std::string out =
+      R"([{"type":"function_call","id":"fc_9","call_id":"call_9","name":"get_weather","arguments":"{\"city\": \"Paris\"}","status":"completed"}])";
+  Conversation c(responses_client, sol(), {Conversation::whole(reply(out)), Conversation::whole(reply(kOkOutput))});
+  c.user("weather?");
+  c.send();
+  REQUIRE(tool_uses(c.last_reply).size() == 1);
+  CHECK(tool_uses(c.last_reply)[0]->id == "call_9|fc_9");
+  CHECK(c.last_reply.stop_reason == StopReason::tool_use);
+  c.result("call_9|fc_9", "get_weather", "sunny");
+  json::Value body = c.send();
+  const auto& input = body.find("input")->as_array();
+  REQUIRE(input.size() == 3);
+  CHECK(json::dump(input[1]) ==
+        R"({"type":"function_call","id":"fc_9","call_id":"call_9","name":"get_weather","arguments":"{\"city\": \"Paris\"}"})");
+  CHECK(json::dump(input[2]) == R"({"type":"function_call_output","call_id":"call_9","output":"sunny"})");
+}
+
+TEST_CASE("reasoning items are replayed with their id and encrypted content") {
+  const std::string out =
+      R"([{"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"Considering."}],"encrypted_content":"gAAAA=="},)"
+      R"({"type":"message","id":"msg_1","role":"assistant","content":[{"type":"output_text","text":"Yes."}]}])";
+  Conversation c(responses_client, sol(), {Conversation::whole(reply(out)), Conversation::whole(reply(kOkOutput))});
+  c.thinking = ThinkingLevel::medium;
+  c.user("is it?");
+  json::Value first = c.send();
+  CHECK(json::dump(*first.find("reasoning")) == R"({"effort":"medium"})");
+  CHECK(json::dump(*first.find("include")) == R"(["reasoning.encrypted_content"])");
+  CHECK(first.find("store")->as_bool() == false);
+  c.user("sure?");
+  json::Value second = c.send();
+  const auto& input = second.find("input")->as_array();
+  CHECK(json::dump(input[1]) ==
+        R"({"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"Considering."}],"encrypted_content":"gAAAA=="})");
+  CHECK(json::dump(input[2]) == R"({"role":"assistant","content":"Yes."})");
+}
+
+TEST_CASE("the served service tier scales the cost") {
+  // REQ-PROV-05 rule 6: flex 0.5x.
+  ResponsesConversation standard(reply(kOkOutput));
+  standard.user("hi");
+  standard.send();
+  ResponsesConversation flex(reply(kOkOutput, R"(,"service_tier":"flex")"));
+  flex.user("hi");
+  flex.send();
+  REQUIRE(standard.last_reply.usage.cost.total > 0);
+  CHECK(flex.last_reply.usage.cost.total == Approx(standard.last_reply.usage.cost.total * 0.5));
+}
+
+TEST_CASE("an incomplete response is a length stop and a failed one an error") {
+  ResponsesConversation cut(R"({"id":"r","status":"incomplete","incomplete_details":{"reason":"max_output_tokens"},"output":[]})");
+  cut.user("hi");
+  cut.send();
+  CHECK(cut.last_reply.stop_reason == StopReason::length);
+  CHECK(cut.last_reply.raw_stop_reason == "max_output_tokens");
+  ResponsesConversation failed(R"({"id":"r","status":"failed","error":{"code":"server_error","message":"boom"},"output":[]})");
+  failed.user("hi");
+  failed.send();
+  CHECK(failed.last_reply.stop_reason == StopReason::error);
+  CHECK(failed.last_reply.error_message.find("boom") != std::string::npos);
+}
+
+TEST_CASE("long retention asks OpenAI to keep the prompt cache for a day") {
+  providers::WireOptions o = test_wire_options();
+  o.caching.retention = providers::CacheRetention::long_term;
+  Conversation c(responses_client, sol(), {Conversation::whole(reply(kOkOutput))}, o);
+  c.user("hi");
+  CHECK(c.send().find("prompt_cache_retention")->as_string() == "24h");
+  Conversation plain(responses_client, sol(), {Conversation::whole(reply(kOkOutput))});
+  plain.user("hi");
+  CHECK_FALSE(plain.send().find("prompt_cache_retention"));
+}
