@@ -4,6 +4,8 @@
 #include "agentkit/providers/anthropic.hpp"
 #include "agentkit/providers/openai.hpp"
 #include "agentkit/providers/wires.hpp"
+#include "google/google_wire.hpp"
+#include "ollama/ollama_wire.hpp"
 
 #include <array>
 #include <atomic>
@@ -346,11 +348,14 @@ const CredentialResolver& RequestPipeline::credentials() const noexcept { return
 // ---- The built-in wires (the one list; each wire engineer adds a line) ----------------------------
 
 namespace {
-constexpr std::array<std::string_view, 3> kBuiltinApis{"anthropic-messages", "openai-completions", "openai-responses"};
+constexpr std::array<std::string_view, 5> kBuiltinApis{"anthropic-messages", "openai-completions", "openai-responses",
+                                                        "google-generative-ai", "ollama-chat"};
 constexpr std::array kBuiltinWires{
     detail::BuiltinWire{"anthropic-messages", &make_anthropic_messages_client},
     detail::BuiltinWire{"openai-completions", &make_openai_completions_client},
     detail::BuiltinWire{"openai-responses", &make_openai_responses_client},
+    detail::BuiltinWire{"google-generative-ai", &detail::make_google_wire},
+    detail::BuiltinWire{"ollama-chat", &detail::make_ollama_wire},
 };
 static_assert(kBuiltinApis.size() == kBuiltinWires.size(), "every built-in wire has an API name and a factory");
 }  // namespace

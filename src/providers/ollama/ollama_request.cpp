@@ -1,0 +1,179 @@
+#include "ollama_request.hpp"
+
+#include <utility>
+
+#include "../wire_common/wire_client_base.hpp"
+#include "agentkit/base/strings.hpp"
+#include "agentkit/json/value.hpp"
+
+namespace agentkit::providers::detail::ollama {
+namespace {
+
+std::string json_string(std::string_view text) {
+  std::string out;
+  json::append_quoted(out, text);
+  return out;
+}
+
+// Writes one JSON object member by member; values are JSON text.
+class ObjectWriter {
+ public:
+  ObjectWriter& member(std::string_view key, std::string_view json_value) {
+    out_ += out_.size() == 1 ? "" : ",";
+    json::append_quoted(out_, key);
+    out_ += ':';
+    out_ += json_value;
+    return *this;
+  }
+  ObjectWriter& text(std::string_view key, std::string_view value) { return member(key, json_string(value)); }
+  std::string done() {
+    out_ += '}';
+    return std::move(out_);
+  }
+
+ private:
+  std::string out_ = "{";
+};
+
+std::string json_list(const std::vector<std::string>& items) {
+  std::string out = "[";
+  for (std::size_t i = 0; i < items.size(); ++i) {
+    if (i > 0) out += ',';
+    out += items[i];
+  }
+  return out + "]";
+}
+
+// Ollama's arguments are a JSON object: the bytes the model produced go back unchanged
+// (REQ-PROV-17). Anything else (a call cut off by the output limit, another wire's non-object
+// arguments) cannot be expressed and is sent as {}; that call's result already says it failed.
+std::string_view replayable_args(const ToolUseBlock& call) {
+  std::string_view bytes = trim_ows(call.input.bytes());
+  if (bytes.empty() || bytes.front() != '{' || !call.input.valid()) return "{}";
+  return call.input.bytes();
+}
+
+std::string images_of(const std::vector<ContentBlock>& content) {
+  std::vector<std::string> images;
+  for (const auto& block : content) {
+    if (const auto* image = std::get_if<ImageBlock>(&block)) images.push_back(json_string(image->data_base64));
+  }
+  return images.empty() ? std::string() : json_list(images);
+}
+
+std::string user_message(const UserMessage& m) {
+  ObjectWriter out;
+  out.text("role", "user").text("content", text_of(m.content));
+  if (std::string images = images_of(m.content); !images.empty()) out.member("images", images);
+  return out.done();
+}
+
+std::string assistant_message(const AssistantMessage& m) {
+  std::string thinking;
+  std::vector<std::string> calls;
+  for (const auto& block : m.content) {
+    if (const auto* t = std::get_if<ThinkingBlock>(&block)) thinking += t->thinking;
+    if (const auto* call = std::get_if<ToolUseBlock>(&block)) {
+      std::string function = ObjectWriter().text("name", call->name).member("arguments", replayable_args(*call)).done();
+      calls.push_back(ObjectWriter().member("function", function).done());
+    }
+  }
+  ObjectWriter out;
+  out.text("role", "assistant").text("content", text_of(m.content));
+  // Thinking the view still holds is this model's own (others' became text in repair).
+  if (!thinking.empty()) out.text("thinking", thinking);
+  if (!calls.empty()) out.member("tool_calls", json_list(calls));
+  return out.done();
+}
+
+// A run of consecutive results: N role:"tool" messages in call order, paired by position (the wire
+// has no id); is_error becomes an "Error: " prefix (the wire has no slot for it). Images the
+// results carried follow the whole run in one user message, never between results (REQ-LOOP-02).
+std::size_t add_result_run(std::vector<std::string>& out, std::span<const Message> view, std::size_t first) {
+  std::string images = "[";
+  std::size_t i = first;
+  for (; i < view.size(); ++i) {
+    const auto* r = std::get_if<ToolResultMessage>(&view[i]);
+    if (r == nullptr) break;
+    out.push_back(ObjectWriter().text("role", "tool").text("content", result_text(*r, true)).text("tool_name", r->tool_name).done());
+    if (std::string more = images_of(r->content); !more.empty()) {
+      images += images.size() > 1 ? "," : "";
+      images += std::string_view(more).substr(1, more.size() - 2);
+    }
+  }
+  if (images.size() > 1) out.push_back(ObjectWriter().text("role", "user").text("content", "").member("images", images + "]").done());
+  return i;
+}
+
+std::string messages_json(const Request& request, std::span<const Message> view) {
+  std::vector<std::string> out;
+  if (!request.system.empty()) out.push_back(ObjectWriter().text("role", "system").text("content", request.system).done());
+  for (std::size_t i = 0; i < view.size();) {
+    if (const auto* u = std::get_if<UserMessage>(&view[i])) {
+      out.push_back(user_message(*u));
+      ++i;
+    } else if (const auto* a = std::get_if<AssistantMessage>(&view[i])) {
+      out.push_back(assistant_message(*a));
+      ++i;
+    } else {
+      i = add_result_run(out, view, i);
+    }
+  }
+  return json_list(out);
+}
+
+// Sampling and limits go under "options"; unset fields are omitted, explicit zeros sent (REQ-PROV-16).
+std::string options_json(const Request& request, const OllamaOptions& options) {
+  json::Object o;
+  if (request.max_tokens) o.append_unique("num_predict", json::Value(static_cast<long long>(*request.max_tokens)));
+  if (request.temperature) o.append_unique("temperature", number(*request.temperature));
+  if (request.top_p) o.append_unique("top_p", number(*request.top_p));
+  if (!request.stop_sequences.empty()) o.append_unique("stop", json::Array(request.stop_sequences.begin(), request.stop_sequences.end()));
+  std::int64_t window = options.context_tokens.value_or(request.model ? request.model->context_window : 0);
+  if (window > 0) o.append_unique("num_ctx", json::Value(static_cast<long long>(window)));
+  return o.empty() ? std::string() : json::dump(json::Value(std::move(o)));
+}
+
+Error forced_choice_unsupported(const Request& request) {
+  return make_error(Errc::unsupported, "ollama-chat cannot force a tool call (tool_choice " +
+                                           std::string(request.tool_choice->mode == ToolChoice::Mode::tool ? "tool" : "required") +
+                                           "); the request was sent with the tools offered, the model may answer without them")
+      .with_detail("field", "tool_choice");
+}
+
+}  // namespace
+
+OllamaRequest encode_request(const Request& request, std::span<const Message> view, std::span<const ToolBytes> tool_bytes,
+                             const OllamaOptions& options) {
+  OllamaRequest out;
+  ObjectWriter body;
+  body.text("model", request.model->id).member("messages", messages_json(request, view));
+  const bool offer_tools = !tool_bytes.empty() && !(request.tool_choice && request.tool_choice->mode == ToolChoice::Mode::none);
+  if (offer_tools) {
+    std::string tools = "[";
+    for (std::size_t i = 0; i < tool_bytes.size(); ++i) {
+      if (i > 0) tools += ',';
+      tools += *tool_bytes[i];
+    }
+    body.member("tools", tools + "]");
+    const auto mode = request.tool_choice ? request.tool_choice->mode : ToolChoice::Mode::automatic;
+    if (mode == ToolChoice::Mode::required || mode == ToolChoice::Mode::tool) out.unsupported.push_back(forced_choice_unsupported(request));
+  }
+  if (auto choice = thinking_choice(request)) body.member("think", json::dump(choice->value));
+  if (std::string o = options_json(request, options); !o.empty()) body.member("options", o);
+  if (options.keep_alive) body.text("keep_alive", *options.keep_alive);
+  // Always stated: the server streams by default, and the decoder follows the reply's type anyway.
+  body.member("stream", "true");
+  out.body = std::move(body).done();
+  return out;
+}
+
+std::string render_tool(const ToolSpec& tool) {
+  json::Object function;
+  function.append_unique("name", tool.name);
+  function.append_unique("description", tool.description);
+  function.append_unique("parameters", tool.input_schema.is_null() ? json::Value(json::Object{{"type", "object"}}) : tool.input_schema);
+  return json::dump(json::Value(json::Object{{"type", "function"}, {"function", json::Value(std::move(function))}}));
+}
+
+}  // namespace agentkit::providers::detail::ollama
