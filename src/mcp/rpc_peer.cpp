@@ -112,7 +112,9 @@ Result<CallReply> RpcPeer::wait_for(const std::shared_ptr<Pending>& pending, con
   std::optional<Errc> gave_up;
   while (!pending->done) {
     if (pending->timeout) {
-      pending->cv.wait_until(lock, spec.stop, pending->deadline, answered);
+      // A copy: the wait reads its deadline while our lock is released, when on_progress may move it.
+      const auto deadline = pending->deadline;
+      pending->cv.wait_until(lock, spec.stop, deadline, answered);
     } else {
       pending->cv.wait(lock, spec.stop, answered);
     }

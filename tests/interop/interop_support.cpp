@@ -77,7 +77,8 @@ BackgroundProcess::BackgroundProcess(const std::vector<std::string>& argv, const
   std::vector<char*> arg_ptrs;
   for (auto& a : args) arg_ptrs.push_back(a.data());
   arg_ptrs.push_back(nullptr);
-  const std::string log = (std::filesystem::temp_directory_path() / ("agentkit-interop-" + std::to_string(::getpid()) + ".log")).string();
+  log_ = std::filesystem::temp_directory_path() / ("agentkit-interop-" + std::to_string(::getpid()) + "-" + args[0].substr(args[0].rfind('/') + 1) + ".log");
+  const std::string log = log_.string();
   posix_spawn_file_actions_t actions;
   posix_spawnattr_t attr;
   ::posix_spawn_file_actions_init(&actions);
@@ -94,10 +95,13 @@ BackgroundProcess::BackgroundProcess(const std::vector<std::string>& argv, const
 }
 
 BackgroundProcess::~BackgroundProcess() {
-  if (pid_ <= 0) return;
-  ::kill(-pid_, SIGKILL);
-  int status = 0;
-  ::waitpid(pid_, &status, 0);
+  if (pid_ > 0) {
+    ::kill(-pid_, SIGKILL);
+    int status = 0;
+    ::waitpid(pid_, &status, 0);
+  }
+  std::error_code ignored;
+  std::filesystem::remove(log_, ignored);
 }
 
 }  // namespace agentkit::interop

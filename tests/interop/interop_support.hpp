@@ -24,7 +24,7 @@ int free_port();
 bool wait_for_port(int port, std::chrono::milliseconds timeout = std::chrono::seconds(20));
 
 // A peer program running in the background (its own process group), killed and reaped on
-// destruction. Output goes to a log file in the system temp folder (named in diagnostics).
+// destruction. Its output goes to a log file in the system temp folder, removed with it.
 class BackgroundProcess {
  public:
   BackgroundProcess(const std::vector<std::string>& argv, const std::vector<std::string>& extra_env = {});
@@ -36,6 +36,7 @@ class BackgroundProcess {
 
  private:
   int pid_ = -1;
+  std::filesystem::path log_;
 };
 
 }  // namespace agentkit::interop

@@ -406,6 +406,24 @@ TEST_CASE("the tool list is cached until list_changed says otherwise") {
   CHECK(count_containing(mcp_test::read_lines(dir.path() / "log"), "tools/list") == 2);
 }
 
+TEST_CASE("without a subscription, the ttlMs hint decides when the modern tool list is stale") {
+  testing::TempDir dir;
+  {
+    auto client = mcp::Client::connect(fake("modern", dir.path() / "fresh"), mcp_test::quick_options());
+    REQUIRE(client);
+    REQUIRE(client->list_tools());
+    REQUIRE(client->list_tools());  // ttlMs 60000: still fresh
+    CHECK(count_containing(mcp_test::read_lines(dir.path() / "fresh"), "tools/list") == 1);
+  }
+  auto stale = fake("modern", dir.path() / "stale");
+  std::get<mcp::StdioLaunch>(stale.transport).env.emplace_back("FAKE_TTL", "0");
+  auto client = mcp::Client::connect(stale, mcp_test::quick_options());
+  REQUIRE(client);
+  REQUIRE(client->list_tools());
+  REQUIRE(client->list_tools());  // ttlMs 0: stale at once
+  CHECK(count_containing(mcp_test::read_lines(dir.path() / "stale"), "tools/list") == 2);
+}
+
 TEST_CASE("the tool list follows every page") {
   auto client = mcp::Client::connect(fixture({"--page-size", "4", "--extra-tools", "9"}), mcp_test::quick_options());
   REQUIRE(client);

@@ -79,6 +79,14 @@ struct Blocker {
     released = true;
     cv.notify_all();
   }
+  int cancelled_count() {
+    std::lock_guard lock(mu);
+    return cancelled;
+  }
+  int peak_seen() {
+    std::lock_guard lock(mu);
+    return peak;
+  }
 };
 
 }  // namespace
@@ -254,13 +262,13 @@ TEST_CASE("a cancelled request stops its handler and goes unanswered; the string
   blocker.wait_running(1);
   pipe.send(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":"5"}})");
   std::this_thread::sleep_for(100ms);
-  CHECK(blocker.cancelled == 0);  // "5" is not 5
+  CHECK(blocker.cancelled_count() == 0);  // "5" is not 5
   pipe.send(R"({"jsonrpc":"2.0","method":"notifications/cancelled","params":{"requestId":5,"reason":"user"}})");
   pipe.send(R"({"jsonrpc":"2.0","id":6,"method":"ping"})");
   std::vector<json::Value> others;
   REQUIRE(pipe.reply_to("6", &others));
   std::this_thread::sleep_for(100ms);
-  CHECK(blocker.cancelled == 1);
+  CHECK(blocker.cancelled_count() == 1);
   CHECK(!pipe.reply_to("5", nullptr, 300ms));  // never answered
   for (const auto& o : others) CHECK(json::dump(*o.find("id")) != "5");
 }
@@ -283,7 +291,7 @@ TEST_CASE("at most 64 handlers run at once; the rest wait their turn") {
   int answered = 0;
   for (int i = 0; i < kCalls; ++i) answered += pipe.next() ? 1 : 0;
   CHECK(answered == kCalls);
-  CHECK(blocker.peak == 64);
+  CHECK(blocker.peak_seen() == 64);
 }
 
 TEST_CASE("shutdown cancels in-flight handlers before waiting for them") {
@@ -298,7 +306,7 @@ TEST_CASE("shutdown cancels in-flight handlers before waiting for them") {
   pipe.stop();
   REQUIRE(pipe.finish());
   CHECK(std::chrono::steady_clock::now() - started < 2s);
-  CHECK(blocker.cancelled == 2);
+  CHECK(blocker.cancelled_count() == 2);
 }
 
 TEST_CASE("a call made just before EOF is still answered") {

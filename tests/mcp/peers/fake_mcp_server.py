@@ -196,7 +196,8 @@ def handle(msg):
         list_calls[0] += 1
         res = {"tools": TOOLS}
         if MODE == "modern":
-            res.update({"resultType": "complete", "ttlMs": 60000, "cacheScope": "private"})
+            res.update({"resultType": "complete", "ttlMs": int(os.environ.get("FAKE_TTL", "60000")),
+                        "cacheScope": "private"})
         return result(rid, res)
     if method == "tools/call":
         threading.Thread(target=call, args=(rid, params), daemon=True).start()
