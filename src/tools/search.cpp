@@ -26,9 +26,11 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// Command lines stay far below ARG_MAX (2 MiB on Linux) and the per-string limit (128 KiB).
-constexpr std::size_t kRipgrepBatchFiles = 512;
-constexpr std::size_t kRipgrepBatchBytes = 96 * 1024;
+// Files per ripgrep process: few at first (a query answered by the first files stops early), then
+// doubling, with the command line far below ARG_MAX (2 MiB on Linux, environment included).
+constexpr std::size_t kFirstRipgrepBatchFiles = 256;
+constexpr std::size_t kLargestRipgrepBatchFiles = 8192;
+constexpr std::size_t kRipgrepBatchBytes = 512 * 1024;
 // ripgrep's JSON for one batch; a batch whose output passes this is refused rather than cut.
 constexpr std::size_t kRipgrepOutputCap = 64u << 20;
 
@@ -198,7 +200,8 @@ Result<std::map<std::string, FileHits>> ripgrep_batch(const fs::path& rg, const 
                                                       const std::vector<const Candidate*>& batch,
                                                       const detail::Regex& regex, std::size_t context,
                                                       std::size_t per_file_cap, const std::stop_token& stop) {
-  std::vector<std::string> argv = {rg.string(), "--json", "--no-config", "--no-messages", "-j1",
+  // ripgrep's own threads search the batch; events are keyed by path, so their order is irrelevant.
+  std::vector<std::string> argv = {rg.string(), "--json", "--no-config", "--no-messages",
                                    "--case-sensitive", "--encoding", "none",
                                    "--max-count", std::to_string(per_file_cap),
                                    "--context", std::to_string(context), "--regexp", regex.rust_syntax(), "--"};
@@ -417,11 +420,12 @@ Result<SearchResult> search_files(const Workspace& ws, const SearchRequest& requ
   }
   const std::size_t per_file_cap = request.max_matches + 1;
   std::size_t next = 0;
-  while (next < files->size() && !a.done) {
+  for (std::size_t limit = kFirstRipgrepBatchFiles; next < files->size() && !a.done;
+       limit = std::min(limit * 2, kLargestRipgrepBatchFiles)) {
     if (stop.stop_requested()) return fail(Errc::cancelled, "search cancelled");
     std::vector<const Candidate*> batch;
     std::size_t arg_bytes = 0;
-    while (next + batch.size() < files->size() && batch.size() < kRipgrepBatchFiles && arg_bytes < kRipgrepBatchBytes) {
+    while (next + batch.size() < files->size() && batch.size() < limit && arg_bytes < kRipgrepBatchBytes) {
       const Candidate& c = (*files)[next + batch.size()];
       arg_bytes += c.from_root.size() + 1;
       batch.push_back(&c);
