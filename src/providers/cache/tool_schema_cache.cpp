@@ -9,9 +9,9 @@ std::uint64_t fingerprint_for(const ToolSpec& tool) {
 }
 
 bool ToolSchemaCache::changed_beyond_additions(const Prefix& before, const Prefix& now) const {
-  for (const auto& [name, fp] : before) {
-    auto it = std::find_if(now.begin(), now.end(), [&](const auto& p) { return p.first == name; });
-    if (it == now.end() || it->second != fp) return true;  // removed, or its schema changed
+  for (const auto& tool : before) {
+    auto it = std::find_if(now.begin(), now.end(), [&](const auto& p) { return p.first == tool.first; });
+    if (it == now.end() || it->second != tool.second) return true;  // removed, or its schema changed
   }
   return false;
 }
