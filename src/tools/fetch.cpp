@@ -197,7 +197,6 @@ Result<FetchResult> fetch_url(const FetchRequest& request, const FetchOptions& o
   if (!url) return url.error();
 
   auto guard = std::make_shared<detail::FetchGuard>(options.permitted_addresses);
-  http::HttpClient client(client_options(options, guard, limit));
   const http::Url first = *url;
   http::Request hop{*method, url->to_string(), request.headers, request.body, {}, {}};
   bool caller_headers = true;
@@ -208,6 +207,8 @@ Result<FetchResult> fetch_url(const FetchRequest& request, const FetchOptions& o
     if (auto ok = guard->check_url(*url); !ok) return ok.error();
     hop.first_byte_timeout = left(deadline);
     hop.idle_timeout = left(deadline);
+    // A client per hop: its connect timeout is the time left, and nothing is pooled anyway.
+    http::HttpClient client(client_options(options, guard, left(deadline)));
     auto response = client.send(hop, stop);
     if (!response) return response.error().code == Errc::timeout ? timed_out(hop.url, limit) : response.error();
     auto location = response->headers().get("location");
