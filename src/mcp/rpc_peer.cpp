@@ -1,5 +1,6 @@
 #include "rpc_peer.hpp"
 
+#include <algorithm>
 #include <exception>
 #include <utility>
 
@@ -295,6 +296,10 @@ void RpcPeer::on_request(RpcMessage msg) {
   }
   std::stop_token stop = entry->stop.get_token();
   json::Value params = msg.params ? std::move(*msg.params) : json::Value();
+  if (std::ranges::find(options_.inline_methods, msg.method) != options_.inline_methods.end()) {
+    run_inbound(id, msg.method, std::move(params), stop);
+    return;
+  }
   auto task = [this, id, method = std::move(msg.method), params = std::move(params), stop]() mutable {
     run_inbound(id, method, std::move(params), stop);
   };

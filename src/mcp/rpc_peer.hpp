@@ -19,6 +19,7 @@
 #include <stop_token>
 #include <string>
 #include <unordered_map>
+#include <vector>
 
 #include "agentkit/json/value.hpp"
 #include "agentkit/mcp/jsonrpc.hpp"
@@ -96,6 +97,10 @@ struct PeerOptions {
   bool survive_bad_envelope = false;
   // Used in error messages: "MCP server 'files'".
   std::string label = "MCP peer";
+  // Methods answered on the reading thread, before the next frame is read: a server's
+  // `initialize`, so a request pipelined right behind it already sees the session it creates.
+  // Only for handlers that are quick and never wait on the peer.
+  std::vector<std::string> inline_methods;
 };
 
 class RpcPeer : public std::enable_shared_from_this<RpcPeer> {

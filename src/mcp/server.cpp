@@ -224,6 +224,7 @@ Result<void> Server::serve_stdio(std::stop_token stop, int in_fd, int out_fd) {
   options.answer_malformed = true;
   options.survive_bad_envelope = true;
   options.max_concurrent_requests = core_->options().max_concurrent_handlers + 16;
+  options.inline_methods = {"initialize"};  // a request pipelined behind it must see the session
   auto peer = detail::RpcPeer::create(detail::make_fd_channel(in_fd, out_fd, false), std::move(handlers), options);
   conn->attach(peer);
   core_->add_listener(conn);

@@ -323,6 +323,23 @@ TEST_CASE("a call made just before EOF is still answered") {
   REQUIRE(pipe.finish());
 }
 
+TEST_CASE("a request pipelined right behind initialize already sees the session") {
+  // A client that writes initialize and tools/list back to back must not race the handshake:
+  // initialize is answered on the reading thread, before the next frame is dispatched.
+  mcp::Server server;
+  REQUIRE(server.add_tool(text_tool("echo", "hi")));
+  for (int round = 0; round < 40; ++round) {
+    PipeServer pipe(server);
+    pipe.send(R"({"jsonrpc":"2.0","id":1,"method":"initialize","params":{"protocolVersion":"2025-11-25","capabilities":{},"clientInfo":{"name":"t","version":"1"}}})");
+    pipe.send(R"({"jsonrpc":"2.0","method":"notifications/initialized"})");
+    pipe.send(R"({"jsonrpc":"2.0","id":2,"method":"tools/list"})");
+    const auto listed = pipe.reply_to("2");
+    REQUIRE(listed);
+    REQUIRE(listed->find("result"));
+    CHECK(listed->find("result")->find("tools")->size() == 1);
+  }
+}
+
 TEST_CASE("registering a tool notifies an initialized session, never before the handshake completes") {
   mcp::Server server;
   PipeServer pipe(server);
