@@ -15,6 +15,19 @@ namespace {
 // How long a blocked write sleeps between looks at its stop token.
 constexpr int kStopPollMillis = 50;
 
+// Set on threads that blocked SIGPIPE for good (block_sigpipe_for_this_thread).
+thread_local bool t_sigpipe_blocked = false;
+
+// Takes a SIGPIPE our own write raised off the pending set, so it is never delivered later.
+void consume_sigpipe() {
+  sigset_t pipe_set;
+  sigemptyset(&pipe_set);
+  sigaddset(&pipe_set, SIGPIPE);
+  const timespec zero{0, 0};
+  while (sigtimedwait(&pipe_set, nullptr, &zero) == -1 && errno == EINTR) {
+  }
+}
+
 Error errno_error(std::string_view what, int err) {
   return make_error(Errc::io_error, std::string(what) + ": " + std::strerror(err))
       .with_detail("errno", std::to_string(err));
@@ -25,6 +38,10 @@ Error errno_error(std::string_view what, int err) {
 class SigpipeGuard {
  public:
   SigpipeGuard() {
+    if (t_sigpipe_blocked) {
+      active_ = false;
+      return;
+    }
     sigemptyset(&pipe_set_);
     sigaddset(&pipe_set_, SIGPIPE);
     sigset_t pending;
@@ -34,11 +51,11 @@ class SigpipeGuard {
     pthread_sigmask(SIG_BLOCK, &pipe_set_, &old_);
   }
   ~SigpipeGuard() {
-    if (raised_ && !already_pending_) {
-      const timespec zero{0, 0};
-      while (sigtimedwait(&pipe_set_, nullptr, &zero) == -1 && errno == EINTR) {
-      }
+    if (!active_) {
+      if (raised_) consume_sigpipe();
+      return;
     }
+    if (raised_ && !already_pending_) consume_sigpipe();
     pthread_sigmask(SIG_SETMASK, &old_, nullptr);
   }
   SigpipeGuard(const SigpipeGuard&) = delete;
@@ -50,9 +67,19 @@ class SigpipeGuard {
   sigset_t old_{};
   bool already_pending_ = false;
   bool raised_ = false;
+  bool active_ = true;
 };
 
 }  // namespace
+
+void block_sigpipe_for_this_thread() {
+  if (t_sigpipe_blocked) return;
+  sigset_t pipe_set;
+  sigemptyset(&pipe_set);
+  sigaddset(&pipe_set, SIGPIPE);
+  pthread_sigmask(SIG_BLOCK, &pipe_set, nullptr);
+  t_sigpipe_blocked = true;
+}
 
 UniqueFd& UniqueFd::operator=(UniqueFd&& other) noexcept {
   if (this != &other) reset(other.release());

@@ -54,6 +54,10 @@ class Waker {
   PipeEnds ends_;
 };
 
+// Blocks SIGPIPE for the rest of the calling thread's life. For threads this library owns (handler
+// workers, pumps): their writes then skip the per-write mask dance.
+void block_sigpipe_for_this_thread();
+
 // Reads what is available (at least one byte), waiting for it: the byte count, 0 at end of
 // file, Errc::cancelled once `waker` fired, Errc::io_error on a failed read.
 Result<std::size_t> read_some(int fd, std::span<char> buffer, const Waker& waker);

@@ -1,5 +1,7 @@
 #include "handler_pool.hpp"
 
+#include "fd_io.hpp"
+
 #include <utility>
 
 namespace agentkit::mcp::detail {
@@ -14,20 +16,21 @@ bool HandlerPool::submit(std::function<void()> task) {
   if (closed_ || queue_.size() >= max_queued_) return false;
   queue_.push_back(std::move(task));
   if (idle_workers_ < queue_.size() && workers_.size() < max_workers_) {
-    workers_.emplace_back([this](std::stop_token stop) { work(stop); });
+    workers_.emplace_back([this] { work(); });
   }
   lock.unlock();
   work_ready_.notify_one();
   return true;
 }
 
-void HandlerPool::work(std::stop_token stop) {
+void HandlerPool::work() {
+  block_sigpipe_for_this_thread();  // our thread: replies are written without a per-write mask dance
   std::unique_lock lock(mu_);
   while (true) {
     ++idle_workers_;
-    const bool has_work = work_ready_.wait(lock, stop, [&] { return !queue_.empty() || closed_; });
+    work_ready_.wait(lock, [&] { return !queue_.empty() || closed_; });
     --idle_workers_;
-    if (!has_work || closed_) return;
+    if (closed_) return;
     std::function<void()> task = std::move(queue_.front());
     queue_.pop_front();
     ++running_;

@@ -31,12 +31,12 @@ class HandlerPool {
   std::size_t running() const;
 
  private:
-  void work(std::stop_token stop);
+  void work();
 
   const std::size_t max_workers_;
   const std::size_t max_queued_;
   mutable std::mutex mu_;
-  std::condition_variable_any work_ready_;
+  std::condition_variable work_ready_;  // plain: close() wakes workers through closed_
   std::condition_variable idle_;
   std::deque<std::function<void()>> queue_;
   std::vector<std::jthread> workers_;

@@ -33,6 +33,7 @@ wire::NdjsonReaderOptions reader_options(std::size_t max_line_bytes) {
 // Reads NDJSON frames from `fd` until EOF, an error, the sink's refusal or the waker.
 void pump_frames(int fd, const Waker& waker, const ChannelSink& sink, std::size_t max_line_bytes,
                  std::string_view source) {
+  block_sigpipe_for_this_thread();  // a malformed-frame answer may be written from here
   wire::NdjsonReader reader(reader_options(max_line_bytes));
   std::array<char, kReadChunkBytes> buffer;
   std::optional<Error> ended;

@@ -248,8 +248,11 @@ TEST_CASE("gemini: tool results pair by position in one user content, a failure 
   const json::Value* second = parts[1].find("functionResponse");
   CHECK(first->find("name")->as_string() == "get_weather");
   CHECK(first->find("id") == nullptr);  // the wire has no id: order is the pairing
+  REQUIRE(first->find("response")->find("output") != nullptr);
   CHECK(first->find("response")->find("output")->as_string() == "21 sunny");
+  REQUIRE(second->find("response")->find("error") != nullptr);
   CHECK(second->find("response")->find("error")->as_string() == "no such city");
+  CHECK(second->find("response")->find("output") == nullptr);
 }
 
 TEST_CASE("gemini: unsigned thoughts stay thinking for the same model and are not sent back") {
@@ -302,8 +305,10 @@ TEST_CASE("gemini: a blocked prompt is a refusal, MAX_TOKENS a length stop, a ma
   Outcome blocked = call(whole(R"({"promptFeedback":{"blockReason":"SAFETY"},"usageMetadata":{"promptTokenCount":9}})"));
   CHECK(blocked.message.stop_reason == StopReason::refusal);
   CHECK(blocked.message.raw_stop_reason == "SAFETY");
-  Outcome blocked_stream = call(streamed({R"({"promptFeedback":{"blockReason":"PROHIBITED_CONTENT"}})"}));
+  // A block reason that is not also a finish reason still means the prompt was refused.
+  Outcome blocked_stream = call(streamed({R"({"promptFeedback":{"blockReason":"OTHER"}})"}));
   CHECK(blocked_stream.message.stop_reason == StopReason::refusal);
+  CHECK(blocked_stream.message.raw_stop_reason == "OTHER");
   Outcome cut = call(streamed({final_chunk(R"({"text":"Long ans"})", R"({"promptTokenCount":5,"candidatesTokenCount":3})", "MAX_TOKENS")}));
   CHECK(cut.message.stop_reason == StopReason::length);
   Outcome safety = call(whole(final_chunk(R"({"text":""})", R"({"promptTokenCount":5})", "SAFETY")));
