@@ -303,3 +303,25 @@ TEST_CASE("hour-long cache writes are read from the usage breakdown") {
   CHECK(c.last_reply.usage.cache_write_1h_tokens == 200);
   CHECK(c.last_reply.usage.cache_read_tokens == 0);  // present zero stays zero
 }
+
+TEST_CASE("an argument delta aimed at a text block ends the reply as a protocol error instead of crashing") {
+  // Found by fuzz_anthropic: the assembler trusted the index's kind and std::get threw.
+  const std::string sse =
+      "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"model\":\"claude-sonnet-5-5\",\"usage\":{\"input_tokens\":5,\"output_tokens\":1}}}\n\n"
+      "event: content_block_start\ndata: {\"type\":\"content_block_start\",\"index\":0,\"content_block\":{\"type\":\"text\",\"text\":\"\"}}\n\n"
+      "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"text_delta\",\"text\":\"Hi\"}}\n\n"
+      "event: content_block_delta\ndata: {\"type\":\"content_block_delta\",\"index\":0,\"delta\":{\"type\":\"input_json_delta\",\"partial_json\":\"{\\\"a\\\":1}\"}}\n\n"
+      "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n"
+      "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":3}}\n\n"
+      "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
+  testing::ScriptedResponse streamed;
+  streamed.headers = http::Headers({{"Content-Type", "text/event-stream"}});
+  streamed.pieces = {sse};
+  AnthropicConversation c(test_wire_options(), {streamed});
+  c.user("hi");
+  c.send();
+  CHECK(c.last_reply.stop_reason == StopReason::error);
+  CHECK(c.last_reply.error_message.find("tool-argument delta for content block 0") != std::string::npos);
+  REQUIRE(std::holds_alternative<TextBlock>(c.last_reply.content.at(0)));
+  CHECK(std::get<TextBlock>(c.last_reply.content.at(0)).text == "Hi");  // what arrived is kept
+}

@@ -47,39 +47,63 @@ int MessageAssembler::add_opaque(ContentBlock block) {
 
 void MessageAssembler::text(int block, std::string_view delta) {
   if (delta.empty()) return;
-  get<TextBlock>(block).text += delta;
+  TextBlock* t = get<TextBlock>(block, "a text delta");
+  if (t == nullptr) return;
+  t->text += delta;
   sink_.push(TextDeltaEvent{block, std::string(delta)});
 }
 
 void MessageAssembler::thinking(int block, std::string_view delta) {
   if (delta.empty()) return;
-  get<ThinkingBlock>(block).thinking += delta;
+  ThinkingBlock* t = get<ThinkingBlock>(block, "a thinking delta");
+  if (t == nullptr) return;
+  t->thinking += delta;
   sink_.push(ThinkingDeltaEvent{block, std::string(delta)});
 }
 
 void MessageAssembler::arguments(int block, std::string_view delta) {
   if (delta.empty()) return;
   // Joined exactly as they arrived: no parse, no re-encode (REQ-PROV-17).
+  ToolUseBlock* call = get<ToolUseBlock>(block, "a tool-argument delta");
+  if (call == nullptr) return;
   arguments_[static_cast<std::size_t>(block)] += delta;
-  sink_.push(ToolArgumentsDeltaEvent{block, get<ToolUseBlock>(block).id, std::string(delta)});
+  sink_.push(ToolArgumentsDeltaEvent{block, call->id, std::string(delta)});
 }
 
-void MessageAssembler::set_signature(int block, std::string signature) { get<ThinkingBlock>(block).signature = std::move(signature); }
+void MessageAssembler::set_signature(int block, std::string signature) {
+  if (auto* t = get<ThinkingBlock>(block, "a thinking signature")) t->signature = std::move(signature);
+}
 
 void MessageAssembler::set_redacted(int block, std::string data) {
-  ThinkingBlock& t = get<ThinkingBlock>(block);
-  t.redacted = true;
-  t.signature = std::move(data);
+  ThinkingBlock* t = get<ThinkingBlock>(block, "redacted thinking");
+  if (t == nullptr) return;
+  t->redacted = true;
+  t->signature = std::move(data);
 }
 
-void MessageAssembler::set_thinking_id(int block, std::string id) { get<ThinkingBlock>(block).id = std::move(id); }
+void MessageAssembler::set_thinking_id(int block, std::string id) {
+  if (auto* t = get<ThinkingBlock>(block, "a reasoning id")) t->id = std::move(id);
+}
 
-void MessageAssembler::set_tool_id(int block, std::string id) { get<ToolUseBlock>(block).id = std::move(id); }
+void MessageAssembler::set_tool_id(int block, std::string id) {
+  if (auto* call = get<ToolUseBlock>(block, "a tool-call id")) call->id = std::move(id);
+}
 
-void MessageAssembler::set_tool_name(int block, std::string name) { get<ToolUseBlock>(block).name = std::move(name); }
+void MessageAssembler::set_tool_name(int block, std::string name) {
+  if (auto* call = get<ToolUseBlock>(block, "a tool name")) call->name = std::move(name);
+}
 
 void MessageAssembler::replace_arguments(int block, std::string bytes) {
+  if (get<ToolUseBlock>(block, "tool-call arguments") == nullptr) return;
   arguments_[static_cast<std::size_t>(block)] = std::move(bytes);
+}
+
+void MessageAssembler::note_violation(int index, std::string_view what) {
+  if (violation_) return;
+  std::string text = "the reply sent " + std::string(what) + " for content block " + std::to_string(index);
+  text += index >= 0 && static_cast<std::size_t>(index) < message_.content.size() ? ", a block of another kind"
+                                                                                   : ", which was never opened";
+  violation_ = std::move(text);
 }
 
 void MessageAssembler::settle_arguments(std::size_t index) {
@@ -119,10 +143,12 @@ void MessageAssembler::finish(const std::optional<CallFailure>& failure) {
       sink_.push(BlockEndEvent{static_cast<int>(i), message_.content[i]});
     }
   }
-  if (failure) {
-    apply_failure(message_, *failure);
-    std::string text = failure->message.empty() ? std::string("the call was cancelled") : failure->message;
-    sink_.push(ErrorEvent{make_error(failure->code, std::move(text)), true});
+  std::optional<CallFailure> ending = failure;
+  if (!ending && violation_) ending = CallFailure{.stop_reason = StopReason::error, .message = *violation_, .http_status = std::nullopt, .code = Errc::protocol_error};
+  if (ending) {
+    apply_failure(message_, *ending);
+    std::string text = ending->message.empty() ? std::string("the call was cancelled") : ending->message;
+    sink_.push(ErrorEvent{make_error(ending->code, std::move(text)), true});
   }
   sink_.finish(std::move(message_));
 }

@@ -10,7 +10,9 @@
 //
 // Tool-call argument bytes are the concatenation of the fragments, never re-encoded (REQ-PROV-17);
 // an empty argument string becomes "{}". A failure keeps the partial content (REQ-PROV-04) and
-// pushes an ErrorEvent before message_end.
+// pushes an ErrorEvent before message_end. A delta aimed at a block of another kind (a text delta
+// for a tool call, say) or at an index that was never opened is a protocol violation: it is
+// dropped, and finish() ends the message as an error naming the first one.
 //
 // Thread safety: none; one assembler belongs to one call's decoding thread.
 #pragma once
@@ -67,10 +69,17 @@ class MessageAssembler {
   void finish(const std::optional<CallFailure>& failure);
 
  private:
+  // The block at `index` if it is a `Block`; otherwise records the violation and returns null.
   template <class Block>
-  Block& get(int index) {
-    return std::get<Block>(message_.content[static_cast<std::size_t>(index)]);
+  Block* get(int index, std::string_view what) {
+    Block* found = nullptr;
+    if (index >= 0 && static_cast<std::size_t>(index) < message_.content.size()) {
+      found = std::get_if<Block>(&message_.content[static_cast<std::size_t>(index)]);
+    }
+    if (found == nullptr) note_violation(index, what);
+    return found;
   }
+  void note_violation(int index, std::string_view what);
   int open(ContentBlock block, BlockKind kind, std::string id = {}, std::string name = {});
 
   // Moves a tool block's accumulated argument bytes into it (at its end).
@@ -83,6 +92,7 @@ class MessageAssembler {
   // string keeps long streamed arguments linear).
   std::vector<std::string> arguments_;
   bool started_ = false;
+  std::optional<std::string> violation_;  // the first delta that did not fit its block
 };
 
 }  // namespace agentkit::providers::detail
