@@ -167,9 +167,8 @@ class RequestPipeline {
 // True when attribution headers are sent: `option` when set, else unless AGENTKIT_TELEMETRY=0.
 bool attribution_enabled(std::optional<bool> option, const EnvironmentLookup& environment);
 
-// The wire APIs register_defaults() adds. Empty in this release: the five wires
-// (anthropic-messages, openai-completions, openai-responses, google-generative-ai, ollama-chat)
-// arrive with the next one and will be listed here.
+// The wire APIs register_defaults() adds: anthropic-messages, openai-completions,
+// openai-responses, google-generative-ai and ollama-chat.
 std::span<const std::string_view> builtin_wire_apis() noexcept;
 
 // Adds a client for every built-in wire to `registry`, each sharing one RequestPipeline built from
