@@ -17,6 +17,7 @@
 
 #include "agentkit/base/result.hpp"
 #include "agentkit/core/message.hpp"
+#include "agentkit/core/provider.hpp"
 
 namespace agentkit {
 
@@ -94,6 +95,9 @@ struct RunResult {
   int turn_count = 0;
   Usage run_usage;      // this run
   Usage session_usage;  // the session so far, this run included
+  // The session's cache statistics so far, all levels (zeros from a provider that keeps none,
+  // such as the faux one). Keyed by the request's session id, so a resumed session continues.
+  CacheStats cache;
   SessionHandle handle;
 };
 

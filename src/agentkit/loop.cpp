@@ -289,6 +289,10 @@ class Run {
       result.messages.assign(s_.history.begin() + static_cast<std::ptrdiff_t>(run_start_), s_.history.end());
       result.session_usage = s_.usage;
     }
+    if (a_.provider) {
+      const std::string& id = a_.runtime.transport.session_id.empty() ? s_.id : a_.runtime.transport.session_id;
+      result.cache = a_.provider->cache_stats(id).value_or(CacheStats{});
+    }
     for (auto it = result.messages.rbegin(); it != result.messages.rend(); ++it) {
       if (const auto* a = std::get_if<AssistantMessage>(&*it)) {
         result.final_text = text_of(*a);

@@ -4,7 +4,11 @@
 #include <optional>
 
 #include "agentkit/agent.hpp"
+#include "agentkit/catalog/catalog.hpp"
+#include "agentkit/http/client.hpp"
 #include "agentkit/providers/faux.hpp"
+#include "agentkit/providers/pipeline.hpp"
+#include "provider_test_support.hpp"
 #include "support/catch.hpp"
 
 using namespace agentkit;
@@ -71,4 +75,51 @@ TEST_CASE("the retry middleware's default classifier is the provider machinery's
   CHECK_FALSE(is_retryable_error(m));
   m.error_message = "prompt is 15002 tokens";
   CHECK_FALSE(is_retryable_error(m));
+}
+
+TEST_CASE("a run reports the session's cache statistics from the wire that served it") {
+  // REQ-CACHE-08: two turns that each read 800 cached tokens -> 1,600 over the session, and the
+  // saving is what those tokens did not cost at the served model's rates.
+  const std::string reply =
+      R"({"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-5-5","content":[{"type":"text","text":"OK."}],)"
+      R"("stop_reason":"end_turn","usage":{"input_tokens":10,"output_tokens":2,"cache_read_input_tokens":800}})";
+  testing::ScriptedResponse whole;
+  whole.headers = http::Headers({{"Content-Type", "application/json"}});
+  whole.body = reply;
+  testing::ScriptedServer server({whole});
+
+  auto model = catalog::Catalog::builtin().resolve("anthropic/claude-sonnet-5-5");
+  REQUIRE(model);
+  model->base_url = server.base_url();
+  RuntimeConfig rt;
+  rt.model.descriptor = *model;
+  rt.transport.wires.http = std::make_shared<http::HttpClient>();
+  rt.transport.wires.credentials.environment = providers::fixed_environment({{"ANTHROPIC_API_KEY", "test-key"}});
+  providers::register_defaults(rt.providers, rt.transport.wires);
+  auto agent = make_agent({}, rt);
+  REQUIRE(agent);
+  auto session = agent->start();
+  REQUIRE(session);
+  auto first = session->run(Turn{"one"});
+  REQUIRE(first);
+  CHECK(first->cache.provider_cache_read_tokens == 800);
+  auto second = session->run(Turn{"two"});
+  REQUIRE(second);
+  CHECK(second->cache.provider_cache_read_tokens == 1600);
+  const double per_token = (model->pricing.input - model->pricing.cache_read) / 1e6;
+  CHECK(second->cache.estimated_savings_usd == Approx(1600 * per_token));
+  CHECK(second->cache.estimated_savings_usd > 0);
+  CHECK(second->cache.hits == 0);  // L2 dedup is off by default
+}
+
+TEST_CASE("a provider that keeps no cache statistics reports zeros") {
+  RuntimeConfig rt;
+  rt.model.spec = "faux/demo";
+  rt.providers.add("faux", std::make_shared<providers::FauxProvider>(
+                               std::vector<providers::FauxResponse>{providers::text_response("hi")}));
+  auto agent = make_agent({}, rt);
+  REQUIRE(agent);
+  auto result = agent->run("hello");
+  REQUIRE(result);
+  CHECK(result->cache == CacheStats{});
 }

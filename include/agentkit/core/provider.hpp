@@ -135,12 +135,39 @@ struct StreamOptions {
   EventStreamOptions stream;
 };
 
+// A session's caching figures over its whole life, all levels (REQ-CACHE-08, -11). Kept by the
+// built-in wires (providers/cache.hpp explains each level); RunResult::cache carries them.
+struct CacheStats {
+  std::int64_t hits = 0;    // L2 answers served locally
+  std::int64_t misses = 0;  // L2 lookups that went to the provider
+  std::int64_t provider_cache_read_tokens = 0;
+  std::int64_t provider_cache_write_tokens = 0;
+  // USD: for every provider response, cache_read_tokens x (input rate - cache-read rate) at the
+  // tier that request paid (from the response's own usage, never re-estimated); plus, for every
+  // L2 hit, the full cost of the answer it replayed.
+  double estimated_savings_usd = 0;
+  // REQ-CACHE-10's safety valve fired: every tool would have been deferred, all were promoted.
+  std::int64_t deferred_promotions = 0;
+  // A request whose tool prefix differed from the session's previous one by more than additions
+  // (a tool removed or its schema changed): the provider's prompt cache was lost there.
+  std::int64_t prefix_invalidations = 0;
+  // L3: tool schemas serialised to wire form (0 on a steady-state request).
+  std::int64_t schemas_serialised = 0;
+  friend bool operator==(const CacheStats&, const CacheStats&) = default;
+};
+
 class ProviderClient {
  public:
   virtual ~ProviderClient() = default;
   // Starts the call and returns at once. Never throws; see the file comment for failures.
   virtual EventStream stream(const Request& request, const StreamOptions& options,
                              std::stop_token stop) = 0;
+  // The cache statistics this client keeps for `session_id` (Request::session_id); nullopt for a
+  // client that keeps none.
+  virtual std::optional<CacheStats> cache_stats(std::string_view session_id) const {
+    (void)session_id;
+    return std::nullopt;
+  }
 };
 
 // stream() then result(): the one blocking form, shared by every provider.

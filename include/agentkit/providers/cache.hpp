@@ -73,24 +73,8 @@ struct PromptCacheOptions {
 };
 
 // One session's cache accounting over its life (REQ-CACHE-08, -11).
-struct CacheStats {
-  std::int64_t hits = 0;    // L2 answers served locally
-  std::int64_t misses = 0;  // L2 lookups that went to the provider
-  std::int64_t provider_cache_read_tokens = 0;
-  std::int64_t provider_cache_write_tokens = 0;
-  // USD: for every provider response, cache_read_tokens x (input rate - cache-read rate) at the
-  // tier that request paid (from the response's own usage, never re-estimated); plus, for every
-  // L2 hit, the full cost of the answer it replayed.
-  double estimated_savings_usd = 0;
-  // REQ-CACHE-10's safety valve fired: every tool would have been deferred, all were promoted.
-  std::int64_t deferred_promotions = 0;
-  // A request whose tool prefix differed from the session's previous one by more than additions
-  // (a tool removed or its schema changed): the provider's prompt cache was lost there.
-  std::int64_t prefix_invalidations = 0;
-  // L3: tool schemas serialised to wire form (0 on a steady-state request).
-  std::int64_t schemas_serialised = 0;
-  friend bool operator==(const CacheStats&, const CacheStats&) = default;
-};
+// The statistics themselves are a core type, so RunResult can carry them (core/provider.hpp).
+using CacheStats = ::agentkit::CacheStats;
 
 // Per-session cache statistics, keyed by Request::session_id (the loop sets it to the session's
 // id, or to TransportConfig::session_id). Every built-in wire and the dedup layer report here.

@@ -88,6 +88,8 @@ class WireClient : public ProviderClient {
 
   // prepare() then send(); a preparation failure is a pre-closed error stream.
   EventStream stream(const Request& request, const StreamOptions& options, std::stop_token stop) override;
+  // meter()'s figures for the session.
+  std::optional<CacheStats> cache_stats(std::string_view session_id) const override;
 };
 
 // A client for one built-in API, or Errc::not_found naming the built-in APIs.

@@ -17,6 +17,12 @@ std::string builtin_list() {
 
 // ---- WireClient ---------------------------------------------------------------------------------------------
 
+std::optional<CacheStats> WireClient::cache_stats(std::string_view session_id) const {
+  std::shared_ptr<CacheMeter> m = meter();
+  if (!m) return std::nullopt;
+  return m->stats(session_id);
+}
+
 EventStream WireClient::stream(const Request& request, const StreamOptions& options, std::stop_token stop) {
   Result<PreparedCall> call = prepare(request, options);
   if (call) return send(std::move(*call), options, std::move(stop));
