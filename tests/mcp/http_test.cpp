@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <atomic>
+#include <cctype>
 #include <mutex>
 #include <thread>
 
@@ -368,4 +369,58 @@ TEST_CASE("only http and https URLs are transports") {
   auto refused = mcp::Client::connect({.name = "x", .transport = mcp::HttpTarget{.url = "ftp://127.0.0.1/mcp"}});
   REQUIRE(!refused);
   CHECK(refused.error().code == Errc::invalid_argument);
+}
+
+TEST_CASE("each routing header is checked on its own: a wrong Mcp-Method or MCP-Protocol-Version alone is -32020") {
+  Fixture f;
+  const std::string call = modern_body("tools/call", R"("name":"count","arguments":{"region":"eu"})");
+  // Every other header agrees with the body, so only the one under test can be the mismatch.
+  auto headers = [](std::string_view method, std::string_view version) {
+    http::Headers h{{"MCP-Protocol-Version", std::string(version)}, {"Mcp-Method", std::string(method)}};
+    h.add("Mcp-Name", "count");
+    h.add("Mcp-Param-Region", "eu");
+    return h;
+  };
+  auto mismatch_header = [](http::Response& resp) {
+    auto body = json::parse(resp.read_all().value()).value();
+    const json::Value* error = body.find("error");
+    REQUIRE(error != nullptr);
+    CHECK(error->find("code")->to_int64() == std::optional<std::int64_t>{-32020});
+    const json::Value* data = error->find("data");
+    REQUIRE(data != nullptr);
+    return std::string(data->find("mismatch")->find("header")->as_string());
+  };
+  auto wrong_method = f.post(call, headers("tools/list", "2026-07-28"));
+  CHECK(wrong_method.status() == 400);
+  CHECK(mismatch_header(wrong_method) == "Mcp-Method");
+  auto wrong_version = f.post(call, headers("tools/call", "2025-06-18"));
+  CHECK(wrong_version.status() == 400);
+  CHECK(mismatch_header(wrong_version) == "MCP-Protocol-Version");
+  CHECK(f.calls.load() == 0);
+  auto agreeing = f.post(call, headers("tools/call", "2026-07-28"));
+  CHECK(agreeing.status() == 200);
+  CHECK(f.calls.load() == 1);
+}
+
+TEST_CASE("the API key must match exactly: a longer key starting with it, a prefix of it or another case is 401") {
+  Fixture f;
+  const std::string call = modern_body("tools/call", R"("name":"count","arguments":{})");
+  const std::string key(kKey);
+  std::string upper = key;
+  for (auto& c : upper) c = static_cast<char>(std::toupper(static_cast<unsigned char>(c)));
+  for (const std::string& presented : {key + "x", key + key, key.substr(0, key.size() - 1), upper}) {
+    INFO(presented);
+    for (const char* header : {"Authorization", "X-API-Key"}) {
+      INFO(header);
+      auto h = modern_headers("tools/call", "count");
+      h.add(header, std::string(header) == "Authorization" ? "Bearer " + presented : presented);
+      auto resp = f.post(call, h, false);
+      CHECK(resp.status() == 401);
+    }
+  }
+  CHECK(f.calls.load() == 0);
+  auto h = modern_headers("tools/call", "count");
+  h.add("X-API-Key", key);
+  CHECK(f.post(call, h, false).status() == 200);
+  CHECK(f.calls.load() == 1);
 }

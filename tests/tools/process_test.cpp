@@ -5,7 +5,11 @@
 
 #include <chrono>
 #include <filesystem>
+#include <optional>
+#include <string>
+#include <string_view>
 #include <thread>
+#include <vector>
 
 #if AGENTKIT_TEST_COUNTS_ALLOCATIONS
 #include "support/alloc/alloc_counter.hpp"
@@ -245,4 +249,32 @@ TEST_CASE("the working folder is the one the embedder set") {
   auto r = tools::execute("pwd", in(t.path()));
   REQUIRE(r.has_value());
   CHECK(fs::path(r->output.substr(0, r->output.size() - 1)) == fs::canonical(t.path()));
+}
+
+TEST_CASE("the reduced environment is exactly the listed names plus the forced no-pager, no-prompt values") {
+  // Every name answers, so what comes back is the whole allowlist; a secret-looking name never does.
+  auto everything = [](std::string_view name) -> std::optional<std::string> {
+    return std::string(name) == "PAGER" ? std::optional<std::string>("less") : std::optional<std::string>("v");
+  };
+  const std::vector<std::string> expected = {
+      "PATH=v",        "HOME=v",        "USER=v",        "LOGNAME=v",     "LANG=v",        "LANGUAGE=v",
+      "LC_ALL=v",      "LC_CTYPE=v",    "LC_COLLATE=v",  "LC_MESSAGES=v", "LC_NUMERIC=v",  "LC_TIME=v",
+      "TZ=v",          "TMPDIR=v",      "TERM=v",        "PAGER=cat",     "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0"};
+  CHECK(tools::reduced_environment(everything) == expected);
+  auto nothing = [](std::string_view) -> std::optional<std::string> { return std::nullopt; };
+  CHECK(tools::reduced_environment(nothing) ==
+        std::vector<std::string>{"PAGER=cat", "GIT_PAGER=cat", "GIT_TERMINAL_PROMPT=0"});
+}
+
+TEST_CASE("a child never inherits the parent's pager: PAGER and GIT_PAGER are cat") {
+  TempDir t;
+  ::setenv("PAGER", "less", 1);
+  ::setenv("GIT_PAGER", "less", 1);
+  auto r = tools::execute("env", in(t.path()));
+  ::unsetenv("PAGER");
+  ::unsetenv("GIT_PAGER");
+  REQUIRE(r.has_value());
+  CHECK(r->output.find("\nPAGER=cat\n") != std::string::npos);
+  CHECK(r->output.find("\nGIT_PAGER=cat\n") != std::string::npos);
+  CHECK(r->output.find("=less") == std::string::npos);
 }
