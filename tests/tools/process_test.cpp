@@ -251,7 +251,7 @@ TEST_CASE("the working folder is the one the embedder set") {
   CHECK(fs::path(r->output.substr(0, r->output.size() - 1)) == fs::canonical(t.path()));
 }
 
-TEST_CASE("the reduced environment is exactly the listed names plus the forced no-pager, no-prompt values") {
+TEST_CASE("the reduced environment is exactly the listed names plus the forced no-pager and no-prompt values") {
   // Every name answers, so what comes back is the whole allowlist; a secret-looking name never does.
   auto everything = [](std::string_view name) -> std::optional<std::string> {
     return std::string(name) == "PAGER" ? std::optional<std::string>("less") : std::optional<std::string>("v");
