@@ -1,4 +1,5 @@
-// Fuzz support for the provider reply decoders (anthropic_fuzz, openai_fuzz): one body decoded
+// Fuzz support for the provider reply decoders (anthropic_fuzz, openai_fuzz, google_fuzz,
+// ollama_fuzz; Framing::ndjson for Ollama's line-delimited stream, SSE for the others): one body decoded
 // whole, byte by byte and in pseudo-random chunks must give the same message and the same events,
 // every block_start must be closed by a block_end carrying the block the message kept, and the
 // whole-reply path must survive the same bytes.
@@ -18,6 +19,8 @@
 
 namespace wire_test {
 
+enum class Framing { sse, ndjson };
+
 struct DecodedReply {
   agentkit::AssistantMessage message;
   std::vector<agentkit::Event> events;
@@ -25,14 +28,21 @@ struct DecodedReply {
 
 // MakeDecoder: (MessageAssembler&) -> std::unique_ptr<ReplyDecoder>.
 template <class MakeDecoder>
-DecodedReply decode_stream(const std::vector<std::string_view>& chunks, MakeDecoder make) {
+DecodedReply decode_stream(const std::vector<std::string_view>& chunks, MakeDecoder make, Framing framing = Framing::sse) {
   using namespace agentkit;
   auto [sink, stream] = make_event_stream();
   providers::detail::MessageAssembler out(sink, AssistantMessage{});
   out.start();
   std::unique_ptr<providers::detail::ReplyDecoder> reply = make(out);
-  providers::SseBodyDecoder body([&](const wire::SseEvent& e) { return reply->event(e); },
-                                 [&] { return reply->stream_end(); });
+  std::unique_ptr<providers::BodyDecoder> framed;
+  if (framing == Framing::sse) {
+    framed = std::make_unique<providers::SseBodyDecoder>([&](const wire::SseEvent& e) { return reply->event(e); },
+                                                         [&] { return reply->stream_end(); });
+  } else {
+    framed = std::make_unique<providers::NdjsonBodyDecoder>([&](std::string_view l) { return reply->line(l); },
+                                                            [&] { return reply->stream_end(); });
+  }
+  providers::BodyDecoder& body = *framed;
   std::optional<providers::CallFailure> failure;
   for (std::string_view chunk : chunks) {
     if (auto ok = body.feed(chunk); !ok) {
@@ -66,11 +76,11 @@ inline void require_balanced(const DecodedReply& d) {
 }
 
 template <class MakeDecoder>
-void require_consistent_decoding(std::string_view body, std::uint32_t seed, MakeDecoder make) {
-  const DecodedReply whole = decode_stream(std::vector<std::string_view>{body}, make);
+void require_consistent_decoding(std::string_view body, std::uint32_t seed, MakeDecoder make, Framing framing = Framing::sse) {
+  const DecodedReply whole = decode_stream(std::vector<std::string_view>{body}, make, framing);
   require_balanced(whole);
   for (const auto& chunks : {byte_chunks(body), pseudo_random_chunks(body, seed)}) {
-    const DecodedReply cut = decode_stream(chunks, make);
+    const DecodedReply cut = decode_stream(chunks, make, framing);
     require(cut.message == whole.message);
     require(cut.events.size() == whole.events.size());
   }
