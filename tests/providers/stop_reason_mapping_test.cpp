@@ -7,6 +7,8 @@
 
 #include "agentkit/catalog/catalog.hpp"
 #include "agentkit/providers/anthropic.hpp"
+#include "agentkit/providers/google.hpp"
+#include "agentkit/providers/ollama.hpp"
 #include "agentkit/providers/openai.hpp"
 #include "conformance/conversation.hpp"
 #include "support/catch.hpp"
@@ -72,5 +74,93 @@ TEST_CASE("chat completions finish reasons map to the canonical stop reason, con
     c.send();
     CHECK(c.last_reply.stop_reason == expected);
     CHECK(c.last_reply.raw_stop_reason == raw);
+  }
+}
+
+namespace {
+
+std::shared_ptr<providers::WireClient> gemini_client(const providers::WireOptions& o) { return providers::make_google_client(o); }
+std::shared_ptr<providers::WireClient> ollama_client(const providers::WireOptions& o) { return providers::make_ollama_client(o); }
+std::shared_ptr<providers::WireClient> responses_client(const providers::WireOptions& o) {
+  return providers::make_openai_responses_client(o);
+}
+
+std::string gemini_reply(const std::string& finish) {
+  return R"({"candidates":[{"content":{"role":"model","parts":[{"text":"x"}]},"finishReason":")" + finish +
+         R"("}],"usageMetadata":{"promptTokenCount":10,"candidatesTokenCount":2}})";
+}
+
+std::string ollama_reply(const std::string& done_reason) {
+  return R"({"model":"llama3.3","created_at":"2026-11-30T00:00:00Z","message":{"role":"assistant","content":"x"},"done":true,"done_reason":")" +
+         done_reason + R"(","prompt_eval_count":10,"eval_count":2})";
+}
+
+std::string responses_reply(const std::string& status, const std::string& incomplete_reason) {
+  std::string details = incomplete_reason.empty() ? "" : R"("incomplete_details":{"reason":")" + incomplete_reason + R"("},)";
+  return R"({"id":"resp_1","object":"response","status":")" + status + R"(",)" + details +
+         R"("model":"gpt-6.2-sol","output":[{"type":"message","id":"msg_1","role":"assistant","status":"completed","content":[{"type":"output_text","text":"x","annotations":[]}]}],"usage":{"input_tokens":10,"output_tokens":2}})";
+}
+
+}  // namespace
+
+TEST_CASE("gemini finish reasons map to the canonical stop reason and every safety family is a refusal") {
+  const Model row = *catalog::Catalog::builtin().find("google", "gemini-4-hydrogen");
+  const std::vector<std::pair<std::string, StopReason>> table = {
+      {"STOP", StopReason::stop},
+      {"MAX_TOKENS", StopReason::length},
+      {"SAFETY", StopReason::refusal},
+      {"RECITATION", StopReason::refusal},
+      {"BLOCKLIST", StopReason::refusal},
+      {"PROHIBITED_CONTENT", StopReason::refusal},
+      {"SPII", StopReason::refusal},
+      {"IMAGE_SAFETY", StopReason::refusal},
+      {"LANGUAGE", StopReason::refusal},
+      {"A_REASON_FROM_THE_FUTURE", StopReason::stop},
+  };
+  for (const auto& [raw, expected] : table) {
+    CAPTURE(raw);
+    Conversation c(gemini_client, row, {Conversation::whole(gemini_reply(raw))});
+    c.user("hi");
+    c.send();
+    CHECK(c.last_reply.stop_reason == expected);
+    CHECK(c.last_reply.raw_stop_reason == raw);
+  }
+}
+
+TEST_CASE("ollama done reasons map to the canonical stop reason and length is a length stop") {
+  const Model row = *catalog::Catalog::builtin().find("ollama", "llama3.3");
+  const std::vector<std::pair<std::string, StopReason>> table = {
+      {"stop", StopReason::stop},
+      {"length", StopReason::length},
+      {"a_reason_from_the_future", StopReason::stop},
+  };
+  for (const auto& [raw, expected] : table) {
+    CAPTURE(raw);
+    Conversation c(ollama_client, row, {Conversation::whole(ollama_reply(raw))});
+    c.user("hi");
+    c.send();
+    CHECK(c.last_reply.stop_reason == expected);
+    CHECK(c.last_reply.raw_stop_reason == raw);
+  }
+}
+
+TEST_CASE("responses statuses map to the canonical stop reason and an incomplete content filter is a refusal") {
+  const Model row = *catalog::Catalog::builtin().find("openai", "gpt-6.2-sol");
+  struct Row {
+    std::string status, reason, raw;
+    StopReason expected;
+  };
+  const std::vector<Row> table = {
+      {"completed", "", "completed", StopReason::stop},
+      {"incomplete", "max_output_tokens", "max_output_tokens", StopReason::length},
+      {"incomplete", "content_filter", "content_filter", StopReason::refusal},
+  };
+  for (const auto& r : table) {
+    CAPTURE(r.status, r.reason);
+    Conversation c(responses_client, row, {Conversation::whole(responses_reply(r.status, r.reason))});
+    c.user("hi");
+    c.send();
+    CHECK(c.last_reply.stop_reason == r.expected);
+    CHECK(c.last_reply.raw_stop_reason == r.raw);
   }
 }
