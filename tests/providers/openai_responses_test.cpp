@@ -113,3 +113,28 @@ TEST_CASE("long retention asks OpenAI to keep the prompt cache for a day") {
   plain.user("hi");
   CHECK_FALSE(plain.send().find("prompt_cache_retention"));
 }
+
+TEST_CASE("a text delta after its item is done ends the reply as a protocol error and the ended block is not changed") {
+  // Found by fuzz_openai: the delta was appended to a block whose block_end had already gone out,
+  // so the message disagreed with what observers saw.
+  auto sse = [](const std::string& type, const std::string& body) {
+    return "event: " + type + "\ndata: {\"type\":\"" + type + "\"," + body + "}\n\n";
+  };
+  const std::string stream =
+      sse("response.created", R"("response":{"id":"resp_1","model":"gpt-6.2-sol","status":"in_progress","output":[]})") +
+      sse("response.output_item.added", R"("output_index":0,"item":{"type":"message","id":"msg_1","role":"assistant","content":[]})") +
+      sse("response.output_text.delta", R"("output_index":0,"item_id":"msg_1","content_index":0,"delta":"Hi")") +
+      sse("response.output_item.done", R"("output_index":0,"item":{"type":"message","id":"msg_1","role":"assistant","content":[]})") +
+      sse("response.output_text.delta", R"("output_index":0,"item_id":"msg_1","content_index":0,"delta":" again")") +
+      sse("response.completed", R"("response":{"id":"resp_1","model":"gpt-6.2-sol","status":"completed","output":[],"usage":{"input_tokens":5,"output_tokens":2}})");
+  testing::ScriptedResponse streamed;
+  streamed.headers = http::Headers({{"Content-Type", "text/event-stream"}});
+  streamed.pieces = {stream};
+  Conversation c(responses_client, sol(), {streamed});
+  c.user("hi");
+  c.send();
+  CHECK(c.last_reply.stop_reason == StopReason::error);
+  CHECK(c.last_reply.error_message.find("which had already ended") != std::string::npos);
+  REQUIRE(std::holds_alternative<TextBlock>(c.last_reply.content.at(0)));
+  CHECK(std::get<TextBlock>(c.last_reply.content.at(0)).text == "Hi");
+}

@@ -99,7 +99,8 @@ void ResponsesDecoder::item_done(const json::Value& event) {
     // The done item is authoritative; it equals the deltas joined on a well-behaved stream.
     if (const json::Value* args = item->find("arguments"); args && args->is_string()) out_.replace_arguments(b, args->as_string());
   } else if (type == "reasoning") {
-    if (std::get<ThinkingBlock>(out_.block(b)).thinking.empty()) out_.thinking(b, summary_text(*item));
+    const auto* thinking = std::get_if<ThinkingBlock>(&out_.block(b));
+    if (thinking != nullptr && thinking->thinking.empty()) out_.thinking(b, summary_text(*item));
     out_.set_signature(b, string_at(item, "encrypted_content"));
   }
   out_.end(b);

@@ -101,8 +101,13 @@ void MessageAssembler::replace_arguments(int block, std::string bytes) {
 void MessageAssembler::note_violation(int index, std::string_view what) {
   if (violation_) return;
   std::string text = "the reply sent " + std::string(what) + " for content block " + std::to_string(index);
-  text += index >= 0 && static_cast<std::size_t>(index) < message_.content.size() ? ", a block of another kind"
-                                                                                   : ", which was never opened";
+  if (index < 0 || static_cast<std::size_t>(index) >= message_.content.size()) {
+    text += ", which was never opened";
+  } else if (!is_open(index)) {
+    text += ", which had already ended";
+  } else {
+    text += ", a block of another kind";
+  }
   violation_ = std::move(text);
 }
 

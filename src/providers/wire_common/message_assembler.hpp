@@ -11,8 +11,8 @@
 // Tool-call argument bytes are the concatenation of the fragments, never re-encoded (REQ-PROV-17);
 // an empty argument string becomes "{}". A failure keeps the partial content (REQ-PROV-04) and
 // pushes an ErrorEvent before message_end. A delta aimed at a block of another kind (a text delta
-// for a tool call, say) or at an index that was never opened is a protocol violation: it is
-// dropped, and finish() ends the message as an error naming the first one.
+// for a tool call, say), at an index that was never opened, or at a block that already ended is a
+// protocol violation: it is dropped, and finish() ends the message as an error naming the first.
 //
 // Thread safety: none; one assembler belongs to one call's decoding thread.
 #pragma once
@@ -70,13 +70,18 @@ class MessageAssembler {
 
  private:
   // The block at `index` if it is a `Block`; otherwise records the violation and returns null.
+  // A block already ended is not "found" either: its block_end carried it whole, and a later
+  // change would make the message disagree with what observers were told.
   template <class Block>
   Block* get(int index, std::string_view what) {
     Block* found = nullptr;
     if (index >= 0 && static_cast<std::size_t>(index) < message_.content.size()) {
       found = std::get_if<Block>(&message_.content[static_cast<std::size_t>(index)]);
     }
-    if (found == nullptr) note_violation(index, what);
+    if (found == nullptr || !is_open(index)) {
+      note_violation(index, what);
+      return nullptr;
+    }
     return found;
   }
   void note_violation(int index, std::string_view what);

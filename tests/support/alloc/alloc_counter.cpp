@@ -8,6 +8,7 @@ namespace {
 thread_local AllocCounter* active = nullptr;
 thread_local AllocStats* active_stats = nullptr;
 
+#ifndef AGENTKIT_ALLOC_COUNTER_OFF  // the TSan build: no operator new of ours, so nothing records
 void record(std::size_t n) noexcept {
   if (active_stats == nullptr) return;
   ++active_stats->count;
@@ -30,6 +31,7 @@ void* allocate_aligned(std::size_t n, std::align_val_t al) {
   if (void* p = std::aligned_alloc(a, rounded)) return p;
   throw std::bad_alloc();
 }
+#endif  // AGENTKIT_ALLOC_COUNTER_OFF
 }  // namespace
 
 AllocCounter::AllocCounter() : previous_(active) {
