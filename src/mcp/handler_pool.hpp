@@ -4,6 +4,8 @@
 // trips) and unbounded; so at most `max_workers` threads, created on demand and kept.
 #pragma once
 
+#include <atomic>
+#include <chrono>
 #include <condition_variable>
 #include <cstddef>
 #include <deque>
@@ -32,6 +34,11 @@ class HandlerPool {
 
  private:
   void work();
+  // Before sleeping, a worker that just finished watches the queue for a short while: on a
+  // virtual machine with idle cores, waking a sleeping thread costs tens of microseconds, which
+  // is most of a sequential round trip. Bounded, so an idle server sleeps.
+  void linger_for_work() const;
+  static constexpr std::chrono::microseconds kLinger{50};
 
   const std::size_t max_workers_;
   const std::size_t max_queued_;
@@ -43,6 +50,8 @@ class HandlerPool {
   std::size_t idle_workers_ = 0;
   std::size_t running_ = 0;
   bool closed_ = false;
+  // Mirrors "queue_ is non-empty or closed_" for lingering workers, which read it without mu_.
+  std::atomic<bool> work_waiting_{false};
 };
 
 }  // namespace agentkit::mcp::detail

@@ -1,7 +1,10 @@
 #include "rpc_peer.hpp"
 
 #include <algorithm>
+#include <atomic>
+#include <chrono>
 #include <exception>
+#include <thread>
 #include <utility>
 
 #include "agentkit/mcp/protocol.hpp"
@@ -25,11 +28,16 @@ std::string encode_reply(const RequestId& id, const Reply& reply) {
   return encode_error(id, reply.error);
 }
 
+// How long a caller watches for its reply before sleeping on the condition variable.
+constexpr std::chrono::microseconds kReplyLinger{50};
+
 }  // namespace
 
 struct RpcPeer::Pending {
   std::condition_variable_any cv;
   bool done = false;
+  // `done` for a caller lingering before it sleeps (read without mu_); set together with it.
+  std::atomic<bool> settled{false};
   std::optional<CallReply> reply;
   std::optional<Error> failure;
   std::optional<std::chrono::milliseconds> timeout;
@@ -108,6 +116,13 @@ Result<CallReply> RpcPeer::call(CallSpec spec) {
 
 Result<CallReply> RpcPeer::wait_for(const std::shared_ptr<Pending>& pending, const RequestId& id,
                                     const CallSpec& spec) {
+  // A reply usually comes back within microseconds; waking a sleeping thread on a virtual machine
+  // with idle cores costs tens of them. Watch briefly before sleeping.
+  const auto linger_until = std::chrono::steady_clock::now() + kReplyLinger;
+  while (!pending->settled.load(std::memory_order_acquire) && !spec.stop.stop_requested() &&
+         std::chrono::steady_clock::now() < linger_until) {
+    std::this_thread::yield();
+  }
   std::unique_lock lock(mu_);
   const auto answered = [&] { return pending->done; };
   std::optional<Errc> gave_up;
@@ -218,6 +233,7 @@ void RpcPeer::on_response(RpcMessage msg) {
     reply.error = std::move(msg.error);
     pending->reply = std::move(reply);
     pending->done = true;
+    pending->settled.store(true, std::memory_order_release);
   }
   pending->cv.notify_all();
 }
@@ -232,6 +248,7 @@ void RpcPeer::on_request_lost(const RequestId& id, const Error& why) {
     pending_.erase(it);
     pending->failure = why;
     pending->done = true;
+    pending->settled.store(true, std::memory_order_release);
   }
   pending->cv.notify_all();
 }
@@ -344,6 +361,7 @@ void RpcPeer::fail_pending(const Error& why) {
     for (auto& [id, p] : pending_) {
       p->failure = make_error(Errc::closed, options_.label + " stopped reading before answering: " + why.message);
       p->done = true;
+      p->settled.store(true, std::memory_order_release);
       woken.push_back(p);
     }
     pending_.clear();
@@ -361,6 +379,7 @@ bool RpcPeer::mark_closed(Error why) {
       p->failure = make_error(Errc::closed, options_.label + " disconnected before answering: " + why.message)
                        .with_detail("reason", why.message);
       p->done = true;
+      p->settled.store(true, std::memory_order_release);
       woken.push_back(p);
     }
     pending_.clear();
