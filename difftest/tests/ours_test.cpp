@@ -21,7 +21,7 @@ namespace {
 // answers the reply body as text. Synchronous, so the stream is finished when stream() returns.
 class EchoWire final : public ProviderClient {
  public:
-  EventStream stream(const Request& request, const StreamOptions&, std::stop_token) override {
+  EventStream stream(const Request& request, const StreamOptions&, agentkit::stop_token) override {
     auto [sink, stream] = make_event_stream();
     AssistantMessage m;
     http::HttpClient client;

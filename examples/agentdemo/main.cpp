@@ -17,6 +17,8 @@
 #include <string>
 #include <thread>
 
+#include "agentkit/base/thread.hpp"
+
 #include "agentkit/agent.hpp"
 #include "agentkit/providers/faux.hpp"
 
@@ -132,12 +134,12 @@ faux::FauxResponse slow(faux::FauxResponse r) {
 }
 
 // Runs one turn with the events printed, honouring Ctrl-C.
-Result<RunResult> run_printed(Demo& demo, Turn turn, std::stop_source* stop = nullptr) {
+Result<RunResult> run_printed(Demo& demo, Turn turn, agentkit::stop_source* stop = nullptr) {
   auto session = demo.agent.start();
   if (!session) return session.error();
-  std::stop_source own;
-  std::stop_source& source = stop ? *stop : own;
-  std::jthread sigint_watch([&source](std::stop_token done) {
+  agentkit::stop_source own;
+  agentkit::stop_source& source = stop ? *stop : own;
+  agentkit::jthread sigint_watch([&source](agentkit::stop_token done) {
     while (!done.stop_requested()) {
       if (g_interrupted.exchange(false)) {
         say("  ^C  aborting the run\n");
@@ -223,7 +225,7 @@ void truncated_call_not_executed() {
 
 void abort_mid_batch_does_not_split_it() {
   heading("4. Ctrl-C in the middle of a batch does not split it into ran / not-ran");
-  std::stop_source ctrl_c;
+  agentkit::stop_source ctrl_c;
   std::atomic<int> ran{0};
   auto step = tool("step", "One step", [&](const json::Value& args, const ToolContext& ctx) {
     if (args.find("n")->as_string() == "1") {

@@ -20,6 +20,8 @@
 #include <optional>
 #include <string>
 #include <thread>
+
+#include "agentkit/base/thread.hpp"
 #include <unistd.h>
 
 #include "agentkit/agent.hpp"
@@ -306,9 +308,9 @@ int main(int argc, char** argv) {
       if (interactive()) std::cout << "\n> " << std::flush;
       if (!std::getline(std::cin, line) || line == "/quit" || line == "/exit") break;
       if (line.empty()) continue;
-      std::stop_source cancel;
+      agentkit::stop_source cancel;
       g_interrupted = false;
-      std::jthread watcher([&cancel](std::stop_token done) {
+      agentkit::jthread watcher([&cancel](agentkit::stop_token done) {
         while (!done.stop_requested()) {
           if (g_interrupted.exchange(false)) cancel.request_stop();
           std::this_thread::sleep_for(kSignalPoll);

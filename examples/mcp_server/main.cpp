@@ -25,6 +25,8 @@
 #include <iostream>
 #include <string>
 #include <thread>
+
+#include "agentkit/base/thread.hpp"
 #include <vector>
 
 #include "agentkit/mcp/server.hpp"
@@ -137,8 +139,8 @@ int self_check(mcp::Server& server) {
   int to_server[2];
   int from_server[2];
   if (::pipe(to_server) != 0 || ::pipe(from_server) != 0) return 1;
-  std::stop_source stop;
-  std::jthread serving([&] {
+  agentkit::stop_source stop;
+  agentkit::jthread serving([&] {
     (void)server.serve_stdio(stop.get_token(), to_server[0], from_server[1]);
     ::close(from_server[1]);
   });

@@ -26,7 +26,7 @@
 #pragma once
 
 #include <memory>
-#include <stop_token>
+#include "agentkit/base/stop_token.hpp"
 
 #include "agentkit/base/result.hpp"
 #include "agentkit/core/event.hpp"
@@ -54,7 +54,7 @@ class Agent {
   // A new session, or one resumed from options.resume.
   Result<Session> start(StartOptions options = {});
   // One-shot: start, run one turn with `input`, close. Nothing persists between calls.
-  Result<RunResult> run(Input input, std::stop_token stop = {});
+  Result<RunResult> run(Input input, agentkit::stop_token stop = {});
   // The definition as built (deep copy of what make_agent received).
   const AgentDefinition& definition() const;
   // Closes every session this agent started (their runs end aborted). Idempotent.
@@ -77,7 +77,7 @@ class Session {
   // One run of the loop, to its stop. Errors: busy (a run is in flight), closed, invalid_argument
   // (nothing to continue, bad tool policy). A provider failure or an abort is NOT an error: the
   // result says so in stop_reason and keeps the partial transcript.
-  Result<RunResult> run(Turn turn, std::stop_token stop = {});
+  Result<RunResult> run(Turn turn, agentkit::stop_token stop = {});
   // Queues steering or a follow-up for the run in flight. With no run in flight it fails
   // (Errc::invalid_argument): it never starts a turn.
   Result<Delivery> send(Input input);

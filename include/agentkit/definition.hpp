@@ -16,7 +16,7 @@
 
 #include <functional>
 #include <memory>
-#include <stop_token>
+#include "agentkit/base/stop_token.hpp"
 #include <string>
 #include <vector>
 
@@ -32,7 +32,7 @@ namespace agentkit {
 // holding them closes. agentkit::mcp builds these from a server configuration.
 struct McpToolSource {
   std::string name;
-  std::function<Result<std::vector<ToolDefinition>>(std::stop_token)> connect;
+  std::function<Result<std::vector<ToolDefinition>>(agentkit::stop_token)> connect;
 };
 
 struct ToolSet {

@@ -8,7 +8,7 @@
 //   rt.extensions.middleware.push_back(retry_middleware({.max_attempts = 3}));
 //   rt.extensions.middleware.push_back([](ModelCall next) -> ModelCall {   // a pass-through
 //     return [next](const Request& r, const StreamOptions& o, const EventCallback& emit,
-//                   std::stop_token stop) { return next(r, o, emit, stop); };
+//                   agentkit::stop_token stop) { return next(r, o, emit, stop); };
 //   });
 //
 // Every callback here runs without any agent lock held and inside an exception guard: a throwing
@@ -23,7 +23,7 @@
 #include <chrono>
 #include <functional>
 #include <span>
-#include <stop_token>
+#include "agentkit/base/stop_token.hpp"
 #include <vector>
 
 #include "agentkit/core/event.hpp"
@@ -39,7 +39,7 @@ using EventCallback = std::function<void(Event)>;
 // One model call: streams its events through `emit` and answers the final assistant message.
 // Failures are messages with stop_reason error, never exceptions.
 using ModelCall = std::function<AssistantMessage(const Request&, const StreamOptions&,
-                                                 const EventCallback& emit, std::stop_token)>;
+                                                 const EventCallback& emit, agentkit::stop_token)>;
 using Middleware = std::function<ModelCall(ModelCall next)>;
 
 struct RetryOptions {

@@ -11,6 +11,8 @@
 #include <mutex>
 #include <thread>
 
+#include "agentkit/base/thread.hpp"
+
 #include "run_context.hpp"
 
 namespace agentkit::detail {
@@ -165,7 +167,7 @@ class Batch {
       for (CallSlot* slot : ready) execute(*slot);
       return;
     }
-    std::vector<std::jthread> workers;
+    std::vector<agentkit::jthread> workers;
     workers.reserve(ready.size());
     for (CallSlot* slot : ready) {
       workers.emplace_back([this, slot] { execute(*slot); });
@@ -175,8 +177,8 @@ class Batch {
 
   void execute(CallSlot& slot) {
     const ToolDefinition& def = slot.tool->definition;
-    std::stop_source call_stop;
-    std::stop_callback forward(rc_.stop, [&call_stop] { call_stop.request_stop(); });
+    agentkit::stop_source call_stop;
+    agentkit::stop_callback forward(rc_.stop, [&call_stop] { call_stop.request_stop(); });
     std::optional<std::chrono::milliseconds> limit = def.timeout.resolve(rc_.agent.runtime.loop.tool_timeout);
     std::uint64_t ticket = 0;
     if (limit) ticket = rc_.session.timer.schedule(SteadyClock::now() + *limit, call_stop);

@@ -4,13 +4,13 @@
 
 namespace agentkit::detail {
 
-std::uint64_t DeadlineTimer::schedule(Clock::time_point deadline, std::stop_source source) {
+std::uint64_t DeadlineTimer::schedule(Clock::time_point deadline, agentkit::stop_source source) {
   std::lock_guard lock(mu_);
   if (shut_down_) return 0;
   std::uint64_t ticket = next_ticket_++;
   pending_.emplace(deadline, std::make_pair(ticket, std::move(source)));
   if (!thread_.joinable()) {
-    thread_ = std::jthread([this](std::stop_token stop) { run(stop); });
+    thread_ = agentkit::jthread([this](agentkit::stop_token stop) { run(stop); });
   }
   cv_.notify_all();
   return ticket;
@@ -27,7 +27,7 @@ void DeadlineTimer::cancel(std::uint64_t ticket) {
 }
 
 void DeadlineTimer::shutdown() {
-  std::jthread t;
+  agentkit::jthread t;
   {
     std::lock_guard lock(mu_);
     shut_down_ = true;
@@ -40,7 +40,7 @@ void DeadlineTimer::shutdown() {
   }
 }
 
-void DeadlineTimer::run(std::stop_token stop) {
+void DeadlineTimer::run(agentkit::stop_token stop) {
   std::unique_lock lock(mu_);
   while (!stop.stop_requested()) {
     if (pending_.empty()) {
@@ -54,7 +54,7 @@ void DeadlineTimer::run(std::stop_token stop) {
       });
       continue;
     }
-    std::vector<std::stop_source> due;
+    std::vector<agentkit::stop_source> due;
     while (!pending_.empty() && pending_.begin()->first <= Clock::now()) {
       due.push_back(std::move(pending_.begin()->second.second));
       pending_.erase(pending_.begin());

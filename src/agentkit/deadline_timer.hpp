@@ -7,8 +7,10 @@
 #include <cstdint>
 #include <map>
 #include <mutex>
-#include <stop_token>
+#include "agentkit/base/stop_token.hpp"
 #include <thread>
+
+#include "agentkit/base/thread.hpp"
 
 namespace agentkit::detail {
 
@@ -22,19 +24,19 @@ class DeadlineTimer {
   ~DeadlineTimer() { shutdown(); }
 
   // Calls source.request_stop() at `deadline` unless cancelled first. Answers a ticket for cancel().
-  std::uint64_t schedule(Clock::time_point deadline, std::stop_source source);
+  std::uint64_t schedule(Clock::time_point deadline, agentkit::stop_source source);
   void cancel(std::uint64_t ticket);
   // Stops and joins the thread; pending deadlines are dropped.
   void shutdown();
 
  private:
-  void run(std::stop_token stop);
+  void run(agentkit::stop_token stop);
 
   std::mutex mu_;
   std::condition_variable_any cv_;
-  std::multimap<Clock::time_point, std::pair<std::uint64_t, std::stop_source>> pending_;
+  std::multimap<Clock::time_point, std::pair<std::uint64_t, agentkit::stop_source>> pending_;
   std::uint64_t next_ticket_ = 1;
-  std::jthread thread_;
+  agentkit::jthread thread_;
   bool shut_down_ = false;
 };
 

@@ -45,7 +45,7 @@ StopPolicy stop_any(std::vector<StopPolicy> policies) {
 
 namespace {
 
-bool sleep_for(std::chrono::milliseconds d, std::stop_token stop) {
+bool sleep_for(std::chrono::milliseconds d, agentkit::stop_token stop) {
   std::mutex mu;
   std::condition_variable_any cv;
   std::unique_lock lock(mu);
@@ -73,7 +73,7 @@ Middleware retry_middleware(RetryOptions options) {
   if (options.max_attempts < 1) options.max_attempts = 1;
   return [options](ModelCall next) -> ModelCall {
     return [options, next](const Request& req, const StreamOptions& opts, const EventCallback& emit,
-                           std::stop_token stop) -> AssistantMessage {
+                           agentkit::stop_token stop) -> AssistantMessage {
       std::mt19937 rng(std::random_device{}());
       for (int attempt = 1;; ++attempt) {
         AssistantMessage reply = next(req, opts, emit, stop);

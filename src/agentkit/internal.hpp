@@ -66,7 +66,7 @@ struct SessionCore : std::enable_shared_from_this<SessionCore> {
   bool accepting_sends = false;  // false once a finishing run made its last poll
   bool closed = false;
   std::condition_variable run_finished;
-  std::stop_source close_source;  // fired by close(): cancels the run in flight
+  agentkit::stop_source close_source;  // fired by close(): cancels the run in flight
   // Fast check for the emit path: anything listening at all?
   std::atomic<std::size_t> subscriber_count{0};
 
@@ -75,7 +75,7 @@ struct SessionCore : std::enable_shared_from_this<SessionCore> {
   // Delivers an event to observers (synchronously) and subscribers. Never throws.
   void emit(Event e);
   bool has_listeners() const noexcept;
-  Result<RunResult> run(Turn turn, std::stop_token caller_stop);
+  Result<RunResult> run(Turn turn, agentkit::stop_token caller_stop);
   void close();
 };
 

@@ -37,7 +37,7 @@ bool model_owes_reply(const std::vector<Message>& history) {
 
 class Run {
  public:
-  Run(SessionCore& session, std::stop_token stop)
+  Run(SessionCore& session, agentkit::stop_token stop)
       : s_(session), a_(*session.agent), rc_{session, *session.agent, stop, {}, 0} {}
 
   // Fills the offered set for the turn's policy; an unknown name is an error.
@@ -325,11 +325,11 @@ class Run {
 
 }  // namespace
 
-Result<RunResult> SessionCore::run(Turn turn, std::stop_token caller_stop) {
+Result<RunResult> SessionCore::run(Turn turn, agentkit::stop_token caller_stop) {
   // One stop source for the run: fired by the caller's token and by close(), nothing else.
-  std::stop_source run_stop;
-  std::stop_callback on_caller(caller_stop, [&run_stop] { run_stop.request_stop(); });
-  std::stop_callback on_close(close_source.get_token(), [&run_stop] { run_stop.request_stop(); });
+  agentkit::stop_source run_stop;
+  agentkit::stop_callback on_caller(caller_stop, [&run_stop] { run_stop.request_stop(); });
+  agentkit::stop_callback on_close(close_source.get_token(), [&run_stop] { run_stop.request_stop(); });
 
   Run run(*this, run_stop.get_token());
   if (auto policy = run.apply_policy(turn.tool_policy); !policy) return policy.error();

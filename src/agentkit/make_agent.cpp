@@ -158,7 +158,7 @@ class ProviderEventRelay {
 
 ModelCall provider_call(std::shared_ptr<ProviderClient> provider) {
   return [provider](const Request& req, const StreamOptions& opts, const EventCallback& emit,
-                    std::stop_token stop) -> AssistantMessage {
+                    agentkit::stop_token stop) -> AssistantMessage {
     EventStream stream = provider->stream(req, opts, stop);
     ProviderEventRelay relay(emit);
     while (auto ev = stream.next()) relay.forward(std::move(*ev));
@@ -214,7 +214,7 @@ std::vector<std::pair<std::string, std::vector<ToolDefinition>>> connect_mcp(
     if (!src.connect) continue;
     Result<std::vector<ToolDefinition>> tools = [&]() -> Result<std::vector<ToolDefinition>> {
       try {
-        return src.connect(std::stop_token{});
+        return src.connect(agentkit::stop_token{});
       } catch (const std::exception& e) {
         return fail(Errc::io_error, std::string("connect threw: ") + e.what());
       } catch (...) {
@@ -309,7 +309,7 @@ Result<Session> Agent::start(StartOptions options) {
   return Session(std::move(session));
 }
 
-Result<RunResult> Agent::run(Input input, std::stop_token stop) {
+Result<RunResult> Agent::run(Input input, agentkit::stop_token stop) {
   Result<Session> session = start();
   if (!session) return session.error();
   Result<RunResult> result = session->run(Turn(std::move(input)), std::move(stop));

@@ -2,7 +2,7 @@
 #pragma once
 
 #include <set>
-#include <stop_token>
+#include "agentkit/base/stop_token.hpp"
 #include <string>
 #include <vector>
 
@@ -13,7 +13,7 @@ namespace agentkit::detail {
 struct RunContext {
   SessionCore& session;
   AgentCore& agent;
-  std::stop_token stop;  // fires on the caller's token, on close(), never on a tool timeout
+  agentkit::stop_token stop;  // fires on the caller's token, on close(), never on a tool timeout
   std::set<std::string, std::less<>> offered;  // tool names offered this run (policy applied)
   int turn_index = 0;
 

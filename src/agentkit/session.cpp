@@ -77,7 +77,7 @@ Session& Session::operator=(Session&& other) noexcept {
 }
 Session::~Session() { (void)close(); }
 
-Result<RunResult> Session::run(Turn turn, std::stop_token stop) {
+Result<RunResult> Session::run(Turn turn, agentkit::stop_token stop) {
   if (!core_) return fail(Errc::closed, "run() on a moved-from Session");
   return core_->run(std::move(turn), std::move(stop));
 }

@@ -11,7 +11,7 @@ std::chrono::system_clock::time_point SystemClock::wall_now() const {
   return std::chrono::system_clock::now();
 }
 
-bool SystemClock::sleep_for(std::chrono::nanoseconds duration, std::stop_token stop) const {
+bool SystemClock::sleep_for(std::chrono::nanoseconds duration, agentkit::stop_token stop) const {
   if (duration <= std::chrono::nanoseconds::zero()) return !stop.stop_requested();
   // condition_variable_any::wait_for with a stop_token returns as soon as the token fires, so a
   // cancelled backoff does not hold the caller for the rest of the delay.
@@ -47,7 +47,7 @@ std::chrono::system_clock::time_point ManualClock::wall_now() const {
   return state_->wall_start + std::chrono::duration_cast<std::chrono::system_clock::duration>(state_->elapsed);
 }
 
-bool ManualClock::sleep_for(std::chrono::nanoseconds duration, std::stop_token stop) const {
+bool ManualClock::sleep_for(std::chrono::nanoseconds duration, agentkit::stop_token stop) const {
   std::unique_lock lock(state_->mutex);
   const auto deadline = state_->elapsed + duration;
   ++state_->sleepers;

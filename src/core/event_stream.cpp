@@ -86,7 +86,7 @@ EventStream::~EventStream() {
   channel_->pending_bytes = 0;
 }
 
-std::optional<Event> EventStream::next(std::stop_token stop) {
+std::optional<Event> EventStream::next(agentkit::stop_token stop) {
   if (!channel_) return std::nullopt;
   auto& ch = *channel_;
   std::unique_lock lock(ch.mu);
@@ -123,7 +123,7 @@ bool EventStream::done() const {
   return channel_->cut_off || (channel_->finished && channel_->queue.empty());
 }
 
-Result<AssistantMessage> EventStream::result(std::stop_token stop) {
+Result<AssistantMessage> EventStream::result(agentkit::stop_token stop) {
   if (!channel_) return fail(Errc::closed, "result() on a moved-from EventStream");
   auto& ch = *channel_;
   std::unique_lock lock(ch.mu);

@@ -43,7 +43,7 @@ std::uint64_t fingerprint_of(const ToolSpec& spec) {
 }
 
 AssistantMessage complete(ProviderClient& client, const Request& request,
-                          const StreamOptions& options, std::stop_token stop) {
+                          const StreamOptions& options, agentkit::stop_token stop) {
   EventStream stream = client.stream(request, options, stop);
   Result<AssistantMessage> r = stream.result();
   if (r) return std::move(*r);

@@ -34,7 +34,7 @@ class ConnectionBody final : public BodyReader {
  public:
   ConnectionBody(std::unique_ptr<Stream> stream, MessageParser parser, std::string pending, bool reusable,
                  std::shared_ptr<detail::ConnectionPool> pool, std::string key, std::string origin,
-                 std::chrono::milliseconds idle_timeout, std::stop_token stop)
+                 std::chrono::milliseconds idle_timeout, agentkit::stop_token stop)
       : stream_(std::move(stream)),
         parser_(std::move(parser)),
         pending_(std::move(pending)),
@@ -110,7 +110,7 @@ class ConnectionBody final : public BodyReader {
   std::string key_;
   std::string origin_;
   std::chrono::milliseconds idle_timeout_;
-  std::stop_token stop_;
+  agentkit::stop_token stop_;
   ReadBuffer buffer_{};
 };
 
@@ -151,14 +151,14 @@ struct HttpClient::State {
     return {options.max_line_bytes, options.max_header_bytes, options.max_header_count};
   }
 
-  Result<Response> send(const Request& request, std::stop_token stop);
-  Result<std::unique_ptr<Stream>> open_connection(const Url& url, const std::optional<Url>& proxy, std::stop_token stop);
+  Result<Response> send(const Request& request, agentkit::stop_token stop);
+  Result<std::unique_ptr<Stream>> open_connection(const Url& url, const std::optional<Url>& proxy, agentkit::stop_token stop);
   Result<std::unique_ptr<Stream>> connect_any(const Url& hop, bool to_proxy, const IoDeadline& deadline);
   Result<void> open_tunnel(Stream& stream, const Url& url, const Url& proxy, const IoDeadline& deadline);
   std::string format_request(const Request& request, const Url& url, const std::optional<Url>& proxy) const;
   Result<void> read_head(Stream& stream, MessageParser& parser, std::string& pending, bool& leftover,
                          std::chrono::milliseconds first_byte, std::chrono::milliseconds idle,
-                         const std::stop_token& stop, const std::string& origin);
+                         const agentkit::stop_token& stop, const std::string& origin);
 };
 
 Result<std::unique_ptr<Stream>> HttpClient::State::connect_any(const Url& hop, bool to_proxy, const IoDeadline& deadline) {
@@ -231,7 +231,7 @@ Result<void> HttpClient::State::open_tunnel(Stream& stream, const Url& url, cons
 }
 
 Result<std::unique_ptr<Stream>> HttpClient::State::open_connection(const Url& url, const std::optional<Url>& proxy,
-                                                                   std::stop_token stop) {
+                                                                   agentkit::stop_token stop) {
   const IoDeadline deadline = IoDeadline::after(options.connect_timeout, stop);
   auto stream = connect_any(proxy ? *proxy : url, proxy.has_value(), deadline);
   if (!stream) return std::move(stream).error();
@@ -268,7 +268,7 @@ std::string HttpClient::State::format_request(const Request& request, const Url&
 
 Result<void> HttpClient::State::read_head(Stream& stream, MessageParser& parser, std::string& pending, bool& leftover,
                                           std::chrono::milliseconds first_byte, std::chrono::milliseconds idle,
-                                          const std::stop_token& stop, const std::string& origin) {
+                                          const agentkit::stop_token& stop, const std::string& origin) {
   ReadBuffer buffer{};
   const IoDeadline first_deadline = IoDeadline::after(first_byte, stop);
   while (!parser.head_complete()) {
@@ -298,7 +298,7 @@ Result<void> HttpClient::State::read_head(Stream& stream, MessageParser& parser,
   return {};
 }
 
-Result<Response> HttpClient::State::send(const Request& request, std::stop_token stop) {
+Result<Response> HttpClient::State::send(const Request& request, agentkit::stop_token stop) {
   auto url = parse_url(request.url);
   if (!url) return std::move(url).error();
   if (!detail::is_token(request.method)) {
@@ -365,7 +365,7 @@ HttpClient::~HttpClient() = default;
 HttpClient::HttpClient(HttpClient&&) noexcept = default;
 HttpClient& HttpClient::operator=(HttpClient&&) noexcept = default;
 
-Result<Response> HttpClient::send(const Request& request, std::stop_token stop) {
+Result<Response> HttpClient::send(const Request& request, agentkit::stop_token stop) {
   return state_->send(request, std::move(stop));
 }
 

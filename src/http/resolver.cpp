@@ -10,6 +10,8 @@
 #include <mutex>
 #include <thread>
 
+#include "agentkit/base/thread.hpp"
+
 namespace agentkit::http {
 namespace {
 
@@ -122,7 +124,7 @@ std::string IpAddress::to_string() const {
 
 struct SystemResolver::State {
   std::mutex mutex;
-  std::vector<std::pair<std::shared_ptr<Lookup>, std::jthread>> running;
+  std::vector<std::pair<std::shared_ptr<Lookup>, agentkit::jthread>> running;
 
   // Joins lookups that have finished; a finished thread's join returns at once.
   void reap_finished() {
@@ -143,7 +145,7 @@ Result<std::vector<IpAddress>> SystemResolver::resolve(std::string_view host, co
   {
     std::lock_guard lock(state_->mutex);
     state_->reap_finished();
-    state_->running.emplace_back(lookup, std::jthread([lookup, name = std::string(host)] {
+    state_->running.emplace_back(lookup, agentkit::jthread([lookup, name = std::string(host)] {
       auto result = run_getaddrinfo(name);
       std::lock_guard inner(lookup->mutex);
       lookup->result = std::move(result);
@@ -153,7 +155,7 @@ Result<std::vector<IpAddress>> SystemResolver::resolve(std::string_view host, co
   }
   std::unique_lock lock(lookup->mutex);
   auto finished = [&] { return lookup->done; };
-  std::stop_token stop = deadline.stop;
+  agentkit::stop_token stop = deadline.stop;
   const bool done = deadline.unbounded() ? lookup->done_cv.wait(lock, stop, finished)
                                          : lookup->done_cv.wait_until(lock, stop, deadline.at, finished);
   if (done) return lookup->result;

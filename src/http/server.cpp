@@ -6,6 +6,8 @@
 #include <mutex>
 #include <thread>
 
+#include "agentkit/base/thread.hpp"
+
 #include "agentkit/http/url.hpp"
 #include "message_parser.hpp"
 #include "socket.hpp"
@@ -33,7 +35,7 @@ namespace detail {
 // One request and its response on a connection.
 class ServerExchange {
  public:
-  ServerExchange(SocketStream& stream, const ServerOptions& options, std::stop_token stop, bool head_request,
+  ServerExchange(SocketStream& stream, const ServerOptions& options, agentkit::stop_token stop, bool head_request,
                  int version_minor, bool close_after)
       : stream_(stream),
         options_(options),
@@ -83,7 +85,7 @@ class ServerExchange {
   bool started() const noexcept { return started_; }
   bool finished() const noexcept { return finished_; }
   bool must_close() const noexcept { return close_after_ || failed_; }
-  const std::stop_token& stop_token() const noexcept { return stop_; }
+  const agentkit::stop_token& stop_token() const noexcept { return stop_; }
 
  private:
   Result<void> begin(int status, const Headers& headers) {
@@ -118,7 +120,7 @@ class ServerExchange {
 
   SocketStream& stream_;
   const ServerOptions& options_;
-  std::stop_token stop_;
+  agentkit::stop_token stop_;
   bool head_request_;
   int version_minor_;
   bool close_after_;
@@ -139,7 +141,7 @@ Result<void> ResponseWriter::start_stream(int status, const Headers& headers) {
 Result<void> ResponseWriter::write(std::string_view data) { return exchange_->write(data); }
 Result<void> ResponseWriter::finish(const Headers& trailers) { return exchange_->finish(trailers); }
 bool ResponseWriter::started() const noexcept { return exchange_->started(); }
-std::stop_token ResponseWriter::stop_token() const noexcept { return exchange_->stop_token(); }
+agentkit::stop_token ResponseWriter::stop_token() const noexcept { return exchange_->stop_token(); }
 
 namespace {
 
@@ -148,7 +150,7 @@ using detail::MessageParser;
 
 struct ConnectionSlot {
   std::shared_ptr<std::atomic<bool>> done;
-  std::jthread thread;
+  agentkit::jthread thread;
 };
 
 // What reading one request produced.
@@ -203,7 +205,7 @@ struct HttpServer::State {
   std::string host_text;
   std::mutex mutex;
   std::list<ConnectionSlot> connections;
-  std::jthread acceptor;
+  agentkit::jthread acceptor;
   std::atomic<std::uint64_t> accepted{0};
   std::atomic<std::uint64_t> handled{0};
   std::atomic<std::uint64_t> rejected{0};
@@ -213,17 +215,17 @@ struct HttpServer::State {
     return {options.max_line_bytes, options.max_header_bytes, options.max_header_count};
   }
 
-  void accept_loop(const std::stop_token& stop);
-  void serve(detail::UniqueFd fd, IpAddress peer, const std::stop_token& stop);
+  void accept_loop(const agentkit::stop_token& stop);
+  void serve(detail::UniqueFd fd, IpAddress peer, const agentkit::stop_token& stop);
   ReadOutcome read_request(detail::SocketStream& stream, MessageParser& parser, std::string& inbuf, std::string& body,
-                           const std::stop_token& stop);
-  void send_rejection(detail::SocketStream& stream, int status, const std::string& message, const std::stop_token& stop);
+                           const agentkit::stop_token& stop);
+  void send_rejection(detail::SocketStream& stream, int status, const std::string& message, const agentkit::stop_token& stop);
   void reap_finished();
   void stop_all();
 };
 
 void HttpServer::State::send_rejection(detail::SocketStream& stream, int status, const std::string& message,
-                                       const std::stop_token& stop) {
+                                       const agentkit::stop_token& stop) {
   ++rejected;
   const std::string body = message + "\n";
   std::string out = "HTTP/1.1 " + std::to_string(status) + " " + std::string(detail::reason_phrase(status)) +
@@ -233,7 +235,7 @@ void HttpServer::State::send_rejection(detail::SocketStream& stream, int status,
 }
 
 ReadOutcome HttpServer::State::read_request(detail::SocketStream& stream, MessageParser& parser, std::string& inbuf,
-                                            std::string& body, const std::stop_token& stop) {
+                                            std::string& body, const agentkit::stop_token& stop) {
   std::array<char, read_buffer_bytes> buffer{};
   IoDeadline deadline = IoDeadline::after(options.keep_alive_timeout, stop);
   bool head_checked = false;
@@ -272,7 +274,7 @@ ReadOutcome HttpServer::State::read_request(detail::SocketStream& stream, Messag
   return {ReadOutcome::Kind::request, 0, {}};
 }
 
-void HttpServer::State::serve(detail::UniqueFd fd, IpAddress peer, const std::stop_token& stop) {
+void HttpServer::State::serve(detail::UniqueFd fd, IpAddress peer, const agentkit::stop_token& stop) {
   detail::SocketStream stream(std::move(fd));
   std::string inbuf;
   while (!stop.stop_requested()) {
@@ -312,7 +314,7 @@ void HttpServer::State::reap_finished() {
   connections.remove_if([](const ConnectionSlot& slot) { return slot.done->load(); });
 }
 
-void HttpServer::State::accept_loop(const std::stop_token& stop) {
+void HttpServer::State::accept_loop(const agentkit::stop_token& stop) {
   detail::WakeEvent wake;
   while (!stop.stop_requested()) {
     if (auto w = detail::wait_for_fd(listener.fd.get(), POLLIN, IoDeadline{stop}, wake, "accepting"); !w) return;
@@ -325,11 +327,11 @@ void HttpServer::State::accept_loop(const std::stop_token& stop) {
     if (connections.size() >= options.max_connections) {
       detail::SocketStream overflow(std::move(*fd));
       send_rejection(overflow, status_unavailable, "the server is at its connection limit; retry later",
-                     std::stop_token{});
+                     agentkit::stop_token{});
       continue;
     }
     auto done = std::make_shared<std::atomic<bool>>(false);
-    connections.push_back({done, std::jthread([this, done, conn = std::move(*fd), peer](std::stop_token st) mutable {
+    connections.push_back({done, agentkit::jthread([this, done, conn = std::move(*fd), peer](agentkit::stop_token st) mutable {
                              serve(std::move(conn), peer, st);
                              done->store(true);
                            })});
@@ -379,7 +381,7 @@ Result<HttpServer> HttpServer::start(ServerOptions options, Handler handler) {
   state->listener = std::move(*listener);
   state->host_text = address->family == IpAddress::Family::v6 ? "[" + address->to_string() + "]" : address->to_string();
   State* raw = state.get();
-  state->acceptor = std::jthread([raw](std::stop_token st) { raw->accept_loop(st); });
+  state->acceptor = agentkit::jthread([raw](agentkit::stop_token st) { raw->accept_loop(st); });
   return HttpServer(std::move(state));
 }
 

@@ -11,7 +11,7 @@
 #include <cerrno>
 #include <cstring>
 #include <optional>
-#include <stop_token>
+#include "agentkit/base/stop_token.hpp"
 
 namespace agentkit::http::detail {
 namespace {
@@ -84,7 +84,7 @@ Result<void> wait_for_fd(int fd, short events, const IoDeadline& deadline, const
   if (deadline.stop.stop_requested()) return cancelled_error(what);
   // The callback runs at once if the token fires during the wait (or already has), making the
   // eventfd readable and so ending poll() immediately.
-  std::optional<std::stop_callback<SignalWake>> on_stop;
+  std::optional<agentkit::stop_callback<SignalWake>> on_stop;
   if (deadline.stop.stop_possible()) on_stop.emplace(deadline.stop, SignalWake{&wake});
   std::array<pollfd, wait_fd_count> fds{};
   fds[0] = {fd, events, 0};

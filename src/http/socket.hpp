@@ -1,5 +1,5 @@
 // Private: POSIX sockets under the Stream seam. Every wait polls the socket together with an
-// eventfd that a std::stop_callback signals, so a stop token interrupts a blocked read or connect
+// eventfd that a agentkit::stop_callback signals, so a stop token interrupts a blocked read or connect
 // at once instead of at the next timeout.
 #pragma once
 

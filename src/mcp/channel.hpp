@@ -5,7 +5,7 @@
 
 #include <functional>
 #include <optional>
-#include <stop_token>
+#include "agentkit/base/stop_token.hpp"
 #include <string>
 #include <string_view>
 #include <utility>
@@ -51,7 +51,7 @@ class Channel {
   // Starts delivering to `sink`. Called once.
   virtual Result<void> open(ChannelSink sink) = 0;
   // Sends one frame. Safe from any thread; frames are never interleaved.
-  virtual Result<void> send(OutboundFrame frame, std::stop_token stop) = 0;
+  virtual Result<void> send(OutboundFrame frame, agentkit::stop_token stop) = 0;
   // Stops waiting for the answer to `id` (HTTP: closes its response stream, which 2026-07-28
   // defines as cancellation). No-op for stream channels.
   virtual void abandon(const RequestId& /*id*/) {}

@@ -63,7 +63,7 @@ std::string error_code_for(const Error& e) {
   }
 }
 
-Result<std::vector<ToolInfo>> fetch_tools(ClientState& state, const Connection& conn, std::stop_token stop,
+Result<std::vector<ToolInfo>> fetch_tools(ClientState& state, const Connection& conn, agentkit::stop_token stop,
                                           std::optional<std::int64_t>& ttl) {
   std::vector<ToolInfo> out;
   std::set<std::string> seen_cursors;
@@ -97,7 +97,7 @@ Result<std::vector<ToolInfo>> fetch_tools(ClientState& state, const Connection& 
   return make_error(Errc::limit_exceeded, state.label() + " listed more than " + std::to_string(kMaxListPages) + " pages of tools");
 }
 
-Result<std::vector<ToolInfo>> list_tools_of(const std::shared_ptr<ClientState>& state, std::stop_token stop) {
+Result<std::vector<ToolInfo>> list_tools_of(const std::shared_ptr<ClientState>& state, agentkit::stop_token stop) {
   {
     std::lock_guard lock(state->mu);
     const auto& cache = state->tools;
@@ -247,7 +247,7 @@ Result<CallResult> call_tool_audited(const std::shared_ptr<ClientState>& state, 
   return result;
 }
 
-Result<std::vector<ToolInfo>> list_tools_cached(const std::shared_ptr<ClientState>& state, std::stop_token stop) {
+Result<std::vector<ToolInfo>> list_tools_cached(const std::shared_ptr<ClientState>& state, agentkit::stop_token stop) {
   return list_tools_of(state, stop);
 }
 
@@ -316,7 +316,7 @@ HttpRouting routing_for(const Connection& conn, std::string_view method, const j
 }
 
 Result<CallReply> send_request(const ClientState& state, const Connection& conn, std::string method, json::Value params,
-                               std::stop_token stop, const RequestOptions& how) {
+                               agentkit::stop_token stop, const RequestOptions& how) {
   params = with_envelope(state, conn, std::move(params));
   const bool modern_http = conn.era == Era::modern && conn.request_scoped;
   for (int attempt = 0;; ++attempt) {
@@ -440,7 +440,7 @@ Client& Client::operator=(Client&& other) noexcept {
 }
 Client::~Client() { (void)close(); }
 
-Result<Client> Client::connect(ServerConfig config, ClientOptions options, std::stop_token stop) {
+Result<Client> Client::connect(ServerConfig config, ClientOptions options, agentkit::stop_token stop) {
   if (config.name.empty()) return fail(Errc::invalid_argument, "an MCP server needs a name");
   auto state = std::make_shared<detail::ClientState>();
   state->config = std::move(config);
@@ -477,7 +477,7 @@ Diagnostics Client::diagnostics() const {
   return d;
 }
 
-Result<std::vector<ToolInfo>> Client::list_tools(std::stop_token stop) {
+Result<std::vector<ToolInfo>> Client::list_tools(agentkit::stop_token stop) {
   if (!state_) return fail(Errc::closed, "MCP client was moved from");
   return detail::list_tools_cached(state_, stop);
 }
@@ -487,7 +487,7 @@ Result<CallResult> Client::call_tool(std::string_view name, const json::Value& a
   return detail::call_tool_audited(state_, name, arguments, control);
 }
 
-Result<json::Value> Client::request(std::string_view method, json::Value params, std::stop_token stop) {
+Result<json::Value> Client::request(std::string_view method, json::Value params, agentkit::stop_token stop) {
   if (!state_) return fail(Errc::closed, "MCP client was moved from");
   auto conn = detail::live_connection(state_, stop);
   if (!conn) return std::move(conn).error();
@@ -509,9 +509,9 @@ Result<void> Client::close() {
   return {};
 }
 
-std::function<Result<std::vector<ToolDefinition>>(std::stop_token)> tool_connector(ServerConfig config,
+std::function<Result<std::vector<ToolDefinition>>(agentkit::stop_token)> tool_connector(ServerConfig config,
                                                                                   ClientOptions options) {
-  return [config = std::move(config), options = std::move(options)](std::stop_token stop)
+  return [config = std::move(config), options = std::move(options)](agentkit::stop_token stop)
              -> Result<std::vector<ToolDefinition>> {
     auto client = Client::connect(config, options, stop);
     if (!client) return std::move(client).error();

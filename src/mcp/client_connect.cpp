@@ -180,7 +180,7 @@ void on_server_notification(const std::weak_ptr<ClientState>& weak, const std::w
 
 enum class ProbeOutcome { modern, legacy, died };
 
-void sleep_unless_stopped(std::chrono::milliseconds pause, const std::stop_token& stop) {
+void sleep_unless_stopped(std::chrono::milliseconds pause, const agentkit::stop_token& stop) {
   std::mutex m;
   std::condition_variable_any cv;
   std::unique_lock lock(m);
@@ -220,7 +220,7 @@ void adopt_discovery(Connection& conn, const DiscoverResult& found) {
   }
 }
 
-Result<ProbeOutcome> probe(ClientState& state, Connection& conn, bool stdio, std::stop_token stop) {
+Result<ProbeOutcome> probe(ClientState& state, Connection& conn, bool stdio, agentkit::stop_token stop) {
   const bool automatic = state.negotiation() == Negotiation::automatic;
   conn.era = Era::modern;  // the probe itself carries the envelope
   conn.version = std::string(kModernVersion);
@@ -275,7 +275,7 @@ Result<ProbeOutcome> probe(ClientState& state, Connection& conn, bool stdio, std
   return ProbeOutcome::modern;
 }
 
-Result<void> initialize(ClientState& state, Connection& conn, std::stop_token stop) {
+Result<void> initialize(ClientState& state, Connection& conn, agentkit::stop_token stop) {
   conn.era = Era::legacy;
   conn.version.clear();  // no MCP-Protocol-Version header before the handshake
   json::Object params;
@@ -309,7 +309,7 @@ Result<void> initialize(ClientState& state, Connection& conn, std::stop_token st
 
 // Builds the listen request while holding the state, so the wait itself holds no strong reference:
 // the state owns this connection, and a listener keeping the state alive would never let it close.
-std::optional<CallSpec> listen_spec(const std::weak_ptr<ClientState>& weak, Connection* conn, std::stop_token stop) {
+std::optional<CallSpec> listen_spec(const std::weak_ptr<ClientState>& weak, Connection* conn, agentkit::stop_token stop) {
   auto state = weak.lock();
   if (!state) return std::nullopt;
   json::Value params(json::Object{{"notifications", json::Object{{"toolsListChanged", true}}}});
@@ -323,7 +323,7 @@ std::optional<CallSpec> listen_spec(const std::weak_ptr<ClientState>& weak, Conn
   return spec;
 }
 
-void listen_for_changes(std::weak_ptr<ClientState> weak, Connection* conn, std::stop_token stop) {
+void listen_for_changes(std::weak_ptr<ClientState> weak, Connection* conn, agentkit::stop_token stop) {
   for (int attempt = 0; attempt <= kMaxRelistens && !stop.stop_requested(); ++attempt) {
     auto spec = listen_spec(weak, conn, stop);
     if (!spec) return;
@@ -373,7 +373,7 @@ Connection::~Connection() {
   if (peer) peer->close();
 }
 
-Result<std::shared_ptr<Connection>> open_connection(const std::shared_ptr<ClientState>& state, std::stop_token stop) {
+Result<std::shared_ptr<Connection>> open_connection(const std::shared_ptr<ClientState>& state, agentkit::stop_token stop) {
   const bool stdio = std::holds_alternative<StdioLaunch>(state->config.transport);
   bool skip_probe = state->negotiation() == Negotiation::legacy;
   for (int attempt = 0; attempt < 2; ++attempt) {
@@ -385,7 +385,7 @@ Result<std::shared_ptr<Connection>> open_connection(const std::shared_ptr<Client
       if (!outcome) return std::move(outcome).error();
       if (*outcome == ProbeOutcome::modern) {
         if (c.capabilities.tools && c.capabilities.tools->list_changed.value_or(false)) {
-          c.listener = std::jthread([weak = std::weak_ptr<ClientState>(state), raw = &c](std::stop_token st) {
+          c.listener = agentkit::jthread([weak = std::weak_ptr<ClientState>(state), raw = &c](agentkit::stop_token st) {
             listen_for_changes(weak, raw, st);
           });
         }
@@ -407,7 +407,7 @@ Result<std::shared_ptr<Connection>> open_connection(const std::shared_ptr<Client
   return make_error(Errc::io_error, state->label() + " exited twice while connecting");
 }
 
-Result<std::shared_ptr<Connection>> live_connection(const std::shared_ptr<ClientState>& state, std::stop_token stop) {
+Result<std::shared_ptr<Connection>> live_connection(const std::shared_ptr<ClientState>& state, agentkit::stop_token stop) {
   {
     std::lock_guard lock(state->mu);
     if (state->closed) return fail(Errc::closed, state->label() + " was closed");

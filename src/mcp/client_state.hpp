@@ -8,6 +8,8 @@
 #include <optional>
 #include <string>
 #include <thread>
+
+#include "agentkit/base/thread.hpp"
 #include <unordered_map>
 #include <vector>
 
@@ -29,7 +31,7 @@ struct Connection {
   bool request_scoped = false;         // HTTP: one exchange per request
   // The id of the modern subscriptions/listen request (ours are positive integers; 0 = none).
   std::atomic<std::int64_t> listen_id{0};
-  std::jthread listener;               // runs the listen request (modern, when tools.listChanged)
+  agentkit::jthread listener;               // runs the listen request (modern, when tools.listChanged)
 
   ~Connection();
 };
@@ -70,9 +72,9 @@ struct ClientState : std::enable_shared_from_this<ClientState> {
 };
 
 // Opens a connection and negotiates its era (client_connect.cpp).
-Result<std::shared_ptr<Connection>> open_connection(const std::shared_ptr<ClientState>& state, std::stop_token stop);
+Result<std::shared_ptr<Connection>> open_connection(const std::shared_ptr<ClientState>& state, agentkit::stop_token stop);
 // The live connection, reconnecting within the budget when it died.
-Result<std::shared_ptr<Connection>> live_connection(const std::shared_ptr<ClientState>& state, std::stop_token stop);
+Result<std::shared_ptr<Connection>> live_connection(const std::shared_ptr<ClientState>& state, agentkit::stop_token stop);
 
 // The params of a request in `conn`'s era: the modern `_meta` envelope added when modern.
 json::Value with_envelope(const ClientState& state, const Connection& conn, json::Value params);
@@ -94,7 +96,7 @@ struct RequestOptions {
 // Sends one request on `conn` and waits: a modern HTTP exchange cut mid-stream is re-issued once
 // with a new id (2026-07-28 has no resumption).
 Result<CallReply> send_request(const ClientState& state, const Connection& conn, std::string method,
-                               json::Value params, std::stop_token stop, const RequestOptions& how = {});
+                               json::Value params, agentkit::stop_token stop, const RequestOptions& how = {});
 
 // Fulfils one input request (legacy server-to-client request, or a modern inputRequests entry).
 Result<json::Value> fulfil_input(const ClientState& state, Era era, const std::string& method, const json::Value& params);
@@ -105,7 +107,7 @@ Error peer_error(const ClientState& state, std::string_view method, const RpcErr
 // A tool call with its audit record (REQ-OBS-05), for Client::call_tool and tool handlers.
 Result<CallResult> call_tool_audited(const std::shared_ptr<ClientState>& state, std::string_view name,
                                      const json::Value& arguments, const CallControl& control);
-Result<std::vector<ToolInfo>> list_tools_cached(const std::shared_ptr<ClientState>& state, std::stop_token stop);
+Result<std::vector<ToolInfo>> list_tools_cached(const std::shared_ptr<ClientState>& state, agentkit::stop_token stop);
 // The short code a failed tool result carries for an Error ("mcp_timeout", "mcp_limit", ...).
 std::string error_code_of(const Error& e);
 

@@ -139,7 +139,7 @@ Result<std::size_t> read_some(int fd, std::span<char> buffer, const Waker& waker
   }
 }
 
-Result<void> write_all(int fd, std::string_view data, const Waker& waker, std::stop_token stop) {
+Result<void> write_all(int fd, std::string_view data, const Waker& waker, agentkit::stop_token stop) {
   SigpipeGuard guard;
   while (!data.empty()) {
     const ssize_t put = ::write(fd, data.data(), data.size());

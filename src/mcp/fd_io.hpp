@@ -5,7 +5,7 @@
 
 #include <cstddef>
 #include <span>
-#include <stop_token>
+#include "agentkit/base/stop_token.hpp"
 #include <string_view>
 #include <utility>
 
@@ -63,6 +63,6 @@ void block_sigpipe_for_this_thread();
 Result<std::size_t> read_some(int fd, std::span<char> buffer, const Waker& waker);
 // Writes every byte to a non-blocking descriptor, waiting for room; Errc::cancelled when the
 // waker fires or `stop` is requested, Errc::io_error (detail errno) when the reader is gone.
-Result<void> write_all(int fd, std::string_view data, const Waker& waker, std::stop_token stop);
+Result<void> write_all(int fd, std::string_view data, const Waker& waker, agentkit::stop_token stop);
 
 }  // namespace agentkit::mcp::detail

@@ -65,7 +65,7 @@ void HandlerPool::drain() {
 }
 
 void HandlerPool::close() {
-  std::vector<std::jthread> workers;
+  std::vector<agentkit::jthread> workers;
   std::deque<std::function<void()>> dropped;
   {
     std::lock_guard lock(mu_);

@@ -12,6 +12,8 @@
 #include <functional>
 #include <mutex>
 #include <thread>
+
+#include "agentkit/base/thread.hpp"
 #include <vector>
 
 namespace agentkit::mcp::detail {
@@ -46,7 +48,7 @@ class HandlerPool {
   std::condition_variable work_ready_;  // plain: close() wakes workers through closed_
   std::condition_variable idle_;
   std::deque<std::function<void()>> queue_;
-  std::vector<std::jthread> workers_;
+  std::vector<agentkit::jthread> workers_;
   std::size_t idle_workers_ = 0;
   std::size_t running_ = 0;
   bool closed_ = false;

@@ -6,6 +6,8 @@
 #include <mutex>
 #include <thread>
 
+#include "agentkit/base/thread.hpp"
+
 #include "agentkit/base/strings.hpp"
 #include "agentkit/mcp/protocol.hpp"
 #include "agentkit/wire/limits.hpp"
@@ -54,7 +56,7 @@ class HttpChannel final : public Channel {
     return {};
   }
 
-  Result<void> send(OutboundFrame frame, std::stop_token stop) override {
+  Result<void> send(OutboundFrame frame, agentkit::stop_token stop) override {
     if (closed_.load()) return fail(Errc::closed, describe() + " is closed");
     if (!frame.request_id) return post_message(frame, stop);
     std::lock_guard lock(mu_);
@@ -62,7 +64,7 @@ class HttpChannel final : public Channel {
     auto& ex = exchanges_.emplace_back();
     ex.id = *frame.request_id;
     Exchange* raw = &ex;
-    ex.thread = std::jthread([this, raw, frame = std::move(frame)](std::stop_token st) {
+    ex.thread = agentkit::jthread([this, raw, frame = std::move(frame)](agentkit::stop_token st) {
       run_exchange(frame, st);
       raw->done.store(true);
     });
@@ -99,7 +101,7 @@ class HttpChannel final : public Channel {
  private:
   struct Exchange {
     RequestId id;
-    std::jthread thread;
+    agentkit::jthread thread;
     std::atomic<bool> done{false};
   };
 
@@ -151,7 +153,7 @@ class HttpChannel final : public Channel {
     return true;
   }
 
-  Result<void> post_message(const OutboundFrame& frame, std::stop_token stop) {
+  Result<void> post_message(const OutboundFrame& frame, agentkit::stop_token stop) {
     auto resp = endpoint_.transport->send(build_post(frame), stop);
     if (!resp) return make_error(resp.error().code, "POST to " + endpoint_.url + " failed: " + resp.error().message);
     auto body = resp->read_all(wire::kDefaultMaxMessageBytes);
@@ -159,7 +161,7 @@ class HttpChannel final : public Channel {
     return http_error(resp->status(), describe(), body ? std::string_view(*body) : std::string_view());
   }
 
-  void run_exchange(const OutboundFrame& frame, std::stop_token stop) {
+  void run_exchange(const OutboundFrame& frame, agentkit::stop_token stop) {
     const RequestId& id = *frame.request_id;
     auto resp = endpoint_.transport->send(build_post(frame), stop);
     if (!resp) {

@@ -311,7 +311,7 @@ void RpcPeer::on_request(RpcMessage msg) {
       return;
     }
   }
-  std::stop_token stop = entry->stop.get_token();
+  agentkit::stop_token stop = entry->stop.get_token();
   json::Value params = msg.params ? std::move(*msg.params) : json::Value();
   if (std::ranges::find(options_.inline_methods, msg.method) != options_.inline_methods.end()) {
     run_inbound(id, msg.method, std::move(params), stop);
@@ -330,7 +330,7 @@ void RpcPeer::on_request(RpcMessage msg) {
   }
 }
 
-void RpcPeer::run_inbound(const RequestId& id, const std::string& method, json::Value params, std::stop_token stop) {
+void RpcPeer::run_inbound(const RequestId& id, const std::string& method, json::Value params, agentkit::stop_token stop) {
   Reply reply;
   try {
     reply = handlers_.on_request(InboundCall{id, method, std::move(params), stop, this});

@@ -16,7 +16,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <stop_token>
+#include "agentkit/base/stop_token.hpp"
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -46,7 +46,7 @@ struct CallSpec {
   // On timeout or stop, send notifications/cancelled for the request (legacy; modern stdio).
   bool send_cancelled = true;
   HttpRouting routing;
-  std::stop_token stop;
+  agentkit::stop_token stop;
   // Told the request's id just before it is sent.
   std::function<void(const RequestId&)> on_sent;
 };
@@ -68,7 +68,7 @@ struct InboundCall {
   RequestId id;
   std::string method;
   json::Value params;  // an object, or null when absent
-  std::stop_token stop;
+  agentkit::stop_token stop;
   RpcPeer* peer = nullptr;
 };
 
@@ -138,7 +138,7 @@ class RpcPeer : public std::enable_shared_from_this<RpcPeer> {
  private:
   struct Pending;
   struct Inbound {
-    std::stop_source stop;
+    agentkit::stop_source stop;
     bool suppressed = false;
   };
 
@@ -152,7 +152,7 @@ class RpcPeer : public std::enable_shared_from_this<RpcPeer> {
   void on_progress(const json::Value& params);
   void on_cancelled(const json::Value& params);
   void on_request_lost(const RequestId& id, const Error& why);
-  void run_inbound(const RequestId& id, const std::string& method, json::Value params, std::stop_token stop);
+  void run_inbound(const RequestId& id, const std::string& method, json::Value params, agentkit::stop_token stop);
   // Marks the peer closed with `why`, fails pending calls and fires inbound stop tokens.
   // Answers whether this call was the one that closed it.
   bool mark_closed(Error why);

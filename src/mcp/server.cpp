@@ -81,7 +81,7 @@ class StdioConnection final : public ChangeListener {
         if (!has_session_.load()) return core_->no_session_reply();
         ServerCore::admit_legacy(session_, call.params, scope);
         scope.ask_client = [peer = peer_, timeout = core_->options().client_request_timeout](
-                               std::string_view method, const json::Value& params, std::stop_token stop) {
+                               std::string_view method, const json::Value& params, agentkit::stop_token stop) {
           CallSpec spec;
           spec.method = std::string(method);
           spec.params = params;
@@ -199,7 +199,7 @@ Result<void> Server::add_prompt(ServerPrompt prompt) { return core_->add_prompt(
 bool Server::remove_prompt(std::string_view name) { return core_->remove_prompt(name); }
 std::size_t Server::handlers_running() const { return core_->handlers_running(); }
 
-Result<void> Server::serve_stdio(std::stop_token stop, int in_fd, int out_fd) {
+Result<void> Server::serve_stdio(agentkit::stop_token stop, int in_fd, int out_fd) {
   auto conn = std::make_shared<detail::StdioConnection>(core_);
   std::mutex m;
   std::condition_variable_any cv;

@@ -226,7 +226,7 @@ std::string cursor_payload(std::string_view kind, std::string_view key) {
 
 // ---- HandlerGate ----------------------------------------------------------------------------------
 
-bool HandlerGate::enter(const std::stop_token& stop) {
+bool HandlerGate::enter(const agentkit::stop_token& stop) {
   std::unique_lock lock(mu_);
   if (!cv_.wait(lock, stop, [&] { return running_ < limit_; })) return false;
   ++running_;

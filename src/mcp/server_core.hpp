@@ -10,7 +10,7 @@
 #include <memory>
 #include <mutex>
 #include <optional>
-#include <stop_token>
+#include "agentkit/base/stop_token.hpp"
 #include <string>
 #include <string_view>
 #include <unordered_map>
@@ -28,12 +28,12 @@ struct RequestScope {
   std::string version;
   json::Value client_capabilities;
   std::optional<json::Value> progress_token;
-  std::stop_token stop;
+  agentkit::stop_token stop;
   // Sends a notification about this request (progress): on stdio the connection, on HTTP this
   // exchange's event stream.
   std::function<void(std::string_view method, const json::Value& params)> notify;
   // Legacy only: a server-to-client request on the session, answered by the client.
-  std::function<Result<CallReply>(std::string_view method, const json::Value& params, std::stop_token stop)> ask_client;
+  std::function<Result<CallReply>(std::string_view method, const json::Value& params, agentkit::stop_token stop)> ask_client;
 };
 
 // What `initialize` established for a legacy session.
@@ -65,7 +65,7 @@ struct ListenFilter {
 class HandlerGate {
  public:
   explicit HandlerGate(std::size_t limit) : limit_(limit == 0 ? 1 : limit) {}
-  bool enter(const std::stop_token& stop);
+  bool enter(const agentkit::stop_token& stop);
   void leave();
   std::size_t running() const;
 

@@ -128,7 +128,7 @@ class Exchange {
     (void)out_.finish();
   }
 
-  std::stop_token stop() const { return stop_.get_token(); }
+  agentkit::stop_token stop() const { return stop_.get_token(); }
   void cancel() { stop_.request_stop(); }
 
  private:
@@ -143,7 +143,7 @@ class Exchange {
   std::mutex mu_;
   bool streaming_ = false;
   bool gone_ = false;
-  std::stop_source stop_;
+  agentkit::stop_source stop_;
 };
 
 // An answer the server awaits from a legacy HTTP client (a server-to-client request).
@@ -175,7 +175,7 @@ class StreamOutbox : public ChangeListener {
   }
   // Pumps frames to `write` until the stream ends, the writer fails or `stop` fires; writes a
   // comment every `keep_alive` so a client that left is noticed.
-  void pump(const std::function<bool(std::string_view)>& write, std::chrono::milliseconds keep_alive, std::stop_token stop) {
+  void pump(const std::function<bool(std::string_view)>& write, std::chrono::milliseconds keep_alive, agentkit::stop_token stop) {
     std::unique_lock lock(mu_);
     while (!stop.stop_requested() && !ended_) {
       cv_.wait_for(lock, stop, keep_alive, [&] { return !queue_.empty() || ended_; });
@@ -517,7 +517,7 @@ void HttpServiceState::serve(const RpcMessage& msg, RequestScope scope, const st
                              http::ResponseWriter& out, http::Headers extra) {
   auto exchange = std::make_shared<Exchange>(out, std::move(extra));
   // The exchange ends on cancellation, on the client leaving, or on the server stopping.
-  std::stop_callback on_server_stop(out.stop_token(), [exchange] { exchange->cancel(); });
+  agentkit::stop_callback on_server_stop(out.stop_token(), [exchange] { exchange->cancel(); });
   // Only a legacy session can cancel by notification; modern HTTP cancels by closing the stream.
   const bool cancellable = !session_key.empty();
   const std::string key = key_of(session_key, *msg.id);
@@ -531,7 +531,7 @@ void HttpServiceState::serve(const RpcMessage& msg, RequestScope scope, const st
   };
   if (scope.era == Era::legacy) {
     scope.ask_client = [this, exchange, session_key](std::string_view method, const json::Value& params,
-                                                     std::stop_token stop) -> Result<CallReply> {
+                                                     agentkit::stop_token stop) -> Result<CallReply> {
       const RequestId id("srv-" + std::to_string(next_request.fetch_add(1)));
       auto awaited_reply = std::make_shared<AwaitedReply>();
       const std::string k = key_of(session_key, id);

@@ -9,6 +9,8 @@
 #include <sys/stat.h>
 #include <sys/wait.h>
 #include <thread>
+
+#include "agentkit/base/thread.hpp"
 #include <unistd.h>
 
 #include "agentkit/wire/ndjson_reader.hpp"
@@ -90,14 +92,14 @@ class ChildChannel final : public Channel {
     (void)set_nonblocking(stdin_.get());  // a child that stops reading must not wedge a writer
     stdout_ = std::move(out->read);
     stderr_ = std::move(err->read);
-    reader_ = std::jthread([this] {
+    reader_ = agentkit::jthread([this] {
       pump_frames(stdout_.get(), waker_, sink_, launch_.max_line_bytes, describe() + " stdout");
     });
-    stderr_pump_ = std::jthread([this] { drain_stderr(); });
+    stderr_pump_ = agentkit::jthread([this] { drain_stderr(); });
     return {};
   }
 
-  Result<void> send(OutboundFrame frame, std::stop_token stop) override {
+  Result<void> send(OutboundFrame frame, agentkit::stop_token stop) override {
     frame.text += '\n';
     std::lock_guard lock(write_mu_);
     if (!stdin_.valid()) return fail(Errc::closed, describe() + " is closed");
@@ -258,8 +260,8 @@ class ChildChannel final : public Channel {
   std::atomic<pid_t> pid_{-1};  // read by describe() from any thread
   std::mutex write_mu_;
   std::mutex close_mu_;
-  std::jthread reader_;
-  std::jthread stderr_pump_;
+  agentkit::jthread reader_;
+  agentkit::jthread stderr_pump_;
 };
 
 class FdChannel final : public Channel {
@@ -270,11 +272,11 @@ class FdChannel final : public Channel {
 
   Result<void> open(ChannelSink sink) override {
     sink_ = std::move(sink);
-    reader_ = std::jthread([this] { pump_frames(in_, waker_, sink_, max_line_bytes_, "the client's stdin"); });
+    reader_ = agentkit::jthread([this] { pump_frames(in_, waker_, sink_, max_line_bytes_, "the client's stdin"); });
     return {};
   }
 
-  Result<void> send(OutboundFrame frame, std::stop_token stop) override {
+  Result<void> send(OutboundFrame frame, agentkit::stop_token stop) override {
     frame.text += '\n';
     std::lock_guard lock(write_mu_);
     if (out_ < 0) return fail(Errc::closed, "stdout is closed");
@@ -309,7 +311,7 @@ class FdChannel final : public Channel {
   Waker waker_;
   std::mutex write_mu_;
   std::mutex close_mu_;
-  std::jthread reader_;
+  agentkit::jthread reader_;
 };
 
 }  // namespace

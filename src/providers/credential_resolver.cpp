@@ -3,6 +3,8 @@
 #include <atomic>
 #include <thread>
 
+#include "agentkit/base/thread.hpp"
+
 #include "agentkit/base/strings.hpp"
 #include "agentkit/providers/credentials.hpp"
 
@@ -126,13 +128,13 @@ struct CredentialResolver::State {
   // Runs the refresher with its own deadline: a watchdog thread fires the stop token when the
   // refresh timeout passes (the refresher holds the vendor's lock, so it must not hang).
   Result<StoredCredential> run_refresher(const OAuthRefresher& refresher, const StoredCredential& current,
-                                         std::string_view vendor, std::stop_token caller_stop) const {
-    std::stop_source source;
-    std::stop_callback bridge(caller_stop, [&source] { source.request_stop(); });
+                                         std::string_view vendor, agentkit::stop_token caller_stop) const {
+    agentkit::stop_source source;
+    agentkit::stop_callback bridge(caller_stop, [&source] { source.request_stop(); });
     std::atomic<bool> timed_out{false};
     Result<StoredCredential> fresh = fail(Errc::internal, "the OAuth refresher did not run");
     {
-      std::jthread watchdog([&](std::stop_token done) {
+      agentkit::jthread watchdog([&](agentkit::stop_token done) {
         if (clock->sleep_for(options.refresh_timeout, done)) {
           timed_out = true;
           source.request_stop();
@@ -162,7 +164,7 @@ struct CredentialResolver::State {
     return fresh;
   }
 
-  Result<StoredCredential> refreshed(std::string_view vendor, std::stop_token stop) const {
+  Result<StoredCredential> refreshed(std::string_view vendor, agentkit::stop_token stop) const {
     auto it = options.refreshers.find(vendor);
     if (it == options.refreshers.end()) {
       return make_error(Errc::unauthenticated, "the stored OAuth token for vendor '" + std::string(vendor) +
@@ -185,7 +187,7 @@ struct CredentialResolver::State {
     return std::move(**stored);
   }
 
-  Result<std::optional<ModelAuth>> auth_from_store(const Model& model, std::stop_token stop) const {
+  Result<std::optional<ModelAuth>> auth_from_store(const Model& model, agentkit::stop_token stop) const {
     if (!options.store) return std::optional<ModelAuth>{};
     auto stored = options.store->load(model.vendor);
     if (!stored) return stored.error();
@@ -224,7 +226,7 @@ CredentialState CredentialResolver::status(const Model& model, const Environment
   return CredentialState::none;
 }
 
-Result<ModelAuth> CredentialResolver::resolve(const Model& model, std::stop_token stop,
+Result<ModelAuth> CredentialResolver::resolve(const Model& model, agentkit::stop_token stop,
                                               const EnvironmentLookup* environment) const {
   const EnvironmentLookup& env = environment ? *environment : state_->environment;
   const catalog::Vendor* vendor = state_->vendor_of(model);

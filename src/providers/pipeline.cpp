@@ -11,6 +11,8 @@
 #include <atomic>
 #include <thread>
 
+#include "agentkit/base/thread.hpp"
+
 #include "agentkit/base/strings.hpp"
 #include "agentkit/http/url.hpp"
 #include "agentkit/wire/decode.hpp"
@@ -93,10 +95,10 @@ std::string join_url(std::string base, std::string_view path) {
 // when a timeout is set, and is joined when the call ends.
 class CallDeadline {
  public:
-  CallDeadline(std::stop_token caller, std::optional<std::chrono::milliseconds> timeout, const Clock& clock)
+  CallDeadline(agentkit::stop_token caller, std::optional<std::chrono::milliseconds> timeout, const Clock& clock)
       : bridge_(caller, [this] { source_.request_stop(); }) {
     if (timeout) {
-      watchdog_ = std::jthread([this, t = *timeout, &clock](std::stop_token done) {
+      watchdog_ = agentkit::jthread([this, t = *timeout, &clock](agentkit::stop_token done) {
         if (clock.sleep_for(t, done)) {
           timed_out_ = true;
           source_.request_stop();
@@ -104,14 +106,14 @@ class CallDeadline {
       });
     }
   }
-  std::stop_token token() const { return source_.get_token(); }
+  agentkit::stop_token token() const { return source_.get_token(); }
   bool timed_out() const { return timed_out_; }
 
  private:
-  std::stop_source source_;
+  agentkit::stop_source source_;
   std::atomic<bool> timed_out_{false};
-  std::stop_callback<std::function<void()>> bridge_;
-  std::jthread watchdog_;  // declared last: stopped and joined first
+  agentkit::stop_callback<std::function<void()>> bridge_;
+  agentkit::jthread watchdog_;  // declared last: stopped and joined first
 };
 
 }  // namespace
@@ -212,7 +214,7 @@ struct RequestPipeline::State {
 
   // Credentials, URL, on_payload and headers: everything up to the first byte on the wire.
   Result<http::Request> prepare(const Model& model, WireRequest request, const StreamOptions& so,
-                                std::stop_token stop, std::vector<Secret>& secrets) const {
+                                agentkit::stop_token stop, std::vector<Secret>& secrets) const {
     auto auth = credentials.resolve(model, stop);
     if (!auth) return auth.error();
     secrets = auth->secrets();
@@ -289,7 +291,7 @@ struct RequestPipeline::State {
   }
 
   std::optional<CallFailure> run(const Model& model, WireRequest request, const StreamOptions& so,
-                                 BodyDecoder& decoder, std::stop_token stop) const {
+                                 BodyDecoder& decoder, agentkit::stop_token stop) const {
     CallDeadline deadline(stop, so.timeout, *clock);
     std::vector<Secret> secrets;
     auto scrubbed = [&](std::optional<CallFailure> f) {
@@ -321,7 +323,7 @@ RequestPipeline::RequestPipeline(RequestPipeline&&) noexcept = default;
 RequestPipeline& RequestPipeline::operator=(RequestPipeline&&) noexcept = default;
 
 std::optional<CallFailure> RequestPipeline::run(const Model& model, WireRequest request, const StreamOptions& options,
-                                                BodyDecoder& decoder, std::stop_token stop) const {
+                                                BodyDecoder& decoder, agentkit::stop_token stop) const {
   try {
     return state_->run(model, std::move(request), options, decoder, stop);
   } catch (const std::bad_alloc&) {
@@ -335,7 +337,7 @@ std::optional<CallFailure> RequestPipeline::run(const Model& model, WireRequest 
 }
 
 Result<http::Request> RequestPipeline::prepare(const Model& model, WireRequest request, const StreamOptions& options,
-                                               std::stop_token stop) const {
+                                               agentkit::stop_token stop) const {
   std::vector<Secret> secrets;
   auto req = state_->prepare(model, std::move(request), options, stop, secrets);
   if (!req) return scrub(req.error(), secrets);

@@ -217,7 +217,7 @@ Error ceiling_error(int status, const http::Request& request, milliseconds wait,
 }  // namespace
 
 Result<http::Response> send_with_retry(http::HttpTransport& transport, const http::Request& request,
-                                       const TransportRetryOptions& options, const Clock& clock, std::stop_token stop,
+                                       const TransportRetryOptions& options, const Clock& clock, agentkit::stop_token stop,
                                        const std::function<void(const http::Response&)>& on_response) {
   // Seeded only when a retry actually waits: std::random_device is a system call, and the common
   // call never retries.

@@ -185,7 +185,7 @@ Result<void> check_fetch_address(const IpAddress& address, std::string_view host
   return detail::FetchGuard(options.permitted_addresses).check(address, host);
 }
 
-Result<FetchResult> fetch_url(const FetchRequest& request, const FetchOptions& options, std::stop_token stop) {
+Result<FetchResult> fetch_url(const FetchRequest& request, const FetchOptions& options, agentkit::stop_token stop) {
   const auto started = Clock::now();
   const std::chrono::milliseconds limit = std::min(request.timeout.value_or(options.default_timeout), options.max_timeout);
   if (limit.count() <= 0) return fail(Errc::invalid_argument, "the fetch time limit must be positive");

@@ -36,7 +36,7 @@ Result<fs::path> FileMutationQueue::key_for(const fs::path& path) {
   return resolve_symlinks(absolute);
 }
 
-Result<FileMutationQueue::Lock> FileMutationQueue::lock(const fs::path& path, std::stop_token stop) {
+Result<FileMutationQueue::Lock> FileMutationQueue::lock(const fs::path& path, agentkit::stop_token stop) {
   auto key = key_for(path);
   if (!key) return key.error();
   std::unique_lock guard(table_->mu);

@@ -167,13 +167,13 @@ struct Supervision {
   std::optional<int> wait_status;
 };
 
-Supervision supervise(const Spawned& child, const ProcessOptions& options, std::stop_token stop,
+Supervision supervise(const Spawned& child, const ProcessOptions& options, agentkit::stop_token stop,
                       detail::TailWindow& window) {
   Supervision s;
   Fd out(child.output_fd);
   Fd wake(::eventfd(0, EFD_CLOEXEC | EFD_NONBLOCK));
   Fd pidfd(open_pidfd(child.pid));
-  std::stop_callback on_stop(stop, [&wake] {
+  agentkit::stop_callback on_stop(stop, [&wake] {
     std::uint64_t one = 1;
     [[maybe_unused]] auto n = ::write(wake.get(), &one, sizeof one);
   });
@@ -247,7 +247,7 @@ Supervision supervise(const Spawned& child, const ProcessOptions& options, std::
 }
 
 Result<ProcessResult> run_program(const fs::path& program, const std::vector<std::string>& argv,
-                                  const ProcessOptions& options, std::stop_token stop) {
+                                  const ProcessOptions& options, agentkit::stop_token stop) {
   if (options.timeout && options.timeout->count() <= 0) {
     return fail(Errc::invalid_argument, "timeout must be greater than 0 seconds when given")
         .with_detail("timeout_ms", std::to_string(options.timeout->count()));
@@ -323,7 +323,7 @@ Result<fs::path> find_shell(const EnvLookup& env) {
 }
 
 Result<ProcessResult> execute(std::string_view command, const ProcessOptions& options,
-                              std::stop_token stop) {
+                              agentkit::stop_token stop) {
   if (command.empty()) return fail(Errc::invalid_argument, "empty command; pass a shell command line");
   std::vector<std::string> env = options.environment ? *options.environment : reduced_environment();
   auto shell = find_shell(lookup_in(env));
@@ -333,7 +333,7 @@ Result<ProcessResult> execute(std::string_view command, const ProcessOptions& op
 }
 
 Result<ProcessResult> run_command(const std::vector<std::string>& argv, const ProcessOptions& options,
-                                  std::stop_token stop) {
+                                  agentkit::stop_token stop) {
   if (argv.empty() || argv[0].empty()) {
     return fail(Errc::invalid_argument, "empty argv; pass the program and its arguments");
   }
@@ -347,7 +347,7 @@ Result<ProcessResult> run_command(const std::vector<std::string>& argv, const Pr
 }
 
 Result<ProcessResult> powershell(std::string_view command, const ProcessOptions& options,
-                                 std::stop_token stop) {
+                                 agentkit::stop_token stop) {
   std::vector<std::string> env = options.environment ? *options.environment : reduced_environment();
   auto pwsh = search_path("pwsh", env_value(env, "PATH"));
   if (!pwsh) {

@@ -12,6 +12,8 @@
 #include <mutex>
 #include <thread>
 
+#include "agentkit/base/thread.hpp"
+
 #include "agentkit/base/base64.hpp"
 #include "agentkit/base/utf8.hpp"
 #include "agentkit/json/value.hpp"
@@ -79,7 +81,7 @@ std::string display_prefix(const Workspace& ws, const fs::path& root) {
 // The files a search covers, in walk order. The size limit is applied here for ripgrep (it is
 // handed a list); the native backend applies it when it opens the file (one stat fewer per file).
 Result<std::vector<Candidate>> collect(const Workspace& ws, const fs::path& root, const std::optional<Glob>& glob,
-                                       const SearchOptions& options, bool check_size, const std::stop_token& stop) {
+                                       const SearchOptions& options, bool check_size, const agentkit::stop_token& stop) {
   std::vector<Candidate> out;
   std::error_code ec;
   if (!fs::is_directory(root, ec)) {  // one file, named explicitly: searched whatever the rules say
@@ -199,7 +201,7 @@ std::string strip_newline(std::string s) {
 Result<std::map<std::string, FileHits>> ripgrep_batch(const fs::path& rg, const fs::path& root,
                                                       const std::vector<const Candidate*>& batch,
                                                       const detail::Regex& regex, std::size_t context,
-                                                      std::size_t per_file_cap, const std::stop_token& stop) {
+                                                      std::size_t per_file_cap, const agentkit::stop_token& stop) {
   // ripgrep's own threads search the batch; events are keyed by path, so their order is irrelevant.
   std::vector<std::string> argv = {rg.string(), "--json", "--no-config", "--no-messages",
                                    "--case-sensitive", "--encoding", "none",
@@ -330,7 +332,7 @@ class NativeBackend {
   }
 
   Result<void> run(const std::vector<Candidate>& files, const SearchRequest& request, const SearchOptions& options,
-                   Assembler& a, const std::stop_token& stop) {
+                   Assembler& a, const agentkit::stop_token& stop) {
     std::size_t chunk = kFirstChunkFiles;
     for (std::size_t begin = 0; begin < files.size() && !a.done; begin += chunk, chunk = std::min(chunk * 2, kLargestChunkFiles)) {
       const std::size_t end = std::min(files.size(), begin + chunk);
@@ -344,7 +346,7 @@ class NativeBackend {
 
  private:
   void search_chunk(const std::vector<Candidate>& files, std::size_t begin, std::size_t end, std::vector<FileHits>& hits,
-                    const SearchRequest& request, const SearchOptions& options, const std::stop_token& stop) {
+                    const SearchRequest& request, const SearchOptions& options, const agentkit::stop_token& stop) {
     std::atomic<std::size_t> next{begin};
     std::exception_ptr failure;  // written by one worker at most (under failure_mu)
     std::mutex failure_mu;
@@ -363,7 +365,7 @@ class NativeBackend {
     };
     const std::size_t helpers = std::min(matchers_.size(), end - begin) - 1;
     {
-      std::vector<std::jthread> threads;
+      std::vector<agentkit::jthread> threads;
       threads.reserve(helpers);
       for (std::size_t t = 1; t <= helpers; ++t) threads.emplace_back(work, t);
       work(0);
@@ -378,7 +380,7 @@ class NativeBackend {
 }  // namespace
 
 Result<SearchResult> search_files(const Workspace& ws, const SearchRequest& request, const SearchOptions& options,
-                                  std::stop_token stop) {
+                                  agentkit::stop_token stop) {
   if (request.max_matches == 0) return fail(Errc::invalid_argument, "max_matches must be at least 1");
   bool insensitive;
   if (request.case_sensitive) {
@@ -451,7 +453,7 @@ Result<SearchResult> search_files(const Workspace& ws, const SearchRequest& requ
 // ---- find_files and list_files ----------------------------------------------------------------
 
 Result<FindResult> find_files(const Workspace& ws, const FindRequest& request, const IgnoreOptions& ignore,
-                              std::stop_token stop) {
+                              agentkit::stop_token stop) {
   if (request.limit == 0) return fail(Errc::invalid_argument, "limit must be at least 1");
   auto glob = Glob::compile(request.pattern);
   if (!glob) return glob.error();

@@ -14,7 +14,7 @@ using detail::failure_result;
 
 namespace {
 
-using Runner = std::function<Result<ProcessResult>(const json::Value& args, const ProcessOptions&, std::stop_token)>;
+using Runner = std::function<Result<ProcessResult>(const json::Value& args, const ProcessOptions&, agentkit::stop_token)>;
 
 constexpr std::string_view kTimeoutHelp =
     "Kill the command (and everything it started) after this many seconds; no limit when absent";
@@ -88,7 +88,7 @@ constexpr std::string_view kOutputContract =
 
 ToolDefinition execute_tool(const Workspace& ws, const CodingToolsOptions& options) {
   Schema input = command_schema("The command line, run by bash (or sh)");
-  Runner run = [](const json::Value& args, const ProcessOptions& o, std::stop_token stop) {
+  Runner run = [](const json::Value& args, const ProcessOptions& o, agentkit::stop_token stop) {
     return tools::execute(detail::string_arg(args, "command"), o, std::move(stop));
   };
   return ToolDefinition{
@@ -112,7 +112,7 @@ ToolDefinition run_command_tool(const Workspace& ws, const CodingToolsOptions& o
                            "Program and arguments, e.g. [\"git\", \"status\", \"--short\"]; no shell interprets them")),
       optional("timeout_s", integer().minimum(1).describe(std::string(kTimeoutHelp))),
   });
-  Runner run = [](const json::Value& args, const ProcessOptions& o, std::stop_token stop) -> Result<ProcessResult> {
+  Runner run = [](const json::Value& args, const ProcessOptions& o, agentkit::stop_token stop) -> Result<ProcessResult> {
     std::vector<std::string> argv;
     if (const json::Value* list = args.find("argv"); list && list->is_array()) {
       for (const json::Value& a : list->as_array()) argv.emplace_back(a.get_string().value_or(""));
@@ -134,7 +134,7 @@ ToolDefinition run_command_tool(const Workspace& ws, const CodingToolsOptions& o
 
 ToolDefinition powershell_tool(const Workspace& ws, const CodingToolsOptions& options) {
   Schema input = command_schema("The PowerShell command");
-  Runner run = [](const json::Value& args, const ProcessOptions& o, std::stop_token stop) {
+  Runner run = [](const json::Value& args, const ProcessOptions& o, agentkit::stop_token stop) {
     return tools::powershell(detail::string_arg(args, "command"), o, std::move(stop));
   };
   return ToolDefinition{

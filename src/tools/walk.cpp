@@ -35,7 +35,7 @@ std::vector<DirEntry> read_folder(const fs::path& dir) {
 
 namespace {
 bool walk_folder(IgnoreTree& tree, const std::string& rel, const std::function<bool(const WalkEntry&)>& visit,
-                 const std::stop_token& stop) {
+                 const agentkit::stop_token& stop) {
   if (stop.stop_requested()) return false;
   fs::path dir = rel.empty() ? tree.root() : tree.root() / rel;
   for (const auto& e : read_folder(dir)) {
@@ -48,7 +48,7 @@ bool walk_folder(IgnoreTree& tree, const std::string& rel, const std::function<b
 }
 }  // namespace
 
-bool walk(IgnoreTree& tree, const std::function<bool(const WalkEntry&)>& visit, std::stop_token stop) {
+bool walk(IgnoreTree& tree, const std::function<bool(const WalkEntry&)>& visit, agentkit::stop_token stop) {
   return walk_folder(tree, "", visit, stop);
 }
 

@@ -3,7 +3,7 @@
 
 #include <filesystem>
 #include <functional>
-#include <stop_token>
+#include "agentkit/base/stop_token.hpp"
 #include <string>
 #include <vector>
 
@@ -31,6 +31,6 @@ struct WalkEntry {
 // Depth-first walk below `tree.root()`, siblings in name order, ignored entries and their
 // subtrees skipped, symbolic links reported but never followed. `visit` returns false to stop.
 // Answers false when stopped (by visit or by `stop`).
-bool walk(IgnoreTree& tree, const std::function<bool(const WalkEntry&)>& visit, std::stop_token stop = {});
+bool walk(IgnoreTree& tree, const std::function<bool(const WalkEntry&)>& visit, agentkit::stop_token stop = {});
 
 }  // namespace agentkit::tools::detail

@@ -2,6 +2,8 @@
 // lifecycle of Agent and Session.
 #include <thread>
 
+#include "agentkit/base/thread.hpp"
+
 #include "harness.hpp"
 #include "support/catch.hpp"
 
@@ -27,7 +29,7 @@ std::vector<std::string_view> problems_of(const Error& e) {
 }
 
 McpToolSource fake_mcp(std::string name, std::vector<std::string> tool_names) {
-  return McpToolSource{std::move(name), [tool_names](std::stop_token) -> Result<std::vector<ToolDefinition>> {
+  return McpToolSource{std::move(name), [tool_names](agentkit::stop_token) -> Result<std::vector<ToolDefinition>> {
                          std::vector<ToolDefinition> out;
                          for (const auto& n : tool_names) out.push_back(counting_tool(n).definition);
                          return out;
@@ -284,7 +286,7 @@ TEST_CASE("a session's subscriptions end when it closes") {
   auto s = fx.agent.start();
   REQUIRE(s);
   EventStream events = s->events();
-  std::jthread closer([&] { (void)s->close(); });
+  agentkit::jthread closer([&] { (void)s->close(); });
   closer.join();
   CHECK_FALSE(events.next().has_value());
   CHECK(events.done());

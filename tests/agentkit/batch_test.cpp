@@ -161,7 +161,7 @@ TEST_CASE("a cancel during before_tool_call runs no handler at all and still clo
     ++handlers;
     return ToolResult::text_result("ran");
   };
-  std::stop_source stop;
+  agentkit::stop_source stop;
   EventLog log;
   RuntimeConfig rt;
   rt.observability.observers.push_back(log.observer());
@@ -194,7 +194,7 @@ TEST_CASE("a cancel during before_tool_call runs no handler at all and still clo
 
 TEST_CASE("a cancel after the batch started never splits it into ran and not-ran") {
   std::atomic<int> handlers{0};
-  std::stop_source stop;
+  agentkit::stop_source stop;
   auto body = [&](const json::Value&, const ToolContext& ctx) {
     if (ctx.tool_use_id == "c1") stop.request_stop();  // the first handler triggers Ctrl-C
     ++handlers;

@@ -3,6 +3,8 @@
 #include <latch>
 #include <thread>
 
+#include "agentkit/base/thread.hpp"
+
 #include "harness.hpp"
 #include "support/catch.hpp"
 
@@ -348,7 +350,7 @@ TEST_CASE("a second concurrent run on one session fails at once with busy") {
   auto fx = faux_agent({slow});
   auto s = fx.agent.start();
   REQUIRE(s);
-  std::jthread first([&] { REQUIRE(s->run(Turn{"one"})); });
+  agentkit::jthread first([&] { REQUIRE(s->run(Turn{"one"})); });
   in_provider.wait();
   auto second = s->run(Turn{"two"});
   REQUIRE_FALSE(second);
@@ -375,7 +377,7 @@ TEST_CASE("close cancels the run in flight, which returns aborted with the parti
   REQUIRE(s);
   EventStream events = s->events();
   Result<RunResult> result = fail(Errc::internal, "not run");
-  std::jthread runner([&] { result = s->run("go"); });
+  agentkit::jthread runner([&] { result = s->run("go"); });
   REQUIRE(wait_for_event(events, "block_end"));  // the text is out; the provider now hangs
   REQUIRE(s->close());
   runner.join();
@@ -391,8 +393,8 @@ TEST_CASE("cancelling the caller's stop token aborts the run and keeps the parti
   auto s = fx.agent.start();
   REQUIRE(s);
   EventStream events = s->events();
-  std::stop_source stop;
-  std::jthread canceller([&] {
+  agentkit::stop_source stop;
+  agentkit::jthread canceller([&] {
     if (wait_for_event(events, "block_end")) stop.request_stop();
   });
   auto r = s->run("go", stop.get_token());
@@ -410,8 +412,8 @@ TEST_CASE("an empty-input run continues a transcript that ends aborted") {
   auto fx = faux_agent({hang, faux::text_response("Hello!")});
   auto s = fx.agent.start();
   REQUIRE(s);
-  std::stop_source stop;
-  std::jthread canceller([&] {
+  agentkit::stop_source stop;
+  agentkit::jthread canceller([&] {
     streaming.wait();
     stop.request_stop();
   });
@@ -438,7 +440,7 @@ TEST_CASE("middleware registered last runs first, and a pass-through changes not
   auto named = [&order](std::string name) -> Middleware {
     return [&order, name](ModelCall next) -> ModelCall {
       return [&order, name, next](const Request& r, const StreamOptions& o, const EventCallback& e,
-                                  std::stop_token st) {
+                                  agentkit::stop_token st) {
         order.push_back(name);
         return next(r, o, e, st);
       };
@@ -456,7 +458,7 @@ TEST_CASE("middleware registered last runs first, and a pass-through changes not
 TEST_CASE("a throwing middleware ends the turn with an error message, not a crash") {
   RuntimeConfig rt;
   rt.extensions.middleware.push_back([](ModelCall) -> ModelCall {
-    return [](const Request&, const StreamOptions&, const EventCallback&, std::stop_token) -> AssistantMessage {
+    return [](const Request&, const StreamOptions&, const EventCallback&, agentkit::stop_token) -> AssistantMessage {
       throw 42;
     };
   });
@@ -495,8 +497,8 @@ TEST_CASE("an abort during the retry backoff ends aborted with an empty error me
   std::latch failed(1);
   failing.on_request = [&](const Request&) { failed.count_down(); };
   auto fx = faux_agent({failing, faux::text_response("never")}, {}, rt);
-  std::stop_source stop;
-  std::jthread canceller([&] {
+  agentkit::stop_source stop;
+  agentkit::jthread canceller([&] {
     failed.wait();
     std::this_thread::sleep_for(std::chrono::milliseconds(50));
     stop.request_stop();
@@ -582,8 +584,8 @@ TEST_CASE("every message, block, turn and tool opens and closes exactly once on 
     std::latch streaming(1);
     hang.on_request = [&](const Request&) { streaming.count_down(); };
     auto fx = faux_agent({hang}, {tool.definition}, rt);
-    std::stop_source stop;
-    std::jthread canceller([&] {
+    agentkit::stop_source stop;
+    agentkit::jthread canceller([&] {
       streaming.wait();
       stop.request_stop();
     });

@@ -12,12 +12,12 @@ using namespace agentkit;
 
 // Agent: start, run, definition, close.
 static_assert(std::is_same_v<decltype(&Agent::start), Result<Session> (Agent::*)(StartOptions)>);
-static_assert(std::is_same_v<decltype(&Agent::run), Result<RunResult> (Agent::*)(Input, std::stop_token)>);
+static_assert(std::is_same_v<decltype(&Agent::run), Result<RunResult> (Agent::*)(Input, agentkit::stop_token)>);
 static_assert(std::is_same_v<decltype(&Agent::definition), const AgentDefinition& (Agent::*)() const>);
 static_assert(std::is_same_v<decltype(&Agent::close), Result<void> (Agent::*)()>);
 
 // Session: run, send, snapshot, events, close.
-static_assert(std::is_same_v<decltype(&Session::run), Result<RunResult> (Session::*)(Turn, std::stop_token)>);
+static_assert(std::is_same_v<decltype(&Session::run), Result<RunResult> (Session::*)(Turn, agentkit::stop_token)>);
 static_assert(std::is_same_v<decltype(&Session::send), Result<Delivery> (Session::*)(Input)>);
 static_assert(std::is_same_v<decltype(&Session::snapshot), SessionHandle (Session::*)() const>);
 static_assert(std::is_same_v<decltype(&Session::events), EventStream (Session::*)()>);

@@ -3,6 +3,8 @@
 #include <atomic>
 #include <thread>
 
+#include "agentkit/base/thread.hpp"
+
 #include "support/catch.hpp"
 
 using namespace std::chrono_literals;
@@ -11,7 +13,7 @@ TEST_CASE("a manual clock moves only when advanced, and wakes a sleeper at its d
   agentkit::ManualClock clock;
   const auto start = clock.now();
   std::atomic<int> result{-1};
-  std::jthread sleeper([&](std::stop_token st) { result = clock.sleep_for(8s, st) ? 1 : 0; });
+  agentkit::jthread sleeper([&](agentkit::stop_token st) { result = clock.sleep_for(8s, st) ? 1 : 0; });
   clock.wait_for_sleepers(1);
   clock.advance(7s);
   CHECK(clock.sleepers() == 1);  // 7 s < 8 s: still asleep (checked after advance took the lock)
@@ -28,7 +30,7 @@ TEST_CASE("a sleep wakes at once when its stop token fires") {
                                        static_cast<const agentkit::Clock*>(&real)}) {
     std::atomic<int> result{-1};
     std::atomic<bool> entered{false};
-    std::jthread sleeper([&](std::stop_token st) {
+    agentkit::jthread sleeper([&](agentkit::stop_token st) {
       entered = true;
       result = clock->sleep_for(std::chrono::hours(1), st) ? 1 : 0;
     });
@@ -41,7 +43,7 @@ TEST_CASE("a sleep wakes at once when its stop token fires") {
 
 TEST_CASE("a zero sleep returns at once and reports a pending stop") {
   agentkit::SystemClock clock;
-  std::stop_source src;
+  agentkit::stop_source src;
   CHECK(clock.sleep_for(0s, src.get_token()));
   src.request_stop();
   CHECK_FALSE(clock.sleep_for(0s, src.get_token()));

@@ -20,6 +20,8 @@
 #include <optional>
 #include <string>
 #include <thread>
+
+#include "agentkit/base/thread.hpp"
 #include <vector>
 
 #include "agentkit/mcp/client.hpp"
@@ -147,7 +149,7 @@ std::optional<double> ours_concurrent(const Peer& peer) {
   const int per_thread = kCalls / kThreads;
   const auto start = std::chrono::steady_clock::now();
   {
-    std::vector<std::jthread> callers;
+    std::vector<agentkit::jthread> callers;
     for (int t = 0; t < kThreads; ++t) {
       callers.emplace_back([&] {
         for (int i = 0; i < per_thread; ++i) (void)client->call_tool("echo", args, {.session = std::to_string(t)});

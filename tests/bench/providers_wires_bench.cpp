@@ -130,7 +130,7 @@ class InstantWire final : public WireClient {
     c.samples = false;
     return c;
   }
-  EventStream send(PreparedCall, const StreamOptions& options, std::stop_token) override {
+  EventStream send(PreparedCall, const StreamOptions& options, agentkit::stop_token) override {
     auto [sink, events] = make_event_stream(options.stream);
     sink.finish(answer_);
     return std::move(events);

@@ -102,7 +102,7 @@ class MemoryTransport final : public http::HttpTransport {
  public:
   MemoryTransport(std::string content_type, const std::string& body, std::size_t chunk)
       : content_type_(std::move(content_type)), body_(body), chunk_(chunk) {}
-  Result<http::Response> send(const http::Request&, std::stop_token) override {
+  Result<http::Response> send(const http::Request&, agentkit::stop_token) override {
     return http::Response(200, "OK", http::Headers({{"Content-Type", content_type_}}), std::make_unique<MemoryBody>(body_, chunk_));
   }
 

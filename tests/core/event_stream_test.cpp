@@ -2,6 +2,8 @@
 #include <latch>
 #include <thread>
 
+#include "agentkit/base/thread.hpp"
+
 #include "agentkit/core/event.hpp"
 #include "support/catch.hpp"
 
@@ -76,8 +78,8 @@ TEST_CASE("a producer that ends without a final message makes result() an error,
 
 TEST_CASE("next() wakes when its stop token fires and the stream stays usable") {
   auto [sink, stream] = make_event_stream();
-  std::stop_source stop;
-  std::jthread t([&] {
+  agentkit::stop_source stop;
+  agentkit::jthread t([&] {
     std::this_thread::sleep_for(std::chrono::milliseconds(20));
     stop.request_stop();
   });
@@ -90,7 +92,7 @@ TEST_CASE("a push never blocks while the consumer is slow, across threads") {
   auto [sink, stream] = make_event_stream();
   std::latch consumer_started(1);
   std::atomic<int> received{0};
-  std::jthread consumer([&, s = std::move(stream)]() mutable {
+  agentkit::jthread consumer([&, s = std::move(stream)]() mutable {
     consumer_started.count_down();
     while (auto ev = s.next()) ++received;
   });

@@ -15,6 +15,8 @@
 #include <mutex>
 #include <thread>
 
+#include "agentkit/base/thread.hpp"
+
 #include "agentkit/http/client.hpp"
 #include "agentkit/http/server.hpp"
 #include "http_test_support.hpp"
@@ -163,7 +165,7 @@ TEST_CASE("a half-read response's connection is closed even when no unread bytes
   // The rest of the body has not been sent when the response is dropped, so the pool's idle check
   // (readable bytes on an idle connection) cannot catch a wrong reuse; only the body's own
   // bookkeeping can. A reused connection would get the late rest of the body as its next answer.
-  RawServer server([](int fd, std::stop_token stop) {
+  RawServer server([](int fd, agentkit::stop_token stop) {
     const std::string first = agentkit::testing::read_head(fd, stop);
     if (first.rfind("GET /partial", 0) != 0) {
       agentkit::testing::write_all(fd, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
@@ -197,7 +199,7 @@ TEST_CASE("a chunked body and its trailers arrive through the network, also one 
   CHECK(resp->trailers().get("x-trailer") == "done");
 
   const std::string wire = "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n4\r\nWiki\r\n6;x=y\r\npedia \r\nE\r\nin \r\n\r\nchunks.\r\n0\r\nT: 1\r\n\r\n";
-  RawServer slow([&](int fd, std::stop_token stop) {
+  RawServer slow([&](int fd, agentkit::stop_token stop) {
     agentkit::testing::read_head(fd, stop);
     const int on = 1;
     ::setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
@@ -263,7 +265,7 @@ TEST_CASE("an unrepresentably long timeout means no deadline, not an overflow") 
 }
 
 TEST_CASE("a body that goes silent trips the idle timeout") {
-  RawServer stalls([](int fd, std::stop_token stop) {
+  RawServer stalls([](int fd, agentkit::stop_token stop) {
     agentkit::testing::read_head(fd, stop);
     agentkit::testing::write_all(fd, "HTTP/1.1 200 OK\r\nContent-Length: 100\r\n\r\nfirst part");
     agentkit::testing::wait_for_close(fd, stop);
@@ -295,7 +297,7 @@ TEST_CASE("a server that closes mid-body is a truncation error, not a short succ
 
 TEST_CASE("cancellation interrupts a read blocked waiting for the response at once") {
   agentkit::testing::Latch request_arrived;
-  RawServer silent([&](int fd, std::stop_token stop) {
+  RawServer silent([&](int fd, agentkit::stop_token stop) {
     agentkit::testing::read_head(fd, stop);
     request_arrived.open();
     agentkit::testing::wait_for_close(fd, stop);
@@ -303,9 +305,9 @@ TEST_CASE("cancellation interrupts a read blocked waiting for the response at on
   HttpOptions o = test_options();
   o.first_byte_timeout = 30s;  // far beyond the test: only cancellation can end the wait
   HttpClient client(o);
-  std::stop_source stop;
+  agentkit::stop_source stop;
   std::optional<agentkit::Error> error;
-  std::jthread caller([&] {
+  agentkit::jthread caller([&] {
     auto resp = client.send({.url = silent.base_url() + "/"}, stop.get_token());
     if (!resp) error = resp.error();
   });
@@ -320,7 +322,7 @@ TEST_CASE("cancellation interrupts a read blocked waiting for the response at on
 
 TEST_CASE("cancellation interrupts a blocked body read") {
   agentkit::testing::Latch head_sent;
-  RawServer partial([&](int fd, std::stop_token stop) {
+  RawServer partial([&](int fd, agentkit::stop_token stop) {
     agentkit::testing::read_head(fd, stop);
     agentkit::testing::write_all(fd, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n5\r\nhello\r\n");
     head_sent.open();
@@ -329,12 +331,12 @@ TEST_CASE("cancellation interrupts a blocked body read") {
   HttpOptions o = test_options();
   o.idle_timeout = 30s;
   HttpClient client(o);
-  std::stop_source stop;
+  agentkit::stop_source stop;
   auto resp = client.send({.url = partial.base_url() + "/"}, stop.get_token());
   REQUIRE(resp);
   std::array<char, 64> buf{};
   REQUIRE(resp->read_some(buf).value() == 5);
-  std::jthread canceller([&] { stop.request_stop(); });
+  agentkit::jthread canceller([&] { stop.request_stop(); });
   auto blocked = resp->read_some(buf);
   REQUIRE_FALSE(blocked);
   CHECK(blocked.error().code == Errc::cancelled);
@@ -358,9 +360,9 @@ TEST_CASE("cancellation interrupts a connect that the server never completes") {
   HttpOptions o = test_options();
   o.connect_timeout = 30s;
   HttpClient client(o);
-  std::stop_source stop;
+  agentkit::stop_source stop;
   std::optional<agentkit::Error> error;
-  std::jthread caller([&] {
+  agentkit::jthread caller([&] {
     auto resp = client.send({.url = full.base_url() + "/"}, stop.get_token());
     if (!resp) error = resp.error();
   });
@@ -384,7 +386,7 @@ TEST_CASE("an already-cancelled token fails before any connection is made") {
   PeerProcess origin = start_origin();
   REQUIRE(origin.started());
   HttpClient client(test_options());
-  std::stop_source stop;
+  agentkit::stop_source stop;
   stop.request_stop();
   auto resp = client.send({.url = origin.base_url() + "/echo"}, stop.get_token());
   REQUIRE_FALSE(resp);
@@ -393,7 +395,7 @@ TEST_CASE("an already-cancelled token fails before any connection is made") {
 }
 
 TEST_CASE("oversized response heads are refused at the configured bounds") {
-  RawServer huge_headers([](int fd, std::stop_token stop) {
+  RawServer huge_headers([](int fd, agentkit::stop_token stop) {
     agentkit::testing::read_head(fd, stop);
     std::string head = "HTTP/1.1 200 OK\r\n";
     for (int i = 0; i < 200; ++i) head += "X-Filler-" + std::to_string(i) + ": " + std::string(500, 'f') + "\r\n";
@@ -411,7 +413,7 @@ TEST_CASE("oversized response heads are refused at the configured bounds") {
   REQUIRE(ok);
   CHECK(ok->headers().size() == 201);
 
-  RawServer long_line([](int fd, std::stop_token stop) {
+  RawServer long_line([](int fd, agentkit::stop_token stop) {
     agentkit::testing::read_head(fd, stop);
     agentkit::testing::write_all(fd, "HTTP/1.1 200 OK\r\nX-Long: " + std::string(20000, 'l') + "\r\n\r\n");
     agentkit::testing::wait_for_close(fd, stop);
@@ -425,7 +427,7 @@ TEST_CASE("oversized response heads are refused at the configured bounds") {
 TEST_CASE("a pooled connection the server dropped is resent once for GET, never for POST") {
   // Each connection answers its first request with keep-alive, then reads the next request and
   // closes without answering: exactly the race a keep-alive client must survive.
-  auto serve_once = [](int fd, std::stop_token stop) {
+  auto serve_once = [](int fd, agentkit::stop_token stop) {
     if (agentkit::testing::read_head(fd, stop).empty()) return;
     agentkit::testing::write_all(fd, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
     agentkit::testing::read_head(fd, stop);
@@ -596,7 +598,7 @@ TEST_CASE("many threads share one client and its pool") {
   constexpr int per_thread = 10;
   std::atomic<int> ok{0};
   {
-    std::vector<std::jthread> workers;
+    std::vector<agentkit::jthread> workers;
     for (int t = 0; t < threads; ++t) {
       workers.emplace_back([&] {
         for (int i = 0; i < per_thread; ++i) {

@@ -76,7 +76,7 @@ RawServer::RawServer(OnConnection on_connection, int backlog) : on_connection_(s
   ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len);
   port_ = ntohs(addr.sin_port);
   if (!on_connection_) return;  // a listener nobody accepts on (connect-time tests)
-  acceptor_ = std::jthread([this](std::stop_token stop) {
+  acceptor_ = agentkit::jthread([this](agentkit::stop_token stop) {
     while (!stop.stop_requested()) {
       pollfd p{listen_fd_, POLLIN, 0};
       if (::poll(&p, 1, 50) <= 0) continue;
@@ -84,7 +84,7 @@ RawServer::RawServer(OnConnection on_connection, int backlog) : on_connection_(s
       if (fd < 0) continue;
       ++connections_;
       std::lock_guard lock(mutex_);
-      threads_.emplace_back([this, fd](std::stop_token st) {
+      threads_.emplace_back([this, fd](agentkit::stop_token st) {
         on_connection_(fd, st);
         ::close(fd);
       });
@@ -97,7 +97,7 @@ RawServer::~RawServer() {
     acceptor_.request_stop();
     acceptor_.join();
   }
-  std::list<std::jthread> threads;
+  std::list<agentkit::jthread> threads;
   {
     std::lock_guard lock(mutex_);
     threads.swap(threads_);
@@ -107,7 +107,7 @@ RawServer::~RawServer() {
   ::close(listen_fd_);
 }
 
-std::string read_head(int fd, std::stop_token stop) {
+std::string read_head(int fd, agentkit::stop_token stop) {
   std::string data;
   char buf[4096];
   while (data.find("\r\n\r\n") == std::string::npos) {
@@ -141,7 +141,7 @@ void write_all(int fd, const std::string& bytes) {
   }
 }
 
-void wait_for_close(int fd, std::stop_token stop) {
+void wait_for_close(int fd, agentkit::stop_token stop) {
   char buf[4096];
   while (!stop.stop_requested()) {
     pollfd p{fd, POLLIN, 0};

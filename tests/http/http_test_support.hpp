@@ -12,9 +12,11 @@
 #include <functional>
 #include <list>
 #include <mutex>
-#include <stop_token>
+#include "agentkit/base/stop_token.hpp"
 #include <string>
 #include <thread>
+
+#include "agentkit/base/thread.hpp"
 #include <vector>
 
 namespace agentkit::testing {
@@ -45,7 +47,7 @@ std::string peer_script(const std::string& name);
 // its own thread. The destructor stops accepting, fires the stop tokens and joins every thread.
 class RawServer {
  public:
-  using OnConnection = std::function<void(int fd, std::stop_token stop)>;
+  using OnConnection = std::function<void(int fd, agentkit::stop_token stop)>;
   explicit RawServer(OnConnection on_connection, int backlog = 16);
   ~RawServer();
   RawServer(const RawServer&) = delete;
@@ -62,17 +64,17 @@ class RawServer {
   std::uint16_t port_ = 0;
   std::atomic<int> connections_{0};
   std::mutex mutex_;
-  std::list<std::jthread> threads_;
-  std::jthread acceptor_;
+  std::list<agentkit::jthread> threads_;
+  agentkit::jthread acceptor_;
 };
 
 // Reads from `fd` until the end of an HTTP head ("\r\n\r\n"); returns what was read ("" on EOF).
-std::string read_head(int fd, std::stop_token stop = {});
+std::string read_head(int fd, agentkit::stop_token stop = {});
 // Reads exactly `n` more bytes (less on EOF).
 std::string read_exactly(int fd, std::size_t n);
 void write_all(int fd, const std::string& bytes);
 // Blocks until the peer closes `fd` or `stop` fires.
-void wait_for_close(int fd, std::stop_token stop);
+void wait_for_close(int fd, agentkit::stop_token stop);
 
 // A one-shot flag threads can wait on (structural synchronisation instead of sleeps).
 class Latch {

@@ -51,7 +51,7 @@ TEST_CASE("the system resolver answers literals without a lookup and names from 
 
 TEST_CASE("a lookup with a fired stop token is cancelled") {
   SystemResolver resolver;
-  std::stop_source stop;
+  agentkit::stop_source stop;
   stop.request_stop();
   auto r = resolver.resolve("localhost", IoDeadline{stop.get_token()});
   REQUIRE_FALSE(r);

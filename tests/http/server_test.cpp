@@ -11,6 +11,8 @@
 #include <mutex>
 #include <thread>
 
+#include "agentkit/base/thread.hpp"
+
 #include "agentkit/http/client.hpp"
 #include "agentkit/http/server.hpp"
 #include "http_test_support.hpp"
@@ -197,13 +199,13 @@ TEST_CASE("stop() cancels a handler in flight and joins every thread") {
     std::mutex m;
     std::condition_variable_any cv;
     std::unique_lock lock(m);
-    std::stop_token stop = out.stop_token();
+    agentkit::stop_token stop = out.stop_token();
     cv.wait(lock, stop, [] { return false; });  // a long stream, waiting for the next event
     saw_stop = stop.stop_requested();
     late_write_failed = !out.write("too late");  // writes fail once the server is stopping
   });
   std::atomic<bool> client_done{false};
-  std::jthread client([&] {
+  agentkit::jthread client([&] {
     auto out = raw_exchange(server.port(), "GET /stream HTTP/1.1\r\n\r\n");
     client_done = true;
   });

@@ -40,7 +40,7 @@ mcp::ClientOptions quick_options() {
 PipeServer::PipeServer(mcp::Server& server) : result_() {
   (void)::pipe2(to_server_, O_CLOEXEC);
   (void)::pipe2(from_server_, O_CLOEXEC);
-  thread_ = std::jthread([this, &server] {
+  thread_ = agentkit::jthread([this, &server] {
     result_ = server.serve_stdio(stop_.get_token(), to_server_[0], from_server_[1]);
     ::close(from_server_[1]);  // EOF for the reader once the server is done
     from_server_[1] = -1;

@@ -5,9 +5,11 @@
 #include <chrono>
 #include <filesystem>
 #include <optional>
-#include <stop_token>
+#include "agentkit/base/stop_token.hpp"
 #include <string>
 #include <thread>
+
+#include "agentkit/base/thread.hpp"
 #include <vector>
 
 #include "agentkit/json/value.hpp"
@@ -49,9 +51,9 @@ class PipeServer {
   int to_server_[2] = {-1, -1};
   int from_server_[2] = {-1, -1};
   std::string buffer_;
-  std::stop_source stop_;
+  agentkit::stop_source stop_;
   Result<void> result_;
-  std::jthread thread_;
+  agentkit::jthread thread_;
 };
 
 // A modern request envelope for hand-written frames.

@@ -6,6 +6,8 @@
 #include <latch>
 #include <thread>
 
+#include "agentkit/base/thread.hpp"
+
 #include "agentkit/base/strings.hpp"
 #include "agentkit/providers/credentials.hpp"
 #include "agentkit/wire/decode.hpp"
@@ -261,7 +263,7 @@ TEST_CASE("two modifies of one vendor never overlap, two vendors do, and the loc
   };
   std::atomic<int> inside_b{0}, max_inside_b{0};
   {
-    std::vector<std::jthread> threads;
+    std::vector<agentkit::jthread> threads;
     for (int i = 0; i < 3; ++i) {
       threads.emplace_back([&] { (void)store.modify("a", slow(inside_a, max_inside_a)); });
       threads.emplace_back([&] { (void)store.modify("b", slow(inside_b, max_inside_b)); });
@@ -299,7 +301,7 @@ TEST_CASE("N concurrent turns on an expired token cause exactly one refresh and 
   CredentialResolver resolver(o);
   std::vector<std::string> tokens(kTurns);
   {
-    std::vector<std::jthread> turns;
+    std::vector<agentkit::jthread> turns;
     for (int i = 0; i < kTurns; ++i) {
       turns.emplace_back([&, i] {
         all_started.arrive_and_wait();
@@ -367,7 +369,7 @@ TEST_CASE("a refresh that never answers fails after its 15 s timeout and release
   };
   CredentialResolver resolver(o);
   Result<ModelAuth> result = make_error(Errc::internal, "not run");
-  std::jthread turn([&] { result = resolver.resolve(model_of("anthropic/claude-sonnet-5-5")); });
+  agentkit::jthread turn([&] { result = resolver.resolve(model_of("anthropic/claude-sonnet-5-5")); });
   // The refresher and the watchdog both wait; 14.999 s is not enough, 15 s is.
   while (!refresher_running) std::this_thread::yield();
   clock->wait_for_sleepers(1);
@@ -408,7 +410,7 @@ TEST_CASE("one vendor's refresh never blocks another vendor's turn") {
   o.refreshers["anthropic"] = refresher;
   o.refreshers["openai"] = refresher;
   CredentialResolver resolver(o);
-  std::jthread slow([&] { (void)resolver.resolve(model_of("anthropic/claude-sonnet-5-5")); });
+  agentkit::jthread slow([&] { (void)resolver.resolve(model_of("anthropic/claude-sonnet-5-5")); });
   anthropic_refreshing.wait();
   auto other = resolver.resolve(model_of("openai/gpt-6.2-sol"));  // must not wait for anthropic
   CHECK(other);

@@ -612,7 +612,7 @@ TEST_CASE("gemini CachedContent: creation outlives the turn that started it") {
   server.stall_generate(true);
   auto client = providers::make_google_client(wire_options());
   Conversation c = cached_conversation(server.base_url());
-  std::stop_source cancel;
+  agentkit::stop_source cancel;
   EventStream s = client->stream(c.request, {}, cancel.get_token());
   REQUIRE(server.wait_for_creations(1));
   cancel.request_stop();

@@ -4,6 +4,8 @@
 #include <latch>
 #include <thread>
 
+#include "agentkit/base/thread.hpp"
+
 #include "agentkit/providers/faux.hpp"
 #include "agentkit/providers/pipeline.hpp"
 #include "agentkit/wire/decode.hpp"
@@ -57,7 +59,7 @@ struct TinyWire {
                            return {};
                          }};
 
-  AssistantMessage call(const RequestPipeline& p, const Model& m, const StreamOptions& so = {}, std::stop_token stop = {},
+  AssistantMessage call(const RequestPipeline& p, const Model& m, const StreamOptions& so = {}, agentkit::stop_token stop = {},
                         WireRequest req = {"/v1/messages", R"({"model":"m"})", {{"content-type", "application/json"}}}) {
     reply = start_message(m);
     if (auto failure = p.run(m, std::move(req), so, decoder, stop)) apply_failure(reply, *failure);
@@ -273,8 +275,8 @@ TEST_CASE("cancelling during the backoff ends the call aborted with an empty err
   ProviderOptions o = options_with({{"ANTHROPIC_API_KEY", kKey}});
   o.retry = quick_retry(3);
   RequestPipeline p(o);
-  std::stop_source stop;
-  std::jthread canceller([&] {
+  agentkit::stop_source stop;
+  agentkit::jthread canceller([&] {
     server.wait_for_requests(1);
     std::this_thread::sleep_for(50ms);
     stop.request_stop();
@@ -294,9 +296,9 @@ TEST_CASE("cancelling mid-stream keeps the partial content and ends aborted") {
   hanging.hang_after_pieces = true;
   ScriptedServer server({hanging});
   RequestPipeline p(options_with({{"ANTHROPIC_API_KEY", kKey}}));
-  std::stop_source stop;
+  agentkit::stop_source stop;
   TinyWire w;
-  std::jthread canceller([&] {
+  agentkit::jthread canceller([&] {
     server.wait_for_requests(1);
     std::this_thread::sleep_for(100ms);
     stop.request_stop();

@@ -12,6 +12,8 @@
 
 #include <thread>
 
+#include "agentkit/base/thread.hpp"
+
 namespace agentkit::testing {
 
 ScriptedServer::ScriptedServer(std::vector<ScriptedResponse> script) : script_(script.begin(), script.end()) {
@@ -88,7 +90,7 @@ RawResponder::RawResponder(std::string response_bytes) : bytes_(std::move(respon
   socklen_t len = sizeof addr;
   ::getsockname(listen_fd_, reinterpret_cast<sockaddr*>(&addr), &len);
   port_ = ntohs(addr.sin_port);
-  acceptor_ = std::jthread([this](std::stop_token stop) {
+  acceptor_ = agentkit::jthread([this](agentkit::stop_token stop) {
     while (!stop.stop_requested()) {
       pollfd p{listen_fd_, POLLIN, 0};
       if (::poll(&p, 1, 50) <= 0) continue;

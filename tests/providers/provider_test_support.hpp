@@ -12,8 +12,10 @@
 #include <functional>
 #include <mutex>
 #include <optional>
-#include <stop_token>
+#include "agentkit/base/stop_token.hpp"
 #include <thread>
+
+#include "agentkit/base/thread.hpp"
 #include <condition_variable>
 #include <string>
 #include <vector>
@@ -81,7 +83,7 @@ class RawResponder {
   int listen_fd_ = -1;
   std::uint16_t port_ = 0;
   std::atomic<int> connections_{0};
-  std::jthread acceptor_;
+  agentkit::jthread acceptor_;
 };
 
 // A peer program announcing "PORT <n>" on stdout; killed and reaped on destruction.
@@ -105,7 +107,7 @@ class CountingTransport final : public http::HttpTransport {
  public:
   explicit CountingTransport(std::shared_ptr<http::HttpTransport> inner = std::make_shared<http::HttpClient>())
       : inner_(std::move(inner)) {}
-  Result<http::Response> send(const http::Request& request, std::stop_token stop) override {
+  Result<http::Response> send(const http::Request& request, agentkit::stop_token stop) override {
     ++sends;
     return inner_->send(request, stop);
   }

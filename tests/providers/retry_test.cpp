@@ -2,6 +2,8 @@
 #include <chrono>
 #include <thread>
 
+#include "agentkit/base/thread.hpp"
+
 #include "agentkit/base/clock.hpp"
 #include "agentkit/providers/retry.hpp"
 #include "provider_test_support.hpp"
@@ -215,8 +217,8 @@ TEST_CASE("cancellation during the backoff sleep wakes it at once and is never r
   ScriptedServer server({status(503, headers({{"Retry-After", "30"}}))});
   http::HttpClient client;
   ManualClock clock;  // a 30 s wait that only cancellation can end
-  std::stop_source stop;
-  std::jthread canceller([&] {
+  agentkit::stop_source stop;
+  agentkit::jthread canceller([&] {
     clock.wait_for_sleepers(1);
     stop.request_stop();
   });
@@ -231,7 +233,7 @@ TEST_CASE("a dictated wait is slept on the injected clock, exactly") {
   ScriptedServer server({status(429, headers({{"retry-after-ms", "2500"}})), status(200)});
   http::HttpClient client;
   ManualClock clock;
-  std::jthread advancer([&] {
+  agentkit::jthread advancer([&] {
     clock.wait_for_sleepers(1);
     clock.advance(milliseconds(2499));
     CHECK(clock.sleepers() == 1);  // not yet

@@ -8,6 +8,8 @@
 #include <fstream>
 #include <thread>
 
+#include "agentkit/base/thread.hpp"
+
 #include "agentkit/base/base64.hpp"
 #include "support/catch.hpp"
 #include "support/fixtures.hpp"
@@ -26,7 +28,7 @@ namespace {
 
 const fs::path kGolden = fs::path(AGENTKIT_SOURCE_DIR) / "tests/tools/golden/coding_tools.json";
 
-ToolResult call(const ToolDefinition& tool, const std::string& args, std::stop_token stop = {}) {
+ToolResult call(const ToolDefinition& tool, const std::string& args, agentkit::stop_token stop = {}) {
   ToolContext ctx;
   ctx.tool_name = tool.name;
   ctx.stop = std::move(stop);
@@ -305,8 +307,8 @@ TEST_CASE("execute's timeout_s must be positive and kills the command when it pa
 TEST_CASE("an abort through the tool context kills the whole process group") {
   Fixture f;
   const fs::path marker = f.dir.path() / "M";
-  std::stop_source stop;
-  std::jthread aborter([&] {
+  agentkit::stop_source stop;
+  agentkit::jthread aborter([&] {
     std::this_thread::sleep_for(500ms);
     stop.request_stop();
   });

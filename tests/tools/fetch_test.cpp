@@ -378,7 +378,7 @@ TEST_CASE("an endless body is cut at the cap without being read whole") {
 
 TEST_CASE("the time limit covers a server that never answers") {
   TestServer server([](const http::ServerRequest&, http::ResponseWriter& out) {
-    std::stop_token stop = out.stop_token();
+    agentkit::stop_token stop = out.stop_token();
     for (int i = 0; i < 100 && !stop.stop_requested(); ++i) std::this_thread::sleep_for(50ms);
     reply(out, 200, "late");
   });

@@ -10,6 +10,8 @@
 #include <mutex>
 #include <thread>
 
+#include "agentkit/base/thread.hpp"
+
 #include "agentkit/tools/coding_tools.hpp"
 #include "support/catch.hpp"
 #include "support/fixtures.hpp"
@@ -60,8 +62,8 @@ std::pair<ToolResult, ToolResult> concurrently(const ToolDefinition& tool, const
   std::latch go(2);
   ToolResult ra, rb;
   {
-    std::jthread t1([&] { go.arrive_and_wait(); ra = call(tool, a); });
-    std::jthread t2([&] { go.arrive_and_wait(); rb = call(tool, b); });
+    agentkit::jthread t1([&] { go.arrive_and_wait(); ra = call(tool, a); });
+    agentkit::jthread t2([&] { go.arrive_and_wait(); rb = call(tool, b); });
   }
   return {std::move(ra), std::move(rb)};
 }
@@ -129,10 +131,10 @@ TEST_CASE("a waiter whose stop fires leaves without the lock and without leaking
   tools::FileMutationQueue queue;
   auto held = queue.lock(t.path() / "a.txt");
   REQUIRE(held.has_value());
-  std::stop_source stop;
+  agentkit::stop_source stop;
   std::atomic<bool> returned{false};
   agentkit::Result<tools::FileMutationQueue::Lock> waited = agentkit::fail(Errc::internal, "not run");
-  std::jthread waiter([&] {
+  agentkit::jthread waiter([&] {
     waited = queue.lock(t.path() / "a.txt", stop.get_token());
     returned = true;
   });
@@ -203,8 +205,8 @@ TEST_CASE("coding_tools gives write_file and edit_file one shared queue") {
   std::latch go(2);
   ToolResult rw, re;
   {
-    std::jthread t1([&] { go.arrive_and_wait(); rw = call(write, R"({"path":"link.txt","content":"one\nmore\n"})"); });
-    std::jthread t2([&] {
+    agentkit::jthread t1([&] { go.arrive_and_wait(); rw = call(write, R"({"path":"link.txt","content":"one\nmore\n"})"); });
+    agentkit::jthread t2([&] {
       go.arrive_and_wait();
       re = call(edit, R"({"path":"real.txt","edits":[{"old_string":"one","new_string":"1"}]})");
     });

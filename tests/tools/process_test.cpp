@@ -9,6 +9,8 @@
 #include <string>
 #include <string_view>
 #include <thread>
+
+#include "agentkit/base/thread.hpp"
 #include <vector>
 
 #if AGENTKIT_TEST_COUNTS_ALLOCATIONS
@@ -101,8 +103,8 @@ TEST_CASE("the outcome classifier ranks abort over timeout over exit status") {
 
 TEST_CASE("an abort kills the whole process group, grandchildren included") {
   TempDir t;
-  std::stop_source stop;
-  std::jthread canceller([&stop] {
+  agentkit::stop_source stop;
+  agentkit::jthread canceller([&stop] {
     std::this_thread::sleep_for(500ms);
     stop.request_stop();
   });

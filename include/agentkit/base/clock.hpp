@@ -5,11 +5,11 @@
 //   if (!clock.sleep_for(std::chrono::milliseconds(500), stop)) return;  // woke on cancellation
 //
 //   agentkit::ManualClock fake;                       // tests: time moves only when told
-//   std::jthread sleeper([&](std::stop_token st) { fake.sleep_for(std::chrono::seconds(8), st); });
+//   agentkit::jthread sleeper([&](agentkit::stop_token st) { fake.sleep_for(std::chrono::seconds(8), st); });
 //   fake.advance(std::chrono::seconds(8));           // wakes the sleeper, no real waiting
 //
 // Components that wait (retry backoff, timeouts, token expiry) take a `const Clock&` so tests run
-// deterministically. A sleep always wakes when its std::stop_token fires: no wait in the library is
+// deterministically. A sleep always wakes when its agentkit::stop_token fires: no wait in the library is
 // uninterruptible (ARCHITECTURE §6, "Cancellation").
 //
 // Thread safety: SystemClock is stateless. ManualClock is safe to use from many threads at once.
@@ -17,7 +17,7 @@
 
 #include <chrono>
 #include <memory>
-#include <stop_token>
+#include "agentkit/base/stop_token.hpp"
 
 namespace agentkit {
 
@@ -31,7 +31,7 @@ class Clock {
   // Waits `duration` or until `stop` fires, whichever is first. True when the whole duration
   // passed, false when it was cut short by the stop token (a zero or negative duration returns
   // !stop.stop_requested() at once).
-  virtual bool sleep_for(std::chrono::nanoseconds duration, std::stop_token stop) const = 0;
+  virtual bool sleep_for(std::chrono::nanoseconds duration, agentkit::stop_token stop) const = 0;
 };
 
 // The real clocks of the operating system.
@@ -39,7 +39,7 @@ class SystemClock final : public Clock {
  public:
   std::chrono::steady_clock::time_point now() const override;
   std::chrono::system_clock::time_point wall_now() const override;
-  bool sleep_for(std::chrono::nanoseconds duration, std::stop_token stop) const override;
+  bool sleep_for(std::chrono::nanoseconds duration, agentkit::stop_token stop) const override;
 };
 
 // A clock for tests: starts at the given instants and moves only through advance(). Sleepers wake
@@ -54,7 +54,7 @@ class ManualClock final : public Clock {
 
   std::chrono::steady_clock::time_point now() const override;
   std::chrono::system_clock::time_point wall_now() const override;
-  bool sleep_for(std::chrono::nanoseconds duration, std::stop_token stop) const override;
+  bool sleep_for(std::chrono::nanoseconds duration, agentkit::stop_token stop) const override;
 
   // Moves both clocks forward and wakes every sleeper whose deadline has come.
   void advance(std::chrono::nanoseconds by);

@@ -25,7 +25,7 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <stop_token>
+#include "agentkit/base/stop_token.hpp"
 #include <string>
 #include <string_view>
 #include <utility>
@@ -180,7 +180,7 @@ class EventStream {
 
   // The next event, waiting for one. nullopt when the stream has ended, was cut off (see error()),
   // or `stop` fired (the stream stays usable after a stop).
-  std::optional<Event> next(std::stop_token stop = {});
+  std::optional<Event> next(agentkit::stop_token stop = {});
   // The next event if one is queued now.
   std::optional<Event> try_next();
   // Why the stream ended early: Errc::overrun when cut off, the producer's failure otherwise;
@@ -193,7 +193,7 @@ class EventStream {
   // message, whether or not any event was read. A provider failure is an assistant message with
   // stop_reason error, not an Error; an Error here means the producer broke its contract (ended
   // without a message) or `stop` fired first.
-  Result<AssistantMessage> result(std::stop_token stop = {});
+  Result<AssistantMessage> result(agentkit::stop_token stop = {});
 
  private:
   friend std::pair<EventSink, EventStream> make_event_stream(EventStreamOptions);

@@ -26,7 +26,7 @@
 #include <memory>
 #include <optional>
 #include <span>
-#include <stop_token>
+#include "agentkit/base/stop_token.hpp"
 #include <string>
 #include <string_view>
 #include <utility>
@@ -161,7 +161,7 @@ class ProviderClient {
   virtual ~ProviderClient() = default;
   // Starts the call and returns at once. Never throws; see the file comment for failures.
   virtual EventStream stream(const Request& request, const StreamOptions& options,
-                             std::stop_token stop) = 0;
+                             agentkit::stop_token stop) = 0;
   // The cache statistics this client keeps for `session_id` (Request::session_id); nullopt for a
   // client that keeps none.
   virtual std::optional<CacheStats> cache_stats(std::string_view session_id) const {
@@ -172,7 +172,7 @@ class ProviderClient {
 
 // stream() then result(): the one blocking form, shared by every provider.
 AssistantMessage complete(ProviderClient& client, const Request& request,
-                          const StreamOptions& options = {}, std::stop_token stop = {});
+                          const StreamOptions& options = {}, agentkit::stop_token stop = {});
 
 // Provider clients keyed by wire API ("anthropic-messages"), not by vendor: a vendor is a catalog
 // row plus credentials. Lives on the runtime configuration; nothing registers itself.

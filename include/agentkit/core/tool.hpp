@@ -23,7 +23,7 @@
 #include <chrono>
 #include <functional>
 #include <optional>
-#include <stop_token>
+#include "agentkit/base/stop_token.hpp"
 #include <string>
 #include <string_view>
 #include <vector>
@@ -71,7 +71,7 @@ struct ToolContext {
   std::string session_id;
   int turn_index = 0;
   // Fires on abort, on this tool's timeout, and when the session closes.
-  std::stop_token stop;
+  agentkit::stop_token stop;
   // Streams progress to observers as ToolExecutionUpdateEvent (never to the model). May be empty.
   std::function<void(std::string_view chunk)> report;
 };

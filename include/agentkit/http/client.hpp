@@ -4,7 +4,7 @@
 //   auto resp = client.send({.method = "POST", .url = "http://127.0.0.1:11434/api/chat",
 //                            .headers = {{"Content-Type", "application/json"}},
 //                            .body = payload},
-//                           stop);                 // std::stop_token: cancels at once
+//                           stop);                 // agentkit::stop_token: cancels at once
 //   if (!resp) return resp.error();                // Errc::timeout / cancelled / io_error / ...
 //   if (resp->status() != 200) { ... }             // statuses are answers, not errors
 //   auto body = resp->read_all();                  // or read_some() to stream (message.hpp)
@@ -30,7 +30,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <stop_token>
+#include "agentkit/base/stop_token.hpp"
 #include <string>
 
 #include "agentkit/base/result.hpp"
@@ -46,7 +46,7 @@ class HttpTransport {
   virtual ~HttpTransport() = default;
   // Sends `request` and returns as soon as the response's status line and headers have arrived;
   // the body is then pulled through the Response. `stop` also governs those body reads.
-  virtual Result<Response> send(const Request& request, std::stop_token stop = {}) = 0;
+  virtual Result<Response> send(const Request& request, agentkit::stop_token stop = {}) = 0;
 };
 
 // Settings for HttpClient. Safe to copy; read once when the client is built.
@@ -103,7 +103,7 @@ class HttpClient final : public HttpTransport {
   HttpClient(const HttpClient&) = delete;
   HttpClient& operator=(const HttpClient&) = delete;
 
-  Result<Response> send(const Request& request, std::stop_token stop = {}) override;
+  Result<Response> send(const Request& request, agentkit::stop_token stop = {}) override;
 
   ClientStats stats() const;
   // Closes every idle pooled connection now.

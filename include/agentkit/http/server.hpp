@@ -16,7 +16,7 @@
 //
 // Binds loopback unless told otherwise. Enforces request limits before reading further (414 for
 // an over-long request line, 431 for headers, 413 for a body, 503 beyond max_connections) and
-// keeps connections alive between requests. Each connection runs on its own std::jthread; stop()
+// keeps connections alive between requests. Each connection runs on its own agentkit::jthread; stop()
 // closes the listener, fires every handler's stop token (ResponseWriter::stop_token), wakes
 // blocked reads and writes, and joins every thread before it returns. A handler must return once
 // its stop token fires: stop() waits for it.
@@ -30,7 +30,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <stop_token>
+#include "agentkit/base/stop_token.hpp"
 #include <string>
 #include <string_view>
 
@@ -98,7 +98,7 @@ class ResponseWriter {
 
   bool started() const noexcept;
   // Fires when the server stops: long-running handlers (streams) must watch it.
-  std::stop_token stop_token() const noexcept;
+  agentkit::stop_token stop_token() const noexcept;
 
  private:
   friend class detail::ServerExchange;

@@ -21,7 +21,7 @@
 #include <cstddef>
 #include <memory>
 #include <span>
-#include <stop_token>
+#include "agentkit/base/stop_token.hpp"
 #include <string>
 #include <string_view>
 
@@ -31,13 +31,13 @@ namespace agentkit::http {
 
 // When a blocking step must give up: at a point in time, or when a stop token fires.
 struct IoDeadline {
-  std::stop_token stop{};
+  agentkit::stop_token stop{};
   std::chrono::steady_clock::time_point at = std::chrono::steady_clock::time_point::max();
 
   // `d` from now. A duration too long to represent (milliseconds::max(), say) means no deadline,
   // rather than an overflow into the past.
   template <class Rep, class Period>
-  static IoDeadline after(std::chrono::duration<Rep, Period> d, std::stop_token stop = {}) {
+  static IoDeadline after(std::chrono::duration<Rep, Period> d, agentkit::stop_token stop = {}) {
     using std::chrono::steady_clock;
     const auto now = steady_clock::now();
     const auto room = std::chrono::duration_cast<std::chrono::duration<Rep, Period>>(steady_clock::time_point::max() - now);

@@ -39,7 +39,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <stop_token>
+#include "agentkit/base/stop_token.hpp"
 #include <string>
 #include <string_view>
 #include <utility>
@@ -184,7 +184,7 @@ struct CallResult {
 };
 
 struct CallControl {
-  std::stop_token stop{};
+  agentkit::stop_token stop{};
   // Keys the per-session call limit (an agent passes its session id).
   std::string session{};
   // progress, total (if known), message
@@ -211,7 +211,7 @@ struct ClientState;
 class Client {
  public:
   // Starts or reaches the server and negotiates the era. Errors name the server and what to do.
-  static Result<Client> connect(ServerConfig config, ClientOptions options = {}, std::stop_token stop = {});
+  static Result<Client> connect(ServerConfig config, ClientOptions options = {}, agentkit::stop_token stop = {});
 
   Client(Client&&) noexcept;
   Client& operator=(Client&&) noexcept;
@@ -222,25 +222,25 @@ class Client {
   Diagnostics diagnostics() const;
   // The server's tools, every page; cached until a list_changed notification (legacy, or a
   // modern subscription) or the result's ttlMs hint (modern without a subscription) says stale.
-  Result<std::vector<ToolInfo>> list_tools(std::stop_token stop = {});
+  Result<std::vector<ToolInfo>> list_tools(agentkit::stop_token stop = {});
   // Calls a tool. A tool-level failure is a CallResult with is_error; Errors are protocol,
   // transport and policy failures (the call limit, a refused sampling request, a timeout).
   Result<CallResult> call_tool(std::string_view name, const json::Value& arguments, const CallControl& control = {});
   // Any other request (resources/read, prompts/get, ...), with the era's envelope; the result object.
-  Result<json::Value> request(std::string_view method, json::Value params, std::stop_token stop = {});
+  Result<json::Value> request(std::string_view method, json::Value params, agentkit::stop_token stop = {});
   // Ends the connection (for stdio: stdin closed, then SIGTERM and SIGKILL to the process group).
   Result<void> close();
 
  private:
   explicit Client(std::shared_ptr<detail::ClientState> state) noexcept;
-  friend std::function<Result<std::vector<ToolDefinition>>(std::stop_token)> tool_connector(ServerConfig, ClientOptions);
+  friend std::function<Result<std::vector<ToolDefinition>>(agentkit::stop_token)> tool_connector(ServerConfig, ClientOptions);
   std::shared_ptr<detail::ClientState> state_;
 };
 
 // The `connect` of an agentkit::McpToolSource (agentkit/definition.hpp): connects when called,
 // lists the tools and answers them with their server-local names (make_agent prefixes
 // `name__`). The handlers share the connection and keep it alive; it closes with the last of them.
-std::function<Result<std::vector<ToolDefinition>>(std::stop_token)> tool_connector(ServerConfig config,
+std::function<Result<std::vector<ToolDefinition>>(agentkit::stop_token)> tool_connector(ServerConfig config,
                                                                                   ClientOptions options = {});
 
 // What the model sees of a result: text blocks joined, images as image blocks, resources and

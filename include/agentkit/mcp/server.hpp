@@ -47,7 +47,7 @@
 #include <functional>
 #include <memory>
 #include <optional>
-#include <stop_token>
+#include "agentkit/base/stop_token.hpp"
 #include <string>
 #include <string_view>
 #include <utility>
@@ -94,7 +94,7 @@ struct ToolCall {
   json::Value client_capabilities;       // declared for this request (modern) or this session (legacy)
   Era era = Era::legacy;
   std::string protocol_version;
-  std::stop_token stop;                  // cancellation, client disconnect, server shutdown
+  agentkit::stop_token stop;                  // cancellation, client disconnect, server shutdown
   // Sends notifications/progress when the client asked for progress; a no-op otherwise.
   std::function<void(double progress, std::optional<double> total, std::string_view message)> progress;
 };
@@ -122,7 +122,7 @@ struct ResourceContents {
 struct ResourceRead {
   std::string uri;
   UriVariables variables;  // filled when a template matched
-  std::stop_token stop;
+  agentkit::stop_token stop;
 };
 
 using ResourceReader = std::function<Result<std::vector<ResourceContents>>(const ResourceRead&)>;
@@ -159,7 +159,7 @@ struct PromptMessage {
 struct PromptGet {
   std::string name;
   std::vector<std::pair<std::string, std::string>> arguments;
-  std::stop_token stop;
+  agentkit::stop_token stop;
 };
 
 struct PromptResult {
@@ -273,7 +273,7 @@ class Server {
   // carries protocol only) until the client closes its end — answers to requests already
   // received still go out — or `stop` fires, which cancels everything in flight first.
   // Errc::protocol_error when the client sent a frame that could not be decoded.
-  Result<void> serve_stdio(std::stop_token stop = {}, int in_fd = 0, int out_fd = 1);
+  Result<void> serve_stdio(agentkit::stop_token stop = {}, int in_fd = 0, int out_fd = 1);
   // Starts the HTTP mode on its own threads.
   Result<HttpService> serve_http(HttpServeOptions options);
 

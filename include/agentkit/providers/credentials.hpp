@@ -45,7 +45,7 @@
 #include <optional>
 #include <set>
 #include <span>
-#include <stop_token>
+#include "agentkit/base/stop_token.hpp"
 #include <string>
 #include <string_view>
 #include <utility>
@@ -188,7 +188,7 @@ class FileCredentialStore final : public SerializedCredentialStore {
 struct RefreshContext {
   std::string_view vendor;
   // Fires at the refresh deadline and when the caller cancels: a refresher must honour it.
-  std::stop_token stop;
+  agentkit::stop_token stop;
   std::chrono::steady_clock::time_point deadline;
 };
 
@@ -226,7 +226,7 @@ struct ModelAuth {
 
 struct AuthContext {
   const EnvironmentLookup& environment;
-  std::stop_token stop;
+  agentkit::stop_token stop;
 };
 
 // A caller's own resolution for a vendor (a gateway with its own header, a secrets manager).
@@ -265,7 +265,7 @@ class CredentialResolver {
   CredentialState status(const Model& model, const EnvironmentLookup* environment = nullptr) const;
   // The credential for one request, refreshing a stored OAuth token when it is due. Errors never
   // contain a secret; Errc::unauthenticated when a required credential is missing.
-  Result<ModelAuth> resolve(const Model& model, std::stop_token stop = {},
+  Result<ModelAuth> resolve(const Model& model, agentkit::stop_token stop = {},
                             const EnvironmentLookup* environment = nullptr) const;
 
  private:

@@ -88,7 +88,7 @@ class FauxProvider : public ProviderClient {
 
   // Appends a response to the script.
   void push(FauxResponse response);
-  EventStream stream(const Request& request, const StreamOptions& options, std::stop_token stop) override;
+  EventStream stream(const Request& request, const StreamOptions& options, agentkit::stop_token stop) override;
 
   std::vector<RecordedRequest> requests() const;
   std::size_t request_count() const;

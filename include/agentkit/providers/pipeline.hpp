@@ -35,7 +35,7 @@
 #include <memory>
 #include <optional>
 #include <span>
-#include <stop_token>
+#include "agentkit/base/stop_token.hpp"
 #include <string>
 #include <string_view>
 #include <vector>
@@ -149,12 +149,12 @@ class RequestPipeline {
 
   // Runs one call; nullopt when the whole body reached `decoder` and finish() accepted it.
   std::optional<CallFailure> run(const Model& model, WireRequest request, const StreamOptions& options,
-                                 BodyDecoder& decoder, std::stop_token stop = {}) const;
+                                 BodyDecoder& decoder, agentkit::stop_token stop = {}) const;
 
   // The HTTP request run() would send (credentials, URL, on_payload, headers), without sending it.
   // The caching layer fingerprints its body (REQ-CACHE-01); tests read its headers.
   Result<http::Request> prepare(const Model& model, WireRequest request, const StreamOptions& options,
-                                std::stop_token stop = {}) const;
+                                agentkit::stop_token stop = {}) const;
 
   const ProviderOptions& options() const noexcept;
   const CredentialResolver& credentials() const noexcept;

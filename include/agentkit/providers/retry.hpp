@@ -29,7 +29,7 @@
 #include <chrono>
 #include <functional>
 #include <optional>
-#include <stop_token>
+#include "agentkit/base/stop_token.hpp"
 #include <string_view>
 
 #include "agentkit/base/clock.hpp"
@@ -80,7 +80,7 @@ std::optional<std::chrono::system_clock::time_point> parse_http_date(std::string
 // "retry_delay_ms", "max_retry_delay_ms"; the message contains "exceeds the ceiling").
 Result<http::Response> send_with_retry(
     http::HttpTransport& transport, const http::Request& request, const TransportRetryOptions& options,
-    const Clock& clock, std::stop_token stop,
+    const Clock& clock, agentkit::stop_token stop,
     const std::function<void(const http::Response&)>& on_response = {});
 
 // ---- Semantic retry (REQ-PROV-14) ----------------------------------------------------------------

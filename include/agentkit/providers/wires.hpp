@@ -29,7 +29,7 @@
 #include <memory>
 #include <optional>
 #include <span>
-#include <stop_token>
+#include "agentkit/base/stop_token.hpp"
 #include <string>
 #include <string_view>
 #include <vector>
@@ -80,14 +80,14 @@ class WireClient : public ProviderClient {
   // is what stream() would report as a pre-closed error stream.
   virtual Result<PreparedCall> prepare(const Request& request, const StreamOptions& options) const = 0;
   // Sends a prepared call (options.on_payload is not applied again).
-  virtual EventStream send(PreparedCall call, const StreamOptions& options, std::stop_token stop) = 0;
+  virtual EventStream send(PreparedCall call, const StreamOptions& options, agentkit::stop_token stop) = 0;
   // The API this client speaks ("anthropic-messages").
   virtual std::string_view api() const noexcept = 0;
   // Where this client reports cache statistics.
   virtual std::shared_ptr<CacheMeter> meter() const = 0;
 
   // prepare() then send(); a preparation failure is a pre-closed error stream.
-  EventStream stream(const Request& request, const StreamOptions& options, std::stop_token stop) override;
+  EventStream stream(const Request& request, const StreamOptions& options, agentkit::stop_token stop) override;
   // meter()'s figures for the session.
   std::optional<CacheStats> cache_stats(std::string_view session_id) const override;
 };

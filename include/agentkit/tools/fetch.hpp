@@ -37,7 +37,7 @@
 #include <cstddef>
 #include <memory>
 #include <optional>
-#include <stop_token>
+#include "agentkit/base/stop_token.hpp"
 #include <string>
 #include <vector>
 
@@ -107,7 +107,7 @@ inline constexpr std::string_view kTooManyRedirects = "too_many_redirects";
 // too_many_redirects); timeout; cancelled; unsupported (https:// without TLS); io_error and
 // protocol_error from the connection.
 Result<FetchResult> fetch_url(const FetchRequest& request, const FetchOptions& options = {},
-                              std::stop_token stop = {});
+                              agentkit::stop_token stop = {});
 
 // The guard's verdict on one address (after unmapping): ok, or permission_denied naming the
 // address, its class and `host`. Exposed for embedders that guard a transport of their own.

@@ -29,7 +29,7 @@
 #include <cstddef>
 #include <filesystem>
 #include <memory>
-#include <stop_token>
+#include "agentkit/base/stop_token.hpp"
 #include <string>
 
 #include "agentkit/base/result.hpp"
@@ -70,7 +70,7 @@ class FileMutationQueue {
   // Resolves `path` (a relative path is taken against the current folder) and waits until no one
   // else holds that file. Errors: the resolution's (io_error, limit_exceeded, invalid_argument),
   // or cancelled when `stop` fires while waiting (nothing is held then).
-  Result<Lock> lock(const std::filesystem::path& path, std::stop_token stop = {});
+  Result<Lock> lock(const std::filesystem::path& path, agentkit::stop_token stop = {});
 
   // The key lock() would use for `path`.
   static Result<std::filesystem::path> key_for(const std::filesystem::path& path);

@@ -14,7 +14,7 @@
 //   $SHELL is never read (a user's fish or zsh would change what the model's command means).
 //   run_command() executes argv directly: no shell parses any argument.
 // - stdin is /dev/null (an interactive prompt gets EOF instead of hanging the agent).
-// - The child leads its own process group. Timeout and abort (the std::stop_token) send SIGKILL
+// - The child leads its own process group. Timeout and abort (the agentkit::stop_token) send SIGKILL
 //   to the whole group (to the child alone if the group is gone). When the child exits, the
 //   group is killed too once output has drained, so a background grandchild does not outlive
 //   its command (a process that calls setsid() has left on purpose and is not followed).
@@ -36,7 +36,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
-#include <stop_token>
+#include "agentkit/base/stop_token.hpp"
 #include <string>
 #include <string_view>
 #include <vector>
@@ -111,16 +111,16 @@ Classification classify_outcome(bool aborted, bool timed_out, std::optional<int>
 // command); not_found with detail code=exec_failed when no shell or program can be started;
 // io_error when a pipe or the spill file cannot be created.
 Result<ProcessResult> execute(std::string_view command, const ProcessOptions& options,
-                              std::stop_token stop = {});
+                              agentkit::stop_token stop = {});
 // Runs argv[0] (looked up on the child's PATH unless it contains '/') with no shell.
 Result<ProcessResult> run_command(const std::vector<std::string>& argv, const ProcessOptions& options,
-                                  std::stop_token stop = {});
+                                  agentkit::stop_token stop = {});
 // Runs `command` with PowerShell (`pwsh -NoLogo -NoProfile -NonInteractive -Command`). The
 // platform check happens here, at run time: without pwsh on PATH the error is unsupported,
 // "PowerShell is not available on this platform" (the tool stays registered everywhere so the
 // tool list, and the provider's cached prompt prefix, is the same on every OS — REQ-TOOL-06).
 Result<ProcessResult> powershell(std::string_view command, const ProcessOptions& options,
-                                 std::stop_token stop = {});
+                                 agentkit::stop_token stop = {});
 
 // The shell execute() would use: /bin/bash, else bash on PATH, else sh on PATH (the PATH of
 // `env`). Never $SHELL. Error not_found listing every place tried.

@@ -47,7 +47,7 @@
 #include <cstdint>
 #include <filesystem>
 #include <optional>
-#include <stop_token>
+#include "agentkit/base/stop_token.hpp"
 #include <string>
 #include <vector>
 
@@ -115,7 +115,7 @@ struct SearchResult {
 // pattern or glob (the message says where); unsupported for a construct the engine lacks, or
 // backend=ripgrep without rg; cancelled when `stop` fires.
 Result<SearchResult> search_files(const Workspace& workspace, const SearchRequest& request,
-                                  const SearchOptions& options = {}, std::stop_token stop = {});
+                                  const SearchOptions& options = {}, agentkit::stop_token stop = {});
 
 enum class FileType : std::uint8_t { file, directory, any };
 
@@ -133,7 +133,7 @@ struct FindResult {
 };
 
 Result<FindResult> find_files(const Workspace& workspace, const FindRequest& request,
-                              const IgnoreOptions& ignore = {}, std::stop_token stop = {});
+                              const IgnoreOptions& ignore = {}, agentkit::stop_token stop = {});
 
 struct ListRequest {
   std::string path = ".";

@@ -45,11 +45,11 @@ void replay_blocks(detail::MessageAssembler& out, const AssistantMessage& stored
 
 // The caller's token and the client's shutdown as one token, for as long as a call runs.
 struct CancelBridge {
-  CancelBridge(std::stop_token caller, std::stop_token shutdown)
+  CancelBridge(agentkit::stop_token caller, agentkit::stop_token shutdown)
       : from_caller(caller, [this] { source.request_stop(); }), from_shutdown(shutdown, [this] { source.request_stop(); }) {}
-  std::stop_source source;
-  std::stop_callback<std::function<void()>> from_caller;
-  std::stop_callback<std::function<void()>> from_shutdown;
+  agentkit::stop_source source;
+  agentkit::stop_callback<std::function<void()>> from_caller;
+  agentkit::stop_callback<std::function<void()>> from_shutdown;
 };
 
 class DedupClient final : public WireClient {
@@ -65,7 +65,7 @@ class DedupClient final : public WireClient {
   std::string_view api() const noexcept override { return inner_->api(); }
   std::shared_ptr<CacheMeter> meter() const override { return inner_->meter(); }
 
-  EventStream send(PreparedCall call, const StreamOptions& options, std::stop_token stop) override {
+  EventStream send(PreparedCall call, const StreamOptions& options, agentkit::stop_token stop) override {
     // REQ-CACHE-04: a sampled answer is one draw among many; repeating it is not a cache hit.
     if (call.samples && !options_.ignore_temperature) return inner_->send(std::move(call), options, std::move(stop));
     const std::string key = fingerprint(call);
@@ -126,12 +126,12 @@ class DedupClient final : public WireClient {
   }
 
   EventStream miss(PreparedCall call, const std::string& key, std::shared_ptr<ResponseCache> store,
-                   const StreamOptions& options, std::stop_token stop) {
+                   const StreamOptions& options, agentkit::stop_token stop) {
     auto [sink, events] = make_event_stream(options.stream);
     auto cancel = std::make_shared<CancelBridge>(std::move(stop), shutdown_.get_token());
     auto inner_events = std::make_shared<EventStream>(inner_->send(std::move(call), options, cancel->source.get_token()));
     auto out = std::make_shared<EventSink>(std::move(sink));
-    threads_.spawn([inner_events, out, key, store, cancel](std::stop_token) {
+    threads_.spawn([inner_events, out, key, store, cancel](agentkit::stop_token) {
       bool announced = false;
       while (auto ev = inner_events->next()) {
         const bool is_start = std::holds_alternative<MessageStartEvent>(*ev);
@@ -164,7 +164,7 @@ class DedupClient final : public WireClient {
   std::mutex mu_;
   std::list<std::string> recent_;  // sessions, most recent first
   std::map<std::string, std::pair<std::shared_ptr<ResponseCache>, std::list<std::string>::iterator>> stores_;
-  std::stop_source shutdown_;
+  agentkit::stop_source shutdown_;
   detail::CallThreads threads_;  // last: joined first
 };
 

@@ -7,6 +7,8 @@
 #include <mutex>
 #include <thread>
 
+#include "agentkit/base/thread.hpp"
+
 #include "agentkit/providers/faux.hpp"
 
 namespace agentkit::providers {
@@ -20,7 +22,7 @@ struct FauxProvider::State {
   std::size_t request_count = 0;
   // Producer threads with a flag each so finished ones can be reaped without blocking.
   struct Worker {
-    std::jthread thread;
+    agentkit::jthread thread;
     std::shared_ptr<std::atomic<bool>> done;
   };
   std::list<Worker> workers;
@@ -33,7 +35,7 @@ FauxResponse script_exhausted() {
 }
 
 // Waits `d` or until `stop`; answers false when stopped.
-bool wait_for(std::chrono::milliseconds d, std::stop_token stop) {
+bool wait_for(std::chrono::milliseconds d, agentkit::stop_token stop) {
   if (d.count() <= 0) return !stop.stop_requested();
   std::mutex mu;
   std::condition_variable_any cv;
@@ -45,7 +47,7 @@ bool wait_for(std::chrono::milliseconds d, std::stop_token stop) {
 // Replays one scripted message as events.
 class Producer {
  public:
-  Producer(FauxResponse response, EventSink sink, std::stop_token stop)
+  Producer(FauxResponse response, EventSink sink, agentkit::stop_token stop)
       : r_(std::move(response)), sink_(std::move(sink)), stop_(std::move(stop)) {}
 
   void run() {
@@ -143,7 +145,7 @@ class Producer {
 
   FauxResponse r_;
   EventSink sink_;
-  std::stop_token stop_;
+  agentkit::stop_token stop_;
   AssistantMessage partial_;
   std::size_t chunks_ = 0;
 };
@@ -236,7 +238,7 @@ std::size_t FauxProvider::request_count() const {
   return state_->request_count;
 }
 
-EventStream FauxProvider::stream(const Request& request, const StreamOptions& options, std::stop_token stop) {
+EventStream FauxProvider::stream(const Request& request, const StreamOptions& options, agentkit::stop_token stop) {
   FauxResponse response;
   std::function<FauxResponse(const Request&)> responder;
   {
@@ -278,12 +280,12 @@ EventStream FauxProvider::stream(const Request& request, const StreamOptions& op
   auto hook = std::move(response.on_request);
   Request request_copy = request;
   state_->workers.push_back(State::Worker{
-      std::jthread([response = std::move(response), sink = std::move(sink), stop, done, hook,
-                    request_copy](std::stop_token own) mutable {
+      agentkit::jthread([response = std::move(response), sink = std::move(sink), stop, done, hook,
+                    request_copy](agentkit::stop_token own) mutable {
         // Either the caller's token or the provider's shutdown cancels the stream.
-        std::stop_source either;
-        std::stop_callback a(stop, [&] { either.request_stop(); });
-        std::stop_callback b(own, [&] { either.request_stop(); });
+        agentkit::stop_source either;
+        agentkit::stop_callback a(stop, [&] { either.request_stop(); });
+        agentkit::stop_callback b(own, [&] { either.request_stop(); });
         if (hook) hook(request_copy);
         Producer(std::move(response), std::move(sink), either.get_token()).run();
         done->store(true);

@@ -128,12 +128,12 @@ CacheCreator::~CacheCreator() = default;
 void CacheCreator::start(std::shared_ptr<const Model> model, std::string key, std::string prefix) {
   // The thread's cancellation is the creator's own (fired when the client is destroyed), never
   // the turn's: NFR-PERF-08's "detached context".
-  threads_.spawn([this, model = std::move(model), key = std::move(key), prefix = std::move(prefix)](std::stop_token shutdown) {
+  threads_.spawn([this, model = std::move(model), key = std::move(key), prefix = std::move(prefix)](agentkit::stop_token shutdown) {
     create(*model, key, prefix, shutdown);
   });
 }
 
-void CacheCreator::create(const Model& model, const std::string& key, const std::string& prefix, std::stop_token shutdown) const {
+void CacheCreator::create(const Model& model, const std::string& key, const std::string& prefix, agentkit::stop_token shutdown) const {
   WireRequest request;
   request.path = "/cachedContents";
   request.body = R"({"model":)" + json_string("models/" + model.id) + "," + prefix + R"(,"ttl":)" +
@@ -158,7 +158,7 @@ void CacheCreator::create(const Model& model, const std::string& key, const std:
 
 // ---- CacheRejectionTransport ------------------------------------------------------------------------------
 
-Result<http::Response> CacheRejectionTransport::send(const http::Request& request, std::stop_token stop) {
+Result<http::Response> CacheRejectionTransport::send(const http::Request& request, agentkit::stop_token stop) {
   auto response = inner_->send(request, stop);
   if (!response || (response->status() != kBadRequest && response->status() != kNotFound)) return response;
   auto uncached = directory_->uncached_after_rejection(request.body);

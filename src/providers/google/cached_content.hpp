@@ -88,7 +88,7 @@ class CacheCreator {
   void start(std::shared_ptr<const Model> model, std::string key, std::string prefix);
 
  private:
-  void create(const Model& model, const std::string& key, const std::string& prefix, std::stop_token shutdown) const;
+  void create(const Model& model, const std::string& key, const std::string& prefix, agentkit::stop_token shutdown) const;
 
   std::shared_ptr<CacheDirectory> directory_;
   std::shared_ptr<const RequestPipeline> pipeline_;
@@ -102,7 +102,7 @@ class CacheRejectionTransport final : public http::HttpTransport {
  public:
   CacheRejectionTransport(std::shared_ptr<http::HttpTransport> inner, std::shared_ptr<CacheDirectory> directory)
       : inner_(std::move(inner)), directory_(std::move(directory)) {}
-  Result<http::Response> send(const http::Request& request, std::stop_token stop) override;
+  Result<http::Response> send(const http::Request& request, agentkit::stop_token stop) override;
 
  private:
   std::shared_ptr<http::HttpTransport> inner_;

@@ -71,9 +71,9 @@ class ContentTypeRouter final : public BodyDecoder {
 };
 
 // One token that fires when either the caller cancels or the client shuts down.
-std::stop_source either(std::stop_token a, std::stop_token b, std::optional<std::stop_callback<std::function<void()>>>& ca,
-                        std::optional<std::stop_callback<std::function<void()>>>& cb) {
-  std::stop_source s;
+agentkit::stop_source either(agentkit::stop_token a, agentkit::stop_token b, std::optional<agentkit::stop_callback<std::function<void()>>>& ca,
+                        std::optional<agentkit::stop_callback<std::function<void()>>>& cb) {
+  agentkit::stop_source s;
   ca.emplace(a, [s]() mutable { s.request_stop(); });
   cb.emplace(b, [s]() mutable { s.request_stop(); });
   return s;
@@ -103,7 +103,7 @@ CallThreads::~CallThreads() {
   // jthread destructors join.
 }
 
-void CallThreads::spawn(std::function<void(std::stop_token)> work) {
+void CallThreads::spawn(std::function<void(agentkit::stop_token)> work) {
   auto done = std::make_shared<std::atomic<bool>>(false);
   std::list<Worker> finished;
   std::lock_guard lock(mu_);
@@ -112,7 +112,7 @@ void CallThreads::spawn(std::function<void(std::stop_token)> work) {
     if (it->done->load()) finished.splice(finished.end(), workers_, it);
     it = next;
   }
-  workers_.push_back(Worker{std::jthread([work = std::move(work), done](std::stop_token shutdown) {
+  workers_.push_back(Worker{agentkit::jthread([work = std::move(work), done](agentkit::stop_token shutdown) {
                               work(shutdown);
                               done->store(true);
                             }),
@@ -193,7 +193,7 @@ struct WireClientBase::Call {
   std::unique_ptr<ReplyDecoder> reply;
 };
 
-EventStream WireClientBase::send(PreparedCall call, const StreamOptions& options, std::stop_token stop) {
+EventStream WireClientBase::send(PreparedCall call, const StreamOptions& options, agentkit::stop_token stop) {
   auto [sink, events] = make_event_stream(options.stream);
   auto state = std::make_shared<Call>(std::move(sink), call);
   state->out.start();
@@ -201,15 +201,15 @@ EventStream WireClientBase::send(PreparedCall call, const StreamOptions& options
   state->reply = decoder(state->prepared, state->out);
   StreamOptions run_options = options;
   run_options.on_payload = nullptr;  // applied by prepare()
-  threads_.spawn([this, state, run_options = std::move(run_options), stop = std::move(stop)](std::stop_token shutdown) mutable {
-    std::optional<std::stop_callback<std::function<void()>>> a, b;
-    std::stop_source cancel = either(stop, shutdown, a, b);
+  threads_.spawn([this, state, run_options = std::move(run_options), stop = std::move(stop)](agentkit::stop_token shutdown) mutable {
+    std::optional<agentkit::stop_callback<std::function<void()>>> a, b;
+    agentkit::stop_source cancel = either(stop, shutdown, a, b);
     run_call(*state, std::move(run_options), cancel.get_token());
   });
   return std::move(events);
 }
 
-void WireClientBase::run_call(Call& call, StreamOptions options, std::stop_token stop) const {
+void WireClientBase::run_call(Call& call, StreamOptions options, agentkit::stop_token stop) const {
   ReplyDecoder& reply = *call.reply;
   const Model& model = *call.prepared.model;
   std::string content_type;

@@ -17,10 +17,12 @@
 #include <memory>
 #include <mutex>
 #include <span>
-#include <stop_token>
+#include "agentkit/base/stop_token.hpp"
 #include <string>
 #include <string_view>
 #include <thread>
+
+#include "agentkit/base/thread.hpp"
 
 #include "../cache/tool_schema_cache.hpp"
 #include "agentkit/catalog/catalog.hpp"
@@ -54,11 +56,11 @@ class CallThreads {
   CallThreads& operator=(const CallThreads&) = delete;
   ~CallThreads();
   // Runs `work(shutdown)` on a new thread; `shutdown` fires when the owner is destroyed.
-  void spawn(std::function<void(std::stop_token shutdown)> work);
+  void spawn(std::function<void(agentkit::stop_token shutdown)> work);
 
  private:
   struct Worker {
-    std::jthread thread;
+    agentkit::jthread thread;
     std::shared_ptr<std::atomic<bool>> done;
   };
   std::mutex mu_;
@@ -71,7 +73,7 @@ class WireClientBase : public WireClient {
   ~WireClientBase() override;
 
   Result<PreparedCall> prepare(const Request& request, const StreamOptions& options) const final;
-  EventStream send(PreparedCall call, const StreamOptions& options, std::stop_token stop) final;
+  EventStream send(PreparedCall call, const StreamOptions& options, agentkit::stop_token stop) final;
   std::string_view api() const noexcept final { return api_; }
   std::shared_ptr<CacheMeter> meter() const final { return meter_; }
 
@@ -99,7 +101,7 @@ class WireClientBase : public WireClient {
 
  private:
   struct Call;
-  void run_call(Call& call, StreamOptions options, std::stop_token stop) const;
+  void run_call(Call& call, StreamOptions options, agentkit::stop_token stop) const;
 
   std::string api_;
   WireOptions options_;

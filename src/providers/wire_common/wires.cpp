@@ -23,7 +23,7 @@ std::optional<CacheStats> WireClient::cache_stats(std::string_view session_id) c
   return m->stats(session_id);
 }
 
-EventStream WireClient::stream(const Request& request, const StreamOptions& options, std::stop_token stop) {
+EventStream WireClient::stream(const Request& request, const StreamOptions& options, agentkit::stop_token stop) {
   Result<PreparedCall> call = prepare(request, options);
   if (call) return send(std::move(*call), options, std::move(stop));
   // REQ-PROV-04: a pre-send failure is a pre-closed error stream, never an exception or a value.

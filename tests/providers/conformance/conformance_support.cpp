@@ -1,5 +1,7 @@
 #include <thread>
 
+#include "agentkit/base/thread.hpp"
+
 #include "agentkit/wire/decode.hpp"
 #include "conformance.hpp"
 
@@ -76,10 +78,10 @@ Exchange exchange(const WireDialect& d, const ScriptedReply& reply, const Exchan
   auto client = d.make_client(wo);
   StreamOptions so;
   so.timeout = options.timeout;
-  std::stop_source cancel;
-  std::jthread canceller;
+  agentkit::stop_source cancel;
+  agentkit::jthread canceller;
   if (options.cancel_after) {
-    canceller = std::jthread([&cancel, after = *options.cancel_after](std::stop_token done) {
+    canceller = agentkit::jthread([&cancel, after = *options.cancel_after](agentkit::stop_token done) {
       std::mutex m;
       std::condition_variable_any cv;
       std::unique_lock lock(m);
