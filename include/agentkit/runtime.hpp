@@ -51,7 +51,7 @@ struct TransportConfig {
   std::string session_id;
   // The built-in wires' shared machinery: the HTTP transport (default: plain-http HttpClient; pass
   // one with a TlsProvider for https), credentials (environment lookup, credential store, OAuth
-  // refreshers, per-vendor resolvers), transport retry (REQ-PROV-13, off by default),
+  // refreshers, per-vendor resolvers), transport retry (off by default),
   // configuration-level headers and the attribution switch. Read by
   // providers::register_defaults(rt.providers, rt.transport.wires), which builds the wire clients
   // from it; a client added with rt.providers.add() carries its own.

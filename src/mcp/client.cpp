@@ -125,7 +125,7 @@ Result<void> count_call(ClientState& state, const std::string& session) {
   std::size_t& used = state.calls_per_session[session];
   if (used >= state.call_limit()) {
     return make_error(Errc::limit_exceeded, state.label() + " has had its " + std::to_string(state.call_limit()) +
-                                                " tool calls for this session (REQ-MCP-CLIENT-07); the call was not sent. "
+                                                " tool calls for this session; the call was not sent. "
                                                 "Start a new session or raise the server's call limit")
         .with_detail("server", state.config.name);
   }

@@ -694,7 +694,7 @@ void HttpService::stop() {
 Result<HttpService> Server::serve_http(HttpServeOptions options) {
   if (options.api_key.empty()) {
     return fail(Errc::invalid_argument,
-                "MCP HTTP mode refuses to start without an API key (REQ-MCP-SERVER-07); set HttpServeOptions::api_key");
+                "MCP HTTP mode refuses to start without an API key; set HttpServeOptions::api_key");
   }
   if (options.path.empty() || options.path.front() != '/') return fail(Errc::invalid_argument, "the MCP path must start with '/'");
   auto state = std::make_unique<detail::HttpServiceState>();

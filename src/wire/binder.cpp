@@ -92,7 +92,7 @@ Error unknown_member(const PathNode& at, std::string_view name) {
   const std::string path = format_path(member);
   return error_at(Errc::validation_error, path,
                   "unknown member " + path +
-                      ": this payload rejects members its schema does not declare (REQ-SEC-12)")
+                      ": this payload rejects members its schema does not declare")
       .with_detail("member", std::string(name));
 }
 
@@ -130,7 +130,7 @@ Result<std::int64_t> read_safe_integer(const json::Value& value, const PathNode&
   }
   return error_at(Errc::validation_error, path,
                   "the integer " + quoted_literal(value) + " at " + path +
-                      " is outside the safe range ±(2^53-1) (REQ-SEC-12)")
+                      " is outside the safe range ±(2^53-1)")
       .with_detail("expected", "an integer within ±(2^53-1)");
 }
 

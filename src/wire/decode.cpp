@@ -22,7 +22,7 @@ Error restate(Error error) {
   for (ErrorDetail& d : error.detail) {
     if (d.key == "limit") {
       d.value = std::string(wire_limit_name(d.value));
-      error.message += " (wire::Limits::" + d.value + ", REQ-SEC-11)";
+      error.message += " (wire::Limits::" + d.value + ")";
     }
   }
   error.message = "untrusted JSON message rejected: " + error.message;
@@ -39,7 +39,7 @@ Result<json::Value> decode(std::string_view bytes, const Limits& limits) {
                       "untrusted JSON message rejected: " + std::to_string(bytes.size()) +
                           " bytes exceeds the limit max_message_bytes = " +
                           std::to_string(limits.max_message_bytes) +
-                          " (wire::Limits::max_message_bytes, REQ-SEC-11)")
+                          " (wire::Limits::max_message_bytes)")
         .with_detail("limit", "max_message_bytes")
         .with_detail("max", std::to_string(limits.max_message_bytes))
         .with_detail("size", std::to_string(bytes.size()))

@@ -10,7 +10,7 @@
 //
 // Components that wait (retry backoff, timeouts, token expiry) take a `const Clock&` so tests run
 // deterministically. A sleep always wakes when its agentkit::stop_token fires: no wait in the library is
-// uninterruptible (ARCHITECTURE §6, "Cancellation").
+// uninterruptible.
 //
 // Thread safety: SystemClock is stateless. ManualClock is safe to use from many threads at once.
 #pragma once

@@ -13,13 +13,13 @@
 //   auto merged = cat.merged_with(*mine);    // a vendor or model in `mine` replaces the built-in one
 //
 // The built-in catalog is a JSON file (catalog/models.json) compiled into the library at build
-// time (REQ-CAT-01): nothing is read from disk at run time. Every model row names its wire API,
+// time: nothing is read from disk at run time. Every model row names its wire API,
 // base URL, context window, output limit, prices (USD per million tokens, with the date they were
 // read), thinking levels, input modalities and compatibility profile. Loading is strict: an
-// unknown key anywhere, an unknown compat key for a row's API (REQ-PROV-12) or a malformed value is
+// unknown key anywhere, an unknown compat key for a row's API or a malformed value is
 // an error naming its JSON path — never a silently ignored field and never an empty catalog.
 //
-// Resolution (REQ-CAT-02/03): the text before the FIRST slash is a vendor only when it is a known
+// Resolution: the text before the FIRST slash is a vendor only when it is a known
 // vendor (OpenRouter ids contain slashes); otherwise the whole spec is a bare model id, accepted
 // only when exactly one vendor lists it. An unknown id under a known vendor clones its closest
 // sibling's row (longest common id prefix; the vendor's default row when none shares one), sets
@@ -56,7 +56,7 @@ struct CredentialVariable {
   friend bool operator==(const CredentialVariable&, const CredentialVariable&) = default;
 };
 
-// How a vendor is authenticated (REQ-AUTH-03): variables in the order they are consulted.
+// How a vendor is authenticated: variables in the order they are consulted.
 struct VendorAuth {
   std::vector<CredentialVariable> variables;
   // Variables that override the base URL, in order ("ANTHROPIC_BASE_URL").
@@ -75,7 +75,7 @@ struct Vendor {
   std::string name;           // "Anthropic"
   std::string default_model;  // the row unknown ids fall back to when no sibling is closer
   VendorAuth auth;
-  // Headers naming AgentKit or the application (REQ-SEC-13): lowest precedence, switched off by
+  // Headers naming AgentKit or the application: lowest precedence, switched off by
   // AGENTKIT_TELEMETRY=0 or the provider options; never carry session, path or prompt content.
   std::vector<std::pair<std::string, std::string>> attribution_headers;
   // Where the rows came from: "<url> (read YYYY-MM-DD)" lines, for docs/providers.md.
@@ -99,7 +99,7 @@ class Catalog {
   // Errc::invalid_argument naming the JSON path ("vendors.openai.models.gpt-x.compat.foo").
   static Result<Catalog> parse(std::string_view json_text);
   // The catalog compiled into the library. A corrupt built-in catalog aborts the process with a
-  // message on first use: an agent must never run against a silently empty catalog (REQ-CAT-01).
+  // message on first use: an agent must never run against a silently empty catalog.
   static const Catalog& builtin();
 
   // A copy of this catalog in which every vendor of `overlay` replaces or extends the one here:
@@ -124,7 +124,7 @@ class Catalog {
   std::vector<Vendor> vendors_;
 };
 
-// ---- Thinking levels (REQ-PROV-15) -------------------------------------------------------------
+// ---- Thinking levels -------------------------------------------------------------
 
 // The level to send for `requested`, or nullopt when nothing may be sent (the model has no
 // thinking control, or only `off`). A supported level is returned as is. Otherwise the search goes
@@ -138,12 +138,12 @@ std::optional<ThinkingLevel> clamp_thinking_level(const Model& model, ThinkingLe
 // map a level to its own name.
 std::optional<json::Value> thinking_wire_value(const Model& model, ThinkingLevel level);
 
-// ---- Output-token clamping (REQ-CAT-04) ----------------------------------------------------------
+// ---- Output-token clamping ----------------------------------------------------------
 
 struct ClampOptions {
-  // Tokens kept free between the prompt estimate and the window's end (REQ-CAT-04: 4096).
+  // Tokens kept free between the prompt estimate and the window's end (4096).
   std::int64_t safety_margin = 4096;
-  // The output bound used when the caller sets none (post-PRD GAPS ruling: 32768).
+  // The output bound used when the caller sets none (32768).
   std::int64_t default_max_tokens = 32768;
 };
 
@@ -167,7 +167,7 @@ std::int64_t estimate_prompt_tokens(std::string_view system, std::span<const Mes
                                     std::span<const ToolSpec> tools,
                                     const TokenEstimateOptions& options = {});
 
-// ---- Compatibility profiles (REQ-PROV-12) ---------------------------------------------------------
+// ---- Compatibility profiles ---------------------------------------------------------
 
 // The compat keys a row of `api` may set; empty for an API this library has no profile for (such
 // rows are accepted with any keys: their wire comes from a plugin).

@@ -11,9 +11,9 @@
 //
 // Every wire (Anthropic, OpenAI Chat/Responses, Gemini, Ollama) encodes from and decodes into these
 // types; nothing wire-specific lives here. One ToolResultMessage per tool call, keyed by the
-// tool-use id; how results are packed into a request is each wire's business (REQ-LOOP-02).
+// tool-use id; how results are packed into a request is each wire's business.
 // Tool-call arguments are kept as the exact bytes the model produced (json::Raw), so a replayed
-// call is byte-identical (REQ-PROV-17). Opaque provider payloads (thinking signatures, encrypted
+// call is byte-identical. Opaque provider payloads (thinking signatures, encrypted
 // reasoning, Gemini thought signatures) are stored and replayed, never inspected.
 //
 // Thread safety: plain values.
@@ -87,7 +87,7 @@ using ContentBlock = std::variant<TextBlock, ThinkingBlock, ToolUseBlock, ImageB
 // ---- Stop reasons ---------------------------------------------------------------------------
 
 // Why one assistant message ended. It never decides whether the loop iterates: the presence of
-// tool-use blocks does (REQ-LOOP-01). Only `error` and `aborted` end a turn before tools run.
+// tool-use blocks does. Only `error` and `aborted` end a turn before tools run.
 enum class StopReason : std::uint8_t {
   stop,            // the model finished
   length,          // the output-token limit cut it off (tool calls in it are not executed)
@@ -191,7 +191,7 @@ struct ToolResultMessage {
   // Facts about the execution (truncation, spill file, exit code, duration). Persisted and
   // evented, never sent to a model.
   json::Object metadata;
-  // Tools first offered to the model after this point (REQ-CACHE-10), recorded for replay.
+  // Tools first offered to the model after this point, recorded for replay.
   std::vector<std::string> added_tool_names;
   friend bool operator==(const ToolResultMessage&, const ToolResultMessage&) = default;
 };

@@ -39,7 +39,7 @@
 
 namespace agentkit {
 
-// Reasoning effort, clamped to what the model supports before it is sent (REQ-CAT-05).
+// Reasoning effort, clamped to what the model supports before it is sent.
 enum class ThinkingLevel : std::uint8_t { off, minimal, low, medium, high, xhigh, max };
 std::string_view to_string(ThinkingLevel level) noexcept;
 std::optional<ThinkingLevel> parse_thinking_level(std::string_view s) noexcept;
@@ -81,7 +81,7 @@ struct Model {
   // The compatibility profile (wire quirks) as a JSON object; {} = the wire's defaults.
   json::Value compat;
   std::vector<std::pair<std::string, std::string>> headers;
-  // Set when this row was cloned from a sibling for an unknown id (REQ-CAT-03).
+  // Set when this row was cloned from a sibling for an unknown id.
   std::string cloned_from;
 };
 
@@ -104,7 +104,7 @@ struct ToolChoice {
 
 // One model call. The spans are views into storage the caller owns; they must stay valid until the
 // returned stream has finished (the loop waits for result() before touching its history).
-// Unset optionals are omitted from the wire; explicit zeros are sent (REQ-PROV-16).
+// Unset optionals are omitted from the wire; explicit zeros are sent.
 struct Request {
   std::shared_ptr<const Model> model;
   std::string system;
@@ -135,7 +135,7 @@ struct StreamOptions {
   EventStreamOptions stream;
 };
 
-// A session's caching figures over its whole life, all levels (REQ-CACHE-08, -11). Kept by the
+// A session's caching figures over its whole life, all levels. Kept by the
 // built-in wires (providers/cache.hpp explains each level); RunResult::cache carries them.
 struct CacheStats {
   std::int64_t hits = 0;    // L2 answers served locally
@@ -146,7 +146,7 @@ struct CacheStats {
   // tier that request paid (from the response's own usage, never re-estimated); plus, for every
   // L2 hit, the full cost of the answer it replayed.
   double estimated_savings_usd = 0;
-  // REQ-CACHE-10's safety valve fired: every tool would have been deferred, all were promoted.
+  // The deferral safety valve fired: every tool would have been deferred, all were promoted.
   std::int64_t deferred_promotions = 0;
   // A request whose tool prefix differed from the session's previous one by more than additions
   // (a tool removed or its schema changed): the provider's prompt cache was lost there.

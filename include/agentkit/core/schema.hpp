@@ -103,7 +103,7 @@ std::vector<SchemaViolation> find_violations(const Schema& schema, const json::V
 // "path" entry per violation.
 Result<void> validate(const Schema& schema, const json::Value& value);
 
-// The argument pipeline that runs before a tool handler (REQ-TOOL-11), in this order:
+// The argument pipeline that runs before a tool handler, in this order:
 //   1. drop members whose value is null when the schema does not require them (constrained
 //      sampling emits null for every optional field);
 //   2. coerce: a string where the schema wants an integer/number/boolean is parsed ("20" -> 20,

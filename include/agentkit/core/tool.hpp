@@ -114,7 +114,7 @@ struct ToolDefinition {
   std::string origin;
 };
 
-// ---- Interceptors (the authorization boundary, REQ-SEC-03) -------------------------------------
+// ---- Interceptors (the authorization boundary) -------------------------------------
 
 // One call as before_tool_call sees it, after its arguments went through prepare_arguments.
 struct ToolCallRequest {
@@ -162,7 +162,7 @@ struct ToolCallOutcome {
 using AfterToolCall = std::function<std::optional<bool>(ToolCallOutcome&)>;
 
 // Names of the tools that run a shell or arbitrary programs. An agent whose tools include one of
-// these and that has no before_tool_call interceptor is refused (ARCHITECTURE §7.5).
+// these and that has no before_tool_call interceptor is refused.
 bool is_shell_tool_name(std::string_view name) noexcept;
 
 }  // namespace agentkit

@@ -56,7 +56,7 @@ struct ServerOptions {
   std::size_t max_header_bytes = 64 * 1024;
   // Most header fields in one request (more: 431).
   std::size_t max_header_count = 256;
-  // Largest request body (larger: 413). 16 MiB is the per-message bound of ARCHITECTURE §6.
+  // Largest request body (larger: 413). 16 MiB is the library-wide bound on one message.
   std::size_t max_body_bytes = 16 * 1024 * 1024;
   // Connections served at once; one more is answered 503 and closed.
   std::size_t max_connections = 64;

@@ -11,7 +11,7 @@
 //
 // A Stream is what the client reads and writes: a TCP socket, a CONNECT tunnel through a proxy,
 // or a TLS session over either. TlsProvider is the seam that turns the plain one into the secure
-// one; the library itself has no TLS (ARCHITECTURE §2).
+// one; the library itself has no TLS.
 //
 // Thread safety: a Stream is used by one thread at a time. A TlsProvider must allow concurrent
 // connect() calls (the client calls it from every thread that sends).

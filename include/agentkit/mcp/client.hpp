@@ -15,7 +15,7 @@
 //   auto r = client.call_tool("read_text_file", json::Object{{"path", "/tmp/w/a.txt"}}).value();
 //   ToolResult seen = mcp::to_tool_result(r, 50'000);      // what a model would see
 //
-// Negotiation (ARCHITECTURE §7.1): `automatic` sends server/discover first; a DiscoverResult or a
+// Negotiation: `automatic` sends server/discover first; a DiscoverResult or a
 // recognised modern error (-32022) means the 2026-07-28 era, any other error or silence on stdio
 // means the 2025 `initialize` handshake (a timeout over HTTP is an outage, not a legacy signal).
 // `modern` and `legacy` pin an era. The chosen era, version and how it was chosen are in
@@ -100,7 +100,7 @@ struct InputRequest {
 // ElicitResult, a ListRootsResult), or an error to refuse it.
 using InputProvider = std::function<Result<json::Value>(const InputRequest&)>;
 
-// One audited event: a tool call (REQ-OBS-05: server, tool, argument hash, outcome), or a sampling
+// One audited event: a tool call (server, tool, argument hash, outcome), or a sampling
 // / elicitation / roots request, whether it was allowed or refused (REQ-MCP-CLIENT-08).
 struct AuditRecord {
   std::string server;
@@ -115,7 +115,7 @@ struct AuditRecord {
 using AuditSink = std::function<void(const AuditRecord&)>;
 
 // Environment variables a stdio server inherits from ours unless ClientOptions says otherwise:
-// what a program needs to run and find its tools, never credentials (REQ-SEC-08).
+// what a program needs to run and find its tools, never credentials.
 inline const std::vector<std::string>& default_inherited_environment() {
   static const std::vector<std::string> names = {"PATH", "HOME",     "USER", "LOGNAME", "LANG",
                                                  "LC_ALL", "LC_CTYPE", "TMPDIR", "TZ", "TERM"};

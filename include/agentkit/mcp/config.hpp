@@ -15,8 +15,7 @@
 // and "type" ("http" or "streamable-http"; "sse", the 2024-11-05 transport, is refused). Per
 // server, "negotiation" ("auto", "modern", "legacy"), "allowSampling", "allowElicitation",
 // "callLimit" and "timeoutMs" override the client options. A configuration is a manifest, not a
-// protocol payload, so members other hosts add ("disabled", "autoApprove") are ignored (REQ-SEC-12
-// (5)); a server with both or neither of command and url, a member of the wrong type, and names
+// protocol payload, so members other hosts add ("disabled", "autoApprove") are ignored; a server with both or neither of command and url, a member of the wrong type, and names
 // that are empty or hold "__" (the separator of qualified tool names) are errors.
 //
 // Thread safety: pure functions.

@@ -8,8 +8,8 @@
 //   assert(msg->id != mcp::RequestId(5));             // ... is never the number 5
 //   std::string reply = mcp::encode_result(*msg->id, json::Object{});
 //
-// Parsing goes through agentkit::wire::decode (REQ-SEC-11: 16 MiB, depth 64, 1,000,000 members,
-// duplicate keys and invalid UTF-8 rejected) and then checks the envelope strictly (REQ-SEC-12):
+// Parsing goes through agentkit::wire::decode (16 MiB, depth 64, 1,000,000 members,
+// duplicate keys and invalid UTF-8 rejected) and then checks the envelope strictly:
 // an unknown top-level member, a missing or wrong "jsonrpc", a null id on a request, params that
 // are not an object, a response with both or neither of result/error, or an error object with an
 // unknown member are all rejections. Batches (a JSON array) are rejected: MCP removed them in
@@ -54,7 +54,7 @@ inline constexpr std::int64_t unsupported_protocol_version = -32022;
 }  // namespace rpc_code
 
 // A request id: an integer or a string. The two kinds never compare equal, so the string "5" and
-// the number 5 are different requests (REQ-GO-06); 0 is a valid id.
+// the number 5 are different requests; 0 is a valid id.
 class RequestId {
  public:
   RequestId() = default;

@@ -8,8 +8,8 @@
 //   assert(mcp::decode_header_value(h).value() == "résumé");
 //
 // Legacy = the revisions with the `initialize` handshake (2025-03-26 ... 2025-11-25); modern = the
-// stateless revision 2026-07-28 with a per-request `_meta` envelope (ARCHITECTURE §7.1; the
-// spec's own vocabulary). Header values (MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Param-*)
+// stateless revision 2026-07-28 with a per-request `_meta` envelope (the
+// specification's own vocabulary). Header values (MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Param-*)
 // are sent plain when they are visible ASCII, spaces or tabs with no leading or trailing
 // whitespace, and otherwise (or when the plain text itself looks like the sentinel) as
 // `=?base64?<base64 of the UTF-8 bytes>?=` (2026-07-28 Streamable HTTP).

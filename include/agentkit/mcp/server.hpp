@@ -14,7 +14,7 @@
 //   server.serve_stdio();                                     // blocks until the client hangs up
 //   // or: auto http = server.serve_http({.port = 8808, .api_key = key}).value();  http.url()
 //
-// Eras (ARCHITECTURE §7.1): a request carrying the 2026-07-28 `_meta` envelope is served
+// Eras: a request carrying the 2026-07-28 `_meta` envelope is served
 // statelessly as modern (results carry resultType, serverInfo and, for lists and reads, ttlMs and
 // cacheScope); `initialize` opens a legacy session (stdio: this connection; HTTP: an
 // Mcp-Session-Id); server/discover is always answered. With LegacyMode::reject the server is
@@ -214,7 +214,7 @@ struct HttpServeOptions {
   std::vector<std::string> allowed_origins{};
   // Host header must name loopback when bound to loopback (DNS-rebinding protection).
   bool check_host = true;
-  // Largest request body (413 beyond); REQ-SEC-11's message bound.
+  // Largest request body (413 beyond); the library's message bound.
   std::size_t max_body_bytes = 16 * 1024 * 1024;
   // Comment lines sent on quiet long-lived streams, which also notice a client that left.
   std::chrono::milliseconds keep_alive_interval{15'000};

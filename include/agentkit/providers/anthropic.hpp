@@ -3,14 +3,14 @@
 //
 //   using namespace agentkit;
 //   providers::WireOptions options;
-//   options.anthropic.server_compaction = true;              // opt-in (REQ-PROV-07)
+//   options.anthropic.server_compaction = true;              // opt-in
 //   auto client = providers::make_anthropic_messages_client(options);
 //   registry.add("anthropic-messages", client);              // or providers::register_wires()
 //
 // Encoding: system as a block list carrying the level-1 breakpoint (a plain string when caching is
 // off), tools as {name, description, input_schema} (the last established one marked), tool calls
 // replayed with their argument bytes unchanged, a run of tool results packed into ONE user message
-// of tool_result blocks with any image or text after all of them (REQ-LOOP-02), thinking as the
+// of tool_result blocks with any image or text after all of them, thinking as the
 // row's style says (adaptive + output_config.effort, or an integer budget), max_tokens always set
 // (clamped from the catalog when the caller sets none). Decoding: SSE (message_start ...
 // message_stop; an `error` event fails the call; a body without message_stop is truncated) or a
@@ -28,7 +28,7 @@ namespace agentkit::providers {
 
 // The Messages API version this wire speaks (the anthropic-version header).
 inline constexpr std::string_view kAnthropicApiVersion = "2023-06-01";
-// The server-side compaction beta (REQ-PROV-07).
+// The server-side compaction beta.
 inline constexpr std::string_view kAnthropicCompactionBeta = "compact-2026-01-12";
 
 // A client for `anthropic-messages`. `pipeline` may be shared with other wires; nullptr builds

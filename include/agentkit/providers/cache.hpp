@@ -1,5 +1,5 @@
 // agentkit/providers/cache.hpp — the four caching levels of the built-in wires and the per-session
-// cache statistics (REQ-CACHE-01..11).
+// cache statistics.
 //
 //   using namespace agentkit::providers;
 //   WireOptions wires;                                    // wires.hpp
@@ -14,7 +14,7 @@
 // session to the node whose prompt cache is warm.
 // Level 1 (provider prompt caching): Anthropic gets a rolling `cache_control` breakpoint, recomputed
 // on every request — the last system block, the last tool, the last block of the last user
-// message; never more than four markers. A tool first offered mid-session (REQ-CACHE-10) is
+// message; never more than four markers. A tool first offered mid-session is
 // declared after the cached prefix without a marker. OpenAI caches automatically (keyed by L0).
 // Level 2 (request dedup): an LRU from SHA-256(exact wire bytes) to the response; a hit replays the
 // stored answer without a network call and credits what that answer originally cost as savings.
@@ -40,7 +40,7 @@
 
 namespace agentkit::providers {
 
-// Level 1 retention (REQ-PROV-18 CacheRetention): none switches provider caching markers off.
+// Level 1 retention: none switches provider caching markers off.
 enum class CacheRetention : std::uint8_t {
   none,        // no cache_control markers at all
   short_term,  // the provider's default lifetime (Anthropic: 5 minutes)
@@ -51,15 +51,15 @@ class ResponseCache;
 
 // Level 2 settings. Safe to copy.
 struct DedupOptions {
-  // Entries per store (REQ-CACHE-03); the least recently used one is evicted past it.
+  // Entries per store; the least recently used one is evicted past it.
   std::size_t capacity = 128;
-  // Cache answers even when the request samples (temperature unset or > 0; REQ-CACHE-04). Unset
+  // Cache answers even when the request samples (temperature unset or > 0). Unset
   // temperature counts as sampling: most providers default to 1.
   bool ignore_temperature = false;
   // Stores kept at once when each session has its own (the least recently used session's store is
   // dropped past it). Ignored with a shared store.
   std::size_t max_sessions = 256;
-  // One store for every session (REQ-CACHE-02 cross-session reuse); nullptr = one per session.
+  // One store for every session (cross-session reuse); nullptr = one per session.
   std::shared_ptr<ResponseCache> shared_store;
 };
 
@@ -72,7 +72,7 @@ struct PromptCacheOptions {
   std::optional<DedupOptions> dedup;
 };
 
-// One session's cache accounting over its life (REQ-CACHE-08, -11).
+// One session's cache accounting over its life.
 // The statistics themselves are a core type, so RunResult can carry them (core/provider.hpp).
 using CacheStats = ::agentkit::CacheStats;
 
@@ -104,7 +104,7 @@ class CacheMeter {
   std::unique_ptr<State> state_;
 };
 
-// ---- Level 1: which tools are deferred (REQ-CACHE-10) -------------------------------------------
+// ---- Level 1: which tools are deferred -------------------------------------------
 
 struct DeferredSplit {
   std::vector<std::size_t> immediate;  // indexes into the offered tools, in offered order

@@ -1,4 +1,4 @@
-// agentkit/providers/cost.hpp — what a response cost, from the catalog's prices (REQ-PROV-05).
+// agentkit/providers/cost.hpp — what a response cost, from the catalog's prices.
 //
 //   using namespace agentkit::providers;
 //   Usage u;                        // filled by the wire from the response

@@ -1,4 +1,4 @@
-// agentkit/providers/credentials.hpp — where a request's credential comes from (REQ-AUTH-01..07):
+// agentkit/providers/credentials.hpp — where a request's credential comes from:
 // secrets that redact themselves, an injectable environment, credential stores, OAuth refresh, and
 // the per-vendor resolver that turns all of it into key + headers + base URL.
 //
@@ -21,7 +21,7 @@
 // metadata, ADC); otherwise none — a configuration error before any I/O when the vendor requires
 // a credential, and a plain unauthenticated request for local servers.
 //
-// OAuth refresh (REQ-AUTH-06) happens inside CredentialStore::modify, which serialises writers per
+// OAuth refresh happens inside CredentialStore::modify, which serialises writers per
 // vendor: the expiry is checked again inside the lock, so however many turns arrive on an expired
 // token, one refresh runs and the rest read its result; another vendor is never blocked by it. A
 // token is refreshed once it is within `refresh_margin` (5 min) of expiring; an unset (zero) expiry
@@ -96,7 +96,7 @@ using EnvironmentLookup = std::function<std::optional<std::string>(std::string_v
 EnvironmentLookup process_environment();
 // A fixed environment (tests, sandboxes).
 EnvironmentLookup fixed_environment(std::map<std::string, std::string, std::less<>> variables);
-// `overrides` first, then `base`; an override set to "" falls through to `base` (REQ-AUTH-03).
+// `overrides` first, then `base`; an override set to "" falls through to `base`.
 EnvironmentLookup overlay_environment(std::map<std::string, std::string, std::less<>> overrides, EnvironmentLookup base);
 
 // ---- Stored credentials -------------------------------------------------------------------------------
@@ -129,7 +129,7 @@ class CredentialStore {
 };
 
 // A CredentialStore whose modify() is serialised by a reference-counted per-vendor lock table
-// (REQ-AUTH-05): an entry exists only while someone holds or waits for that vendor.
+//: an entry exists only while someone holds or waits for that vendor.
 class SerializedCredentialStore : public CredentialStore {
  public:
   SerializedCredentialStore();
@@ -204,10 +204,10 @@ OAuthRefresher token_endpoint_refresher(std::shared_ptr<http::HttpTransport> tra
 // ---- Resolution -----------------------------------------------------------------------------------------
 
 // Whether a vendor has a usable credential: a key (or token), none, or an ambient chain the
-// transport can use but this library cannot read (instance metadata, Google ADC) (REQ-AUTH-04).
+// transport can use but this library cannot read (instance metadata, Google ADC).
 enum class CredentialState : std::uint8_t { none, key, ambient };
 
-// What authenticates one request (REQ-AUTH-01): any of the three may carry the credential.
+// What authenticates one request: any of the three may carry the credential.
 struct ModelAuth {
   CredentialState state = CredentialState::none;
   Secret key;
@@ -247,9 +247,9 @@ struct CredentialOptions {
   std::set<std::string, std::less<>> ambient_vendors;
   // nullptr: the system clock.
   std::shared_ptr<const Clock> clock;
-  // Refresh a token this close to its expiry (REQ-AUTH-06: 5 minutes).
+  // Refresh a token this close to its expiry (5 minutes).
   std::chrono::milliseconds refresh_margin{5 * 60 * 1000};
-  // Give up a refresh after this long; it holds the vendor's lock meanwhile (REQ-AUTH-06: 15 s).
+  // Give up a refresh after this long; it holds the vendor's lock meanwhile (15 s).
   std::chrono::milliseconds refresh_timeout{15'000};
 };
 

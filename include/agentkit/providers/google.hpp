@@ -45,9 +45,9 @@ struct GeminiCacheOptions {
   // Create caches at all. Also off whenever PromptCacheOptions::retention is none.
   bool enabled = true;
   // The stable prefix must be estimated above this many tokens (catalog::estimate_prompt_tokens)
-  // before a cache is created: the PRD's ">32k tokens" rule, where storage pays for itself.
+  // before a cache is created: above 32k tokens, where storage pays for itself.
   std::int64_t min_prefix_tokens = 32'768;
-  // The lifetime asked of the service (the PRD's context_cache_ttl default, 60 minutes).
+  // The lifetime asked of the service (60 minutes by default).
   std::chrono::seconds ttl{3600};
   // A cache stops being named this long before its local expiry, so a request in flight never
   // reaches the service after the cache is gone.

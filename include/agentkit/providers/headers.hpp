@@ -1,5 +1,4 @@
-// agentkit/providers/headers.hpp — how the headers of a provider request are decided
-// (REQ-PROV-18, REQ-AUTH-02, REQ-SEC-13).
+// agentkit/providers/headers.hpp — how the headers of a provider request are decided.
 //
 //   using namespace agentkit::providers;
 //   HeaderOverrides wire = {{"content-type", "application/json"}, {"x-api-key", key}};

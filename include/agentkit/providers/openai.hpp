@@ -7,10 +7,10 @@
 //   auto responses = providers::make_openai_responses_client();
 //   registry.add("openai-completions", chat);                  // or providers::register_wires()
 //
-// Two wires, not one class with a mode flag (REQ-PROV-02): messages vs items, `call_id` vs the
+// Two wires, not one class with a mode flag: messages vs items, `call_id` vs the
 // composite `call_id|item_id`, reasoning replay, caching parameters and service-tier billing differ.
 //
-// Completions: "OpenAI-compatible" is a profile, not a base URL (REQ-PROV-12). The row's compat
+// Completions: "OpenAI-compatible" is a profile, not a base URL. The row's compat
 // object overrides flags inferred from the vendor and host (use_max_tokens, supports_store,
 // supports_developer_role, supports_reasoning_effort, thinking_format, thinking_token_budget_field,
 // supports_strict_tools, supports_long_cache_retention, supports_finish_reason,

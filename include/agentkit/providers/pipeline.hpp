@@ -20,12 +20,12 @@
 // send with transport retry (retry.hpp), calling StreamOptions::on_response for every response
 // received; then, for a 2xx, feed the body to the decoder as it arrives and finish it at the end.
 //
-// Failures (REQ-PROV-04) come back as a CallFailure: stop_reason `error` with a message for
+// Failures come back as a CallFailure: stop_reason `error` with a message for
 // error_message — "HTTP 429 from api.anthropic.com: rate_limit_error: ..." quoting the vendor's
 // error body, "request timed out after N ms", "stream ended before the response was complete: ...",
 // the decoder's own error — or `aborted` when the caller cancelled (with an empty message when the
-// cancellation came during a retry backoff, REQ-LOOP-09a). StreamOptions::timeout bounds the whole
-// call and its expiry is an error, not an abort (REQ-LOOP-09). No message ever contains a secret.
+// cancellation came during a retry backoff). StreamOptions::timeout bounds the whole
+// call and its expiry is an error, not an abort. No message ever contains a secret.
 //
 // Thread safety: RequestPipeline::run may be called from many threads at once.
 #pragma once
@@ -59,12 +59,12 @@ struct ProviderOptions {
   std::shared_ptr<http::HttpTransport> http;
   // Where credentials come from. Its catalog, clock and environment are the pipeline's too.
   CredentialOptions credentials;
-  // Transport retry (REQ-PROV-13); no retry by default.
+  // Transport retry; no retry by default.
   TransportRetryOptions retry;
   // Configuration-level headers: above the catalog row, below StreamOptions::headers; nullopt
   // deletes a lower layer's header.
   HeaderOverrides headers;
-  // Attribution headers (REQ-SEC-13). nullopt: on, unless the environment has AGENTKIT_TELEMETRY=0.
+  // Attribution headers. nullopt: on, unless the environment has AGENTKIT_TELEMETRY=0.
   std::optional<bool> attribution;
   // The most of an error response's body read to quote the vendor's message.
   std::size_t max_error_body_bytes = 64 * 1024;
@@ -127,7 +127,7 @@ class NdjsonBodyDecoder final : public BodyDecoder {
 struct CallFailure {
   StopReason stop_reason = StopReason::error;  // error or aborted
   // For AssistantMessage::error_message; never contains a secret. Empty for an abort during a
-  // retry backoff (REQ-LOOP-09a).
+  // retry backoff.
   std::string message;
   // The HTTP status when the server answered with an error.
   std::optional<int> http_status;
@@ -152,7 +152,7 @@ class RequestPipeline {
                                  BodyDecoder& decoder, agentkit::stop_token stop = {}) const;
 
   // The HTTP request run() would send (credentials, URL, on_payload, headers), without sending it.
-  // The caching layer fingerprints its body (REQ-CACHE-01); tests read its headers.
+  // The caching layer fingerprints its body; tests read its headers.
   Result<http::Request> prepare(const Model& model, WireRequest request, const StreamOptions& options,
                                 agentkit::stop_token stop = {}) const;
 

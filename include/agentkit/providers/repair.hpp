@@ -1,12 +1,12 @@
 // agentkit/providers/repair.hpp — the send-time transcript repair every wire runs before encoding
-// (REQ-PROV-11): a valid VIEW of the history for one request, never a change to the history.
+//: a valid VIEW of the history for one request, never a change to the history.
 //
 //   using namespace agentkit::providers;
 //   TranscriptView view = repair_for_send(history, model);   // history: std::span<const Message>
 //   encode(view.messages());                                  // what the model may see
 //   view.copied();                 // false when nothing needed repair: the view IS `history`
 //
-// Rules, in order (REQ-PROV-11, with 0.3.1's rule 2b):
+// Rules, in order:
 //   1  same_model = the assistant message's (provider, api, model) equals the target's
 //   2  drop assistant messages that ended in error or were aborted (their partial text stays in
 //      the log and the UI, invisible to the model)
@@ -21,7 +21,7 @@
 //   6  at every assistant -> non-result boundary and at the end, each unanswered tool use gets a
 //      synthetic error result "No result provided"
 //   7  images become "(image omitted: model does not support images)" when the target lacks image
-//      input (REQ-CAT-05)
+//      input
 // and so that every wire can encode the view without special cases: an assistant message left
 // empty is dropped, an empty user message is dropped, and adjacent user messages are merged.
 //

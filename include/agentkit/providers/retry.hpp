@@ -1,5 +1,5 @@
-// agentkit/providers/retry.hpp — the two retry layers of REQ-PROV-06: transport retry on HTTP
-// answers (REQ-PROV-13) and the semantic classifier of completed error messages (REQ-PROV-14).
+// agentkit/providers/retry.hpp — the two retry layers: transport retry on HTTP
+// answers and the semantic classifier of completed error messages.
 //
 //   using namespace agentkit::providers;
 //   TransportRetryOptions retry{.max_retries = 3};            // default 0: one attempt
@@ -42,8 +42,8 @@ namespace agentkit::providers {
 
 // Settings of the transport layer. Safe to copy.
 struct TransportRetryOptions {
-  // Retries after the first attempt. REQ-PROV-13: 0 by default — retry policy lives above the
-  // transport (OQ-9); raise it for unattended batch work.
+  // Retries after the first attempt. 0 by default — retry policy lives above the
+  // transport; raise it for unattended batch work.
   int max_retries = 0;
   // A server-dictated wait longer than this abandons the request instead of sleeping (60 s).
   std::chrono::milliseconds max_retry_delay{60'000};
@@ -54,7 +54,7 @@ struct TransportRetryOptions {
   std::function<double()> random_unit;
 };
 
-// The largest share of the computed backoff the jitter may remove (REQ-PROV-13).
+// The largest share of the computed backoff the jitter may remove.
 inline constexpr double kMaxBackoffJitter = 0.25;
 
 // True when the response asks for another attempt: the header x-should-retry decides when present
@@ -83,7 +83,7 @@ Result<http::Response> send_with_retry(
     const Clock& clock, agentkit::stop_token stop,
     const std::function<void(const http::Response&)>& on_response = {});
 
-// ---- Semantic retry (REQ-PROV-14) ----------------------------------------------------------------
+// ---- Semantic retry ----------------------------------------------------------------
 
 // True when a failed call with this error text is worth another attempt. Deny list first.
 bool is_retryable_error_text(std::string_view error_message);

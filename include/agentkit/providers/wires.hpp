@@ -15,9 +15,9 @@
 // JSON, sends it through the shared RequestPipeline (pipeline.hpp) and decodes the answer —
 // streamed (SSE/NDJSON) or whole (application/json), chosen by the reply's Content-Type — into
 // the same canonical AssistantMessage, emitting message_start, block_start, the deltas, block_end
-// and message_end as it goes. Failures end the stream with stop_reason error (REQ-PROV-04).
+// and message_end as it goes. Failures end the stream with stop_reason error.
 //
-// prepare() is the seam REQ-CACHE-01 needs (PRD tension #4): it answers the exact body the wire
+// prepare() is the seam the response cache needs: it answers the exact body the wire
 // would send (StreamOptions::on_payload already applied), so the dedup layer can fingerprint wire
 // bytes without the wire re-encoding them; send() sends a prepared call.
 //
@@ -43,7 +43,7 @@ namespace agentkit::providers {
 
 // Anthropic-only switches. Safe to copy.
 struct AnthropicOptions {
-  // Server-side compaction (REQ-PROV-07, beta compact-2026-01-12): off by default (OQ-4). On, the
+  // Server-side compaction (beta compact-2026-01-12): off by default. On, the
   // request carries the beta header and the context_management edit that makes it work (the
   // header alone does nothing); compaction blocks the server returns are replayed unchanged.
   bool server_compaction = false;

@@ -1,4 +1,4 @@
-// agentkit/tools/address.hpp — the address classifier of the SSRF guard (REQ-SEC-05, REQ-TOOL-07).
+// agentkit/tools/address.hpp — the address classifier of the SSRF guard.
 //
 //   using namespace agentkit::tools;
 //   auto a = parse_ip_address("[::ffff:10.0.0.1]").value();

@@ -1,5 +1,4 @@
-// agentkit/tools/coding_tools.hpp — the built-in coding tools as ordinary ToolDefinitions
-// (REQ-TOOL-04..09, REQ-LOOP-12, REQ-SEC-01/08; ARCHITECTURE §5).
+// agentkit/tools/coding_tools.hpp — the built-in coding tools as ordinary ToolDefinitions.
 //
 //   using namespace agentkit;
 //   auto ws = tools::Workspace::open("/home/me/project").value();
@@ -15,7 +14,7 @@
 // The default set, in this order: read_file, write_file, edit_file, list_files, find_files,
 // search_files, execute, run_command, powershell. fetch_url is NOT in it (fetch.hpp). Every tool
 // has origin "builtin", a schema built with the combinators, a description stating its caps, and
-// prompt_guidelines. execute and run_command (REQ-LOOP-05a) and powershell are
+// prompt_guidelines. execute and run_command and powershell are
 // ExecutionMode::sequential: commands can touch anything, so a batch holding one runs one call at
 // a time.
 //
@@ -74,20 +73,20 @@ namespace agentkit::tools {
 inline constexpr std::string_view kBuiltinOrigin = "builtin";
 
 struct CodingToolsOptions {
-  // Serialises write_file and edit_file per file (REQ-LOOP-12). nullptr: coding_tools() creates
+  // Serialises write_file and edit_file per file. nullptr: coding_tools() creates
   // one shared by its two mutating tools; a single write_file_tool()/edit_file_tool() call
   // creates its own (pass the same queue to tools built separately so they serialise together).
   std::shared_ptr<FileMutationQueue> mutation_queue{};
   // Called with the file's mutation lock held, just before write_file or edit_file changes it,
   // with the resolved path (e.g. to snapshot the file for an undo log). Empty: nothing is called.
   std::function<void(const std::filesystem::path& resolved)> before_mutation{};
-  // read_file's caps (REQ-TOOL-09: 2000 lines / 50 KB).
+  // read_file's caps (2000 lines / 50 KB).
   ReadOptions read{};
   // search_files' backend and caps; its `ignore` settings also drive list_files and find_files.
   SearchOptions search{};
-  // The shell tools' settings. An empty cwd means the workspace root (REQ-TOOL-06: the embedder
+  // The shell tools' settings. An empty cwd means the workspace root (the embedder
   // may change it, the model never can); environment nullopt means reduced_environment().
-  // timeout is the default when a call gives no timeout_s (nullopt: none, REQ-TOOL-06).
+  // timeout is the default when a call gives no timeout_s (nullopt: none).
   ProcessOptions process{};
 };
 

@@ -1,4 +1,4 @@
-// agentkit/tools/command_policy.hpp — the restricted command policy (REQ-SEC-03/04, OQ-8 → A16).
+// agentkit/tools/command_policy.hpp — the restricted command policy.
 //
 //   using namespace agentkit::tools;
 //   RestrictedPolicy policy = restricted_policy();             // read-only program allowlist
@@ -9,7 +9,7 @@
 //   agentkit::RuntimeConfig rt;
 //   rt.extensions.before_tool_call = restricted_policy();      // the policy IS an interceptor
 //
-// The command string always reaches the shell untouched (REQ-SEC-04); this is a FILTER that an
+// The command string always reaches the shell untouched; this is a FILTER that an
 // embedder installs as a before_tool_call interceptor, and it declares the grammar it accepts —
 // a strict subset of POSIX sh (XCU §2):
 //   command  := word (blank+ word)*            ; one simple command, nothing else
@@ -23,7 +23,7 @@
 // expansion). The first word must name an allowed program, by bare name (no '/'). A policy only
 // knows POSIX sh: it refuses `powershell` unless it was given a PowerShell filter.
 //
-// As a before_tool_call interceptor (ARCHITECTURE §7.5, A16) it looks at the shell tools only,
+// As a before_tool_call interceptor it looks at the shell tools only,
 // by name (is_shell_tool_name: execute, run_command, powershell, bash, shell — custom tools
 // included): `execute`, `bash` and `shell` must carry a `command` string that passes
 // check_command; `run_command` an `argv` whose first element is an allowed program (no shell

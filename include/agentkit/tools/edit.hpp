@@ -1,4 +1,4 @@
-// agentkit/tools/edit.hpp — the edit_file engine (REQ-TOOL-04a–d).
+// agentkit/tools/edit.hpp — the edit_file engine.
 //
 //   using namespace agentkit::tools;
 //   std::vector<Edit> edits = {{"int a = 1;", "int a = 2;"}, {"return a;", "return a + 1;"}};
@@ -15,14 +15,14 @@
 //     2. edit_not_found — an old_string matches nowhere (exactly, nor in the tolerant pass);
 //     3. edit_not_unique — an old_string matches more than once: "Found N occurrences of the
 //        string to replace. The text must be unique. Please provide more context to make it
-//        unique." There is no replace-all (REQ-TOOL-04c);
+//        unique." There is no replace-all;
 //     4. edit_overlap — two matched ranges overlap (touching ranges are fine);
 //     5. edit_noop — the result is byte-identical to the input.
 //   The code is in Error::detail("code"), the edit's index in detail("edit").
 // - A leading UTF-8 BOM and CRLF line endings are kept: matching runs on the BOM-less, LF form
 //   (a file is CRLF when it has CRLF and no bare LF; a mixed file is matched as it is), and the
 //   BOM and CRLF are restored on write. Edits written with CRLF are folded the same way.
-// - The tolerant pass (REQ-TOOL-04d) runs only when exact matching found no match for some edit.
+// - The tolerant pass runs only when exact matching found no match for some edit.
 //   An edit with an exact match keeps it — an exact match always beats a folded one. The others
 //   are matched at line granularity: every line of old_string must equal a run of whole file
 //   lines after folding both sides; folding trims trailing whitespace and maps confusables to
@@ -61,7 +61,7 @@ struct EditOutcome {
   EditMatch match = EditMatch::exact;
 };
 
-// The pinned rule-3 message for N occurrences (PRD §3.4).
+// The pinned rule-3 message for N occurrences.
 std::string not_unique_message(std::size_t occurrences);
 
 // The pure engine: applies `edits` to `original` or explains the first rejection.

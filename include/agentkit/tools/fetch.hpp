@@ -1,4 +1,4 @@
-// agentkit/tools/fetch.hpp — fetch_url behind the SSRF guard (REQ-TOOL-07, REQ-SEC-05, REQ-SEC-09).
+// agentkit/tools/fetch.hpp — fetch_url behind the SSRF guard.
 //
 //   using namespace agentkit;
 //   tools::FetchOptions fo;
@@ -11,7 +11,7 @@
 //   def.tools.direct.push_back(tools::fetch_url_tool(fo));  // opt-in: NOT in coding_tools()
 //
 // The rules:
-// - https:// only, unless FetchOptions::allow_http (REQ-SEC-09). Every other scheme is refused.
+// - https:// only, unless FetchOptions::allow_http. Every other scheme is refused.
 // - The SSRF guard refuses any destination that is not a public address (address.hpp's
 //   classifier: loopback, private, link-local, CGNAT, unique-local, multicast, reserved and
 //   unspecified ranges; IPv4-mapped/compatible/NAT64/6to4 IPv6 forms are unmapped first, so
@@ -51,13 +51,13 @@
 namespace agentkit::tools {
 
 struct FetchOptions {
-  // Allow plain http:// (REQ-SEC-09's tools.allow_http). Default: https only.
+  // Allow plain http:// . Default: https only.
   bool allow_http = false;
-  // Bytes of body returned at most (REQ-TOOL-07: 512 KB); reading stops there.
+  // Bytes of body returned at most (512 KB); reading stops there.
   std::size_t max_body_bytes = 512 * 1024;
-  // Redirect hops followed at most (REQ-TOOL-07: 5); one more is an error.
+  // Redirect hops followed at most (5); one more is an error.
   int max_redirects = 5;
-  // Time limit when the call gives none (the PRD sets no default; 30 s is ours).
+  // Time limit when the call gives none (30 s).
   std::chrono::milliseconds default_timeout{30'000};
   // Largest time limit a call may ask for.
   std::chrono::milliseconds max_timeout{300'000};

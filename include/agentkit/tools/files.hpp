@@ -1,5 +1,5 @@
-// agentkit/tools/files.hpp — the read_file and write_file engines (REQ-TOOL-04, REQ-TOOL-09,
-// REQ-TOOL-09b/c, REQ-TOOL-14's magic-byte sniffing, REQ-SEC-01).
+// agentkit/tools/files.hpp — the read_file and write_file engines: caps and truncation
+// markers, image and binary detection by magic bytes, workspace containment.
 //
 //   using namespace agentkit::tools;
 //   auto ws = Workspace::open("/home/me/project").value();
@@ -15,7 +15,7 @@
 // - Whenever more of the file remains, the text ends with a marker naming the exact call that
 //   reads on: "[Showing lines 1-2000 of 8000. Use offset=2001 to continue.]" (the total is left
 //   out for files past kLineCountScanLimit rather than reading them whole).
-// - A line that alone exceeds the byte cap gets its own marker (REQ-TOOL-09c):
+// - A line that alone exceeds the byte cap gets its own marker:
 //   "[Line 3 is 1.2MB, exceeds 50.0KB limit. Use execute: sed -n '3p' <path> | head -c 51200]".
 // - The file is streamed, never read whole: a 10 GB file costs what the requested lines cost.
 // - PNG, JPEG, GIF and WebP are recognised by their magic bytes (not the extension) and returned
@@ -28,7 +28,7 @@
 //   0666 minus the umask.
 //
 // Thread safety: reentrant. Concurrent writes to one path are serialised by the agent's mutation
-// queue (REQ-LOOP-12), not here.
+// queue, not here.
 #pragma once
 
 #include <cstdint>
@@ -43,14 +43,14 @@
 namespace agentkit::tools {
 
 struct ReadRequest {
-  // First line to return, 1-based; 0 is read as 1 (PRD digest S10).
+  // First line to return, 1-based; 0 is read as 1.
   std::size_t offset = 0;
   // At most this many lines; nullopt: up to the line cap.
   std::optional<std::size_t> limit;
 };
 
 struct ReadOptions {
-  // REQ-TOOL-09: 2000 lines and 50 KB, whichever comes first.
+  // 2000 lines and 50 KB, whichever comes first.
   std::size_t max_lines = 2000;
   std::size_t max_bytes = 50 * 1024;
   // Files up to this size are scanned to the end to count their lines for the marker.

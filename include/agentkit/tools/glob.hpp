@@ -1,5 +1,5 @@
 // agentkit/tools/glob.hpp — AgentKit's glob dialect, for find_files' `pattern` and search_files'
-// `file_glob` (REQ-TOOL-05.1). Compiled once, matched many times.
+// `file_glob`. Compiled once, matched many times.
 //
 //   auto g = agentkit::tools::Glob::compile("src/**/*.{cpp,h{,pp}}").value();
 //   g.matches("src/a/b/x.hpp");   // true

@@ -1,5 +1,5 @@
 // agentkit/tools/ignore.hpp — the gitignore engine behind list_files, find_files and the native
-// search backend (REQ-TOOL-05.2, .3).
+// search backend.
 //
 //   using namespace agentkit::tools;
 //   auto tree = IgnoreTree::open("/home/me/project").value();

@@ -1,4 +1,4 @@
-// agentkit/tools/mutation_queue.hpp — the file mutation queue (REQ-LOOP-12): write_file and
+// agentkit/tools/mutation_queue.hpp — the file mutation queue: write_file and
 // edit_file calls of one parallel batch serialise per FILE, not per spelling of its path.
 //
 //   auto queue = std::make_shared<agentkit::tools::FileMutationQueue>();

@@ -1,5 +1,4 @@
-// agentkit/tools/process.hpp — the process engine behind execute, run_command and powershell
-// (REQ-TOOL-06, REQ-TOOL-09a/d, REQ-TOOL-15, REQ-TOOL-17, REQ-SEC-08).
+// agentkit/tools/process.hpp — the process engine behind execute, run_command and powershell.
 //
 //   using namespace agentkit::tools;
 //   ProcessOptions opts;
@@ -46,22 +45,22 @@
 
 namespace agentkit::tools {
 
-// 50 KB as the specification counts it: 51,200 bytes (REQ-TOOL-09, the `head -c 51200` example).
+// 50 KB as the specification counts it: 51,200 bytes (the `head -c 51200` convention).
 inline constexpr std::size_t kOutputCapBytes = 50 * 1024;
 
 struct ProcessOptions {
   // Working folder of the child. Empty: the caller's current folder. Set by the embedder (the
-  // workspace root); never by the model (REQ-TOOL-06).
+  // workspace root); never by the model.
   std::filesystem::path cwd;
-  // Kill the group after this long. nullopt: no limit (REQ-TOOL-06 gives no default). A value
+  // Kill the group after this long. nullopt: no limit (there is no default). A value
   // that is zero or negative is invalid_argument.
   std::optional<std::chrono::milliseconds> timeout;
-  // Bytes of output kept (the tail). Default 50 KB (REQ-TOOL-09a).
+  // Bytes of output kept (the tail). Default 50 KB.
   std::size_t output_cap = kOutputCapBytes;
   // Keep the first output_cap bytes instead of the last (for callers that parse a stream, such
   // as the ripgrep search backend). The shell tools keep the tail.
   bool keep_head = false;
-  // Write the full stream to a spill file once it passes output_cap (REQ-TOOL-09d).
+  // Write the full stream to a spill file once it passes output_cap.
   bool spill = true;
   // Folder for spill files. Empty: the system temporary folder.
   std::filesystem::path spill_dir;
@@ -70,7 +69,7 @@ struct ProcessOptions {
   // After the child exits, keep reading while output arrives at least this often (re-arming).
   std::chrono::milliseconds drain_idle{250};
   // ...but never longer than this after the child exits (the backstop for descendants that
-  // keep the pipe open, REQ-TOOL-17.3).
+  // keep the pipe open).
   std::chrono::milliseconds drain_ceiling{2000};
 };
 
@@ -99,7 +98,7 @@ struct ProcessResult {
   std::string program;
 };
 
-// The classifier (REQ-TOOL-17.6): abort beats timeout beats the wait status. `wait_status` is
+// The classifier: abort beats timeout beats the wait status. `wait_status` is
 // waitpid()'s; nullopt when the child was never reaped.
 struct Classification {
   Outcome outcome;
@@ -118,7 +117,7 @@ Result<ProcessResult> run_command(const std::vector<std::string>& argv, const Pr
 // Runs `command` with PowerShell (`pwsh -NoLogo -NoProfile -NonInteractive -Command`). The
 // platform check happens here, at run time: without pwsh on PATH the error is unsupported,
 // "PowerShell is not available on this platform" (the tool stays registered everywhere so the
-// tool list, and the provider's cached prompt prefix, is the same on every OS — REQ-TOOL-06).
+// tool list, and the provider's cached prompt prefix, is the same on every OS).
 Result<ProcessResult> powershell(std::string_view command, const ProcessOptions& options,
                                  agentkit::stop_token stop = {});
 
@@ -130,13 +129,13 @@ Result<std::filesystem::path> find_shell(const EnvLookup& env);
 // is executable); nullopt when there is none.
 std::optional<std::filesystem::path> find_program(std::string_view name, const EnvLookup& env = process_env());
 
-// The variables a child inherits by default (REQ-SEC-08): PATH, HOME, USER, LOGNAME, LANG,
+// The variables a child inherits by default: PATH, HOME, USER, LOGNAME, LANG,
 // LANGUAGE, LC_ALL, LC_CTYPE, LC_COLLATE, LC_MESSAGES, LC_NUMERIC, LC_TIME, TZ, TMPDIR, TERM,
 // when set in `env`; plus PAGER=cat, GIT_PAGER=cat and GIT_TERMINAL_PROMPT=0 so nothing waits
 // for a human. Everything else — API keys, tokens, cloud credentials — stays behind.
 std::vector<std::string> reduced_environment(const EnvLookup& env = process_env());
 
-// The output with REQ-TOOL-09b/d's marker appended when it was truncated, e.g.
+// The output with the truncation marker appended when it was truncated, e.g.
 // "[Output truncated: showing the last 50.0KB of 1.2MB. Full output: /tmp/agentkit-exec-1a2b.log]".
 std::string format_output(const ProcessResult& result);
 

@@ -1,5 +1,4 @@
-// agentkit/tools/search.hpp — search_files, find_files and list_files (REQ-TOOL-04, REQ-TOOL-05,
-// REQ-TOOL-09).
+// agentkit/tools/search.hpp — search_files, find_files and list_files, with their caps.
 //
 //   using namespace agentkit::tools;
 //   SearchRequest q;
@@ -11,7 +10,7 @@
 //   auto f = find_files(workspace, {.pattern = "*.cpp"});
 //   auto l = list_files(workspace, {.path = "src"});
 //
-// One contract, two backends (REQ-TOOL-05):
+// One contract, two backends:
 // - Files: our own walk picks them — the ignore engine of ignore.hpp (no git repository needed),
 //   `.git` skipped, hidden files included, symbolic links not followed, siblings in byte order
 //   of their names (depth first), then `file_glob` in our glob dialect (glob.hpp) matched
@@ -73,14 +72,14 @@ struct SearchRequest {
   std::optional<std::string> file_glob;
   // nullopt: smart case.
   std::optional<bool> case_sensitive;
-  // Matches returned at most (REQ-TOOL-09: 100).
+  // Matches returned at most (100).
   std::size_t max_matches = 100;
 };
 
 struct SearchOptions {
   SearchBackend backend = SearchBackend::automatic;
   IgnoreOptions ignore;
-  // REQ-TOOL-09: 500 characters per line, 50 KB per result.
+  // 500 characters per line, 50 KB per result.
   std::size_t max_line_chars = 500;
   std::size_t max_result_bytes = 50 * 1024;
   // Larger files are not searched (the native engine reads a file whole).
@@ -123,7 +122,7 @@ struct FindRequest {
   std::string pattern;       // our glob dialect
   std::string path = ".";
   FileType file_type = FileType::file;
-  std::size_t limit = 1000;  // REQ-TOOL-04
+  std::size_t limit = 1000;
 };
 
 struct FindResult {
@@ -137,7 +136,7 @@ Result<FindResult> find_files(const Workspace& workspace, const FindRequest& req
 
 struct ListRequest {
   std::string path = ".";
-  std::size_t limit = 500;  // REQ-TOOL-04
+  std::size_t limit = 500;
 };
 
 struct ListResult {

@@ -1,4 +1,4 @@
-// agentkit/tools/workspace.hpp — path containment for the built-in file tools (REQ-SEC-01).
+// agentkit/tools/workspace.hpp — path containment for the built-in file tools.
 //
 //   auto ws = agentkit::tools::Workspace::open("/home/me/project").value();
 //   auto p = ws.resolve("src/main.cpp");          // "/home/me/project/src/main.cpp"
@@ -31,7 +31,7 @@
 
 namespace agentkit::tools {
 
-// The stable code put in Error::detail("code") when a path is refused (REQ-SEC-01).
+// The stable code put in Error::detail("code") when a path is refused.
 inline constexpr std::string_view kPathNotAllowed = "path_not_allowed";
 
 class Workspace {

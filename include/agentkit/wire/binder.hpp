@@ -1,5 +1,5 @@
 // agentkit/wire/binder.hpp — binds a decoded JSON tree (or untrusted bytes) into C++ structs,
-// with a declared policy for members the struct does not declare (REQ-SEC-12).
+// with a declared policy for members the struct does not declare.
 //
 //   struct CallParams {
 //     std::string name;
@@ -25,7 +25,7 @@
 //
 // Policy: UnknownFields::reject for protocol payloads (JSON-RPC, MCP), where a smuggled member
 // must not reach dynamic code; UnknownFields::tolerate for provider responses, which gain fields
-// without notice (REQ-SEC-12 rule 6). The policy applies to every struct in the tree.
+// without notice. The policy applies to every struct in the tree.
 //
 // Field types and what they accept:
 //   bool; std::string; integers (int32, int64, uint64, ...): a JSON number that is integral and
@@ -367,7 +367,7 @@ Result<void> bind_struct(T& out, const json::Value& value, std::string_view sour
   }
   if (auto missing = check_required<T>(seen, at, kIndices); !missing) return missing;
   if constexpr (HasValidator<T>) {
-    // REQ-SEC-12 (3): after the struct is filled, reported at this struct's own path.
+    // Required members: after the struct is filled, reported at this struct's own path.
     if (auto valid = Fields<T>::validate(std::as_const(out)); !valid) {
       return validation_failed(at, std::move(valid).error());
     }

@@ -4,7 +4,7 @@
 //   if (!doc) return reject(doc.error());   // says which bound or rule, and the byte offset
 //   const agentkit::json::Value* id = doc->find("id");
 //
-// REQ-SEC-11: the size is checked before a byte is parsed or copied; nesting deeper than
+// The size is checked before a byte is parsed or copied; nesting deeper than
 // max_depth, containers larger than max_container, duplicate keys (case-sensitive: "id" and "Id"
 // are two keys, neither shadows the other) and invalid UTF-8 are all rejections. Errors:
 // Errc::limit_exceeded with details "limit" (the Limits field crossed), "max" and "offset";

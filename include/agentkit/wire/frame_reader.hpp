@@ -11,7 +11,7 @@
 //   }
 //   auto end = reader.finish();                       // at EOF: fails if a frame was cut short
 //
-// Bytes we did not produce (REQ-SEC-11): the declared length is parsed as an unsigned 64-bit
+// Bytes we did not produce: the declared length is parsed as an unsigned 64-bit
 // number and compared with the cap before it is narrowed; no buffer is ever sized from it (a
 // peer that declares 16 MiB and sends one byte costs one byte); the header block is bounded.
 // The first malformed frame poisons the reader: it is never resynchronised, later frames are

@@ -16,7 +16,7 @@
 // so an empty line carries no message, and peers that emit a blank keep-alive line stay readable.
 // A whitespace-only line is not empty and is returned (the JSON decoder rejects it).
 //
-// Bytes we did not produce (REQ-SEC-11): a line longer than max_line_bytes is rejected as soon
+// Bytes we did not produce: a line longer than max_line_bytes is rejected as soon
 // as its byte max_line_bytes + 1 arrives, and the line buffer never grows past the cap (a 17 MiB
 // line costs at most the 16 MiB cap, never a 17 MiB or doubled allocation). The first error
 // poisons the reader: lines completed before it are still returned, then the error, forever.
@@ -38,7 +38,7 @@ namespace agentkit::wire {
 
 // Settings for an NdjsonReader. Safe to copy; read once when the reader is built.
 struct NdjsonReaderOptions {
-  // The most bytes in one line, counting a trailing CR but not the LF (REQ-SEC-11's 16 MiB).
+  // The most bytes in one line, counting a trailing CR but not the LF (16 MiB, the message bound).
   std::size_t max_line_bytes = kDefaultMaxMessageBytes;
   // What finish() does with bytes after the last LF. false (default): the stream was cut in the
   // middle of a message, a protocol_error. true: they are one last line (for files whose final

@@ -58,9 +58,9 @@ struct SseEvent {
 // Settings for an SseDecoder. Safe to copy; read once when the decoder is built.
 struct SseDecoderOptions {
   // The most bytes in one line, excluding its terminator. One `data:` line may carry a whole
-  // message, so it has the message bound of REQ-SEC-11.
+  // message, so it has the library's message bound.
   std::size_t max_line_bytes = kDefaultMaxMessageBytes;
-  // The most bytes an event may buffer (data plus type), REQ-SEC-11's per-message bound.
+  // The most bytes an event may buffer (data plus type): the per-message bound.
   std::size_t max_event_bytes = kDefaultMaxMessageBytes;
 };
 
