@@ -1,5 +1,6 @@
 // Anthropic Messages replies (SSE events or one JSON message) -> the canonical message.
 #include "../wire_common/json_span.hpp"
+#include "../wire_common/vendor_error.hpp"
 #include "agentkit/wire/decode.hpp"
 #include "anthropic_wire.hpp"
 
@@ -18,14 +19,6 @@ StopReason stop_reason_of(std::string_view raw) {
   if (raw == "stop_sequence") return StopReason::stop_sequence;
   if (raw == "refusal") return StopReason::refusal;
   return StopReason::stop;  // unknown reasons never drive control flow (REQ-LOOP-01)
-}
-
-Error stream_error(const json::Value& event) {
-  const json::Value* err = event.find("error");
-  std::string kind = string_at(err, "type");
-  std::string message = string_at(err, "message");
-  if (message.empty()) message = "the stream reported an error without a message";
-  return make_error(Errc::provider_error, kind.empty() ? message : kind + ": " + message);
 }
 
 // Present members only: an explicit 0 is a value, an absent member leaves the count alone
@@ -64,7 +57,10 @@ void AnthropicDecoder::read_usage(const json::Value* usage) {
   set_if_present(usage, "output_tokens", u.output_tokens);
   set_if_present(usage, "cache_read_input_tokens", u.cache_read_tokens);
   set_if_present(usage, "cache_creation_input_tokens", u.cache_write_tokens);
-  if (usage) set_if_present(usage->find("cache_creation"), "ephemeral_1h_input_tokens", u.cache_write_1h_tokens);
+  if (!usage) return;
+  set_if_present(usage->find("cache_creation"), "ephemeral_1h_input_tokens", u.cache_write_1h_tokens);
+  // Thinking is billed as output and already counted in output_tokens; the breakdown says how much.
+  set_if_present(usage->find("output_tokens_details"), "thinking_tokens", u.reasoning_tokens);
 }
 
 void AnthropicDecoder::read_stop(const json::Value* reason) {
@@ -122,7 +118,9 @@ Result<void> AnthropicDecoder::on_block_delta(const json::Value& event) {
     return {};
   }
   const int b = block_for(event);
-  if (b < 0 || !out_.is_open(b)) return {};  // a block we do not model (server tools, citations)
+  if (b < 0) return {};  // a block we do not model (server tools, citations)
+  // A delta for a block that already ended goes to the assembler all the same: it is a protocol
+  // violation there, as on the other four wires, and the message ends as an error naming it.
   if (type == "text_delta") out_.text(b, string_at(delta, "text"));
   else if (type == "thinking_delta") out_.thinking(b, string_at(delta, "thinking"));
   else if (type == "signature_delta") out_.set_signature(b, string_at(delta, "signature"));
@@ -157,7 +155,7 @@ Result<void> AnthropicDecoder::event(const wire::SseEvent& sse) {
   // The event's own "type" wins over the SSE event name (they agree on Anthropic's stream).
   std::string type = string_at(&*doc, "type");
   if (type.empty()) type = sse.type;
-  if (type == "error") return stream_error(*doc);
+  if (type == "error") return vendor_error(*doc);
   if (type == "message_start") {
     if (const json::Value* message = doc->find("message")) on_message_start(*message);
     return {};
@@ -209,7 +207,7 @@ Result<void> AnthropicDecoder::whole_block(const json::Value& block, std::string
 Result<void> AnthropicDecoder::whole(std::string_view body) {
   auto doc = wire::decode(body);
   if (!doc) return make_error(Errc::protocol_error, "malformed reply: " + doc.error().message);
-  if (string_at(&*doc, "type") == "error") return stream_error(*doc);
+  if (string_at(&*doc, "type") == "error") return vendor_error(*doc);
   on_message_start(*doc);
   const json::Value* content = doc->find("content");
   if (content && content->is_array()) {

@@ -3,6 +3,7 @@
 #include <vector>
 
 #include "../wire_common/json_span.hpp"
+#include "../wire_common/vendor_error.hpp"
 #include "agentkit/base/strings.hpp"
 #include "agentkit/wire/decode.hpp"
 #include "ollama_request.hpp"
@@ -17,12 +18,6 @@ Result<std::vector<std::string_view>> call_spans(std::string_view reply_text) {
   auto calls = member_span(*message, "tool_calls");
   if (!calls) return calls.error();
   return element_spans(*calls);
-}
-
-std::string error_text(const json::Value& error) {
-  if (const auto s = error.get_string()) return std::string(*s);
-  if (const json::Value* message = error.find("message"); message && message->is_string()) return message->as_string();
-  return json::dump(error);
 }
 
 }  // namespace
@@ -66,7 +61,7 @@ Result<void> OllamaReplyDecoder::part(const json::Value& reply, std::string_view
   if (!reply.is_object()) return fail(Errc::protocol_error, "an Ollama reply line is not a JSON object");
   if (const json::Value* error = reply.find("error")) {
     // A failure inside an HTTP 200 body: the transport saw success, only this line says otherwise.
-    return fail(Errc::provider_error, "Ollama reported an error: " + error_text(*error));
+    return fail(Errc::provider_error, "Ollama reported an error: " + vendor_error_text(*error));
   }
   if (const json::Value* message = reply.find("message")) {
     if (std::string thinking = string_at(message, "thinking"); !thinking.empty()) out_.thinking(open_block(BlockKind::thinking), thinking);

@@ -1,6 +1,7 @@
 // Chat Completions replies (SSE chunks ending in [DONE], or one JSON completion) -> the canonical
 // message.
 #include "../openai_shared/openai_common.hpp"
+#include "../wire_common/vendor_error.hpp"
 #include "agentkit/wire/decode.hpp"
 #include "completions_wire.hpp"
 
@@ -17,14 +18,6 @@ StopReason stop_reason_of(std::string_view raw) {
   return StopReason::stop;  // "stop" and unknown reasons; never read by the loop (REQ-LOOP-01)
 }
 
-Error in_stream_error(const json::Value& error) {
-  if (error.is_string()) return make_error(Errc::provider_error, error.as_string());
-  std::string kind = string_at(&error, "type");
-  if (kind.empty()) kind = string_at(&error, "code");
-  std::string message = string_at(&error, "message");
-  if (message.empty()) message = "the stream reported an error without a message";
-  return make_error(Errc::provider_error, kind.empty() ? message : kind + ": " + message);
-}
 
 }  // namespace
 
@@ -97,7 +90,7 @@ void CompletionsDecoder::finish(std::string_view reason) {
 }
 
 Result<void> CompletionsDecoder::chunk(const json::Value& chunk) {
-  if (const json::Value* error = chunk.find("error"); error && !error->is_null()) return in_stream_error(*error);
+  if (const json::Value* error = chunk.find("error"); error && !error->is_null()) return vendor_error(*error);
   if (out_.message().response_id.empty()) out_.message().response_id = string_at(&chunk, "id");
   if (std::string model = string_at(&chunk, "model"); !model.empty()) served_model = model;
   if (const json::Value* usage = chunk.find("usage"); usage && usage->is_object()) {

@@ -1,6 +1,7 @@
 // Responses API replies (typed SSE events ending in response.completed, or one JSON response) ->
 // the canonical message.
 #include "../openai_shared/openai_common.hpp"
+#include "../wire_common/vendor_error.hpp"
 #include "agentkit/wire/decode.hpp"
 #include "responses_wire.hpp"
 
@@ -18,19 +19,19 @@ std::optional<std::size_t> output_index(const json::Value& event) {
   return static_cast<std::size_t>(*n);
 }
 
+// Summary parts are separate paragraphs (each opens with its own bold heading): joined without a
+// break, a heading runs into the previous sentence.
+constexpr std::string_view kSummaryPartBreak = "\n\n";
+
 std::string summary_text(const json::Value& item) {
   std::string out;
   if (const json::Value* summary = item.find("summary"); summary && summary->is_array()) {
-    for (const auto& s : summary->as_array()) out += string_at(&s, "text");
+    for (const auto& s : summary->as_array()) {
+      if (!out.empty()) out += kSummaryPartBreak;
+      out += string_at(&s, "text");
+    }
   }
   return out;
-}
-
-Error failure_of(const json::Value& source) {
-  std::string code = string_at(&source, "code");
-  std::string message = string_at(&source, "message");
-  if (message.empty()) message = "the response failed without a message";
-  return make_error(Errc::provider_error, code.empty() ? message : code + ": " + message);
 }
 
 }  // namespace
@@ -58,8 +59,7 @@ Result<void> ResponsesDecoder::response_end(const json::Value& response) {
   const std::string status = string_at(&response, "status");
   AssistantMessage& m = out_.message();
   if (status == "failed") {
-    const json::Value* error = response.find("error");
-    return failure_of(error && error->is_object() ? *error : response);
+    return vendor_error(response);
   }
   if (status == "incomplete") {
     const std::string reason = string_at(response.find("incomplete_details"), "reason");
@@ -106,12 +106,19 @@ void ResponsesDecoder::item_done(const json::Value& event) {
   out_.end(b);
 }
 
+void ResponsesDecoder::summary_part_added(const json::Value& event) {
+  const int b = block_at(event);
+  if (b < 0) return;
+  const auto* thinking = std::get_if<ThinkingBlock>(&out_.block(b));
+  if (thinking != nullptr && !thinking->thinking.empty()) out_.thinking(b, kSummaryPartBreak);
+}
+
 Result<void> ResponsesDecoder::event(const wire::SseEvent& sse) {
   auto doc = wire::decode(sse.data);
   if (!doc) return make_error(Errc::protocol_error, "malformed " + sse.type + " event: " + doc.error().message);
   std::string type = string_at(&*doc, "type");
   if (type.empty()) type = sse.type;
-  if (type == "error") return failure_of(*doc);
+  if (type == "error") return vendor_error(*doc);
   if (type == "response.created" || type == "response.in_progress") {
     if (const json::Value* r = doc->find("response")) response_header(*r);
   } else if (type == "response.output_item.added") {
@@ -123,6 +130,8 @@ Result<void> ResponsesDecoder::event(const wire::SseEvent& sse) {
     auto it = blocks_.find(*index);
     if (it == blocks_.end()) it = blocks_.emplace(*index, out_.begin_text()).first;
     out_.text(it->second, string_at(&*doc, "delta"));
+  } else if (type == "response.reasoning_summary_part.added") {
+    summary_part_added(*doc);
   } else if (type == "response.reasoning_summary_text.delta" || type == "response.reasoning_text.delta") {
     if (int b = block_at(*doc); b >= 0) out_.thinking(b, string_at(&*doc, "delta"));
   } else if (type == "response.function_call_arguments.delta") {
@@ -177,7 +186,7 @@ Result<void> ResponsesDecoder::whole(std::string_view body) {
   auto doc = wire::decode(body);
   if (!doc) return make_error(Errc::protocol_error, "malformed reply: " + doc.error().message);
   if (const json::Value* error = doc->find("error"); error && error->is_object() && string_at(&*doc, "status").empty()) {
-    return failure_of(*error);
+    return vendor_error(*error);
   }
   response_header(*doc);
   if (const json::Value* output = doc->find("output"); output && output->is_array()) {
