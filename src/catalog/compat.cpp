@@ -21,12 +21,13 @@ struct CompatKey {
 
 // Keys every profile understands.
 //   thinking_level_map: level -> wire value, written by the loader from the row's "thinking".
-//   supports_long_cache_retention: the 1-hour prompt-cache TTL is accepted (false on Together,
-//   Cloudflare, Nvidia; REQ-PROV-12).
 constexpr std::array kCommonKeys = {
     CompatKey{"thinking_level_map", Kind::object},
-    CompatKey{"supports_long_cache_retention", Kind::boolean},
 };
+
+// supports_long_cache_retention: the long prompt-cache lifetime is accepted (false on Together,
+// Cloudflare, Nvidia; REQ-PROV-12). Only the wires that can ask for one read it.
+constexpr CompatKey kLongCacheRetention{"supports_long_cache_retention", Kind::boolean};
 
 // Chat Completions: the thirteen flags of REQ-PROV-12, each needed by a named vendor.
 constexpr std::array kCompletionsKeys = {
@@ -42,29 +43,27 @@ constexpr std::array kCompletionsKeys = {
     CompatKey{"allows_user_after_tool_result", Kind::boolean},
     CompatKey{"requires_tool_result_name", Kind::boolean},
     CompatKey{"cache_control_format", Kind::choice, "none|anthropic"},
+    kLongCacheRetention,
 };
 
 constexpr std::array kResponsesKeys = {
     CompatKey{"supports_store", Kind::boolean},
     CompatKey{"supports_service_tier", Kind::boolean},
     CompatKey{"supports_encrypted_reasoning", Kind::boolean},
+    kLongCacheRetention,
 };
 
 // Anthropic rows speak either effort levels (adaptive thinking) or integer token budgets, never
 // one translated into the other (post-PRD ruling).
 constexpr std::array kAnthropicKeys = {
     CompatKey{"thinking_style", Kind::choice, "adaptive|budget"},
+    kLongCacheRetention,
 };
 
-// Gemini families differ in how thinking is controlled and whether it can be switched off.
-constexpr std::array kGoogleKeys = {
-    CompatKey{"thinking_style", Kind::choice, "level|budget"},
-    CompatKey{"can_disable_thinking", Kind::boolean},
-};
-
-constexpr std::array kOllamaKeys = {
-    CompatKey{"supports_thinking", Kind::boolean},
-};
+// Gemini and Ollama take everything from the row itself: whether thinking can be sent, switched
+// off, or given as a level or a budget is what the row's "thinking" map says.
+constexpr std::array<CompatKey, 0> kGoogleKeys{};
+constexpr std::array<CompatKey, 0> kOllamaKeys{};
 
 // Every name valid for each API (common keys first), for listing in errors and compat_keys().
 template <std::size_t N>
