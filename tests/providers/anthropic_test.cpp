@@ -326,14 +326,20 @@ TEST_CASE("an argument delta aimed at a text block ends the reply as a protocol 
   CHECK(std::get<TextBlock>(c.last_reply.content.at(0)).text == "Hi");  // what arrived is kept
 }
 
-TEST_CASE("a delta after its content block stopped ends the reply as a protocol error and the ended block is not changed") {
+TEST_CASE(
+    "a delta after its content block stopped ends the reply as a protocol error and the ended "
+    "block is not changed") {
   // The rule the assembler and the other four wires follow: the block_end event already carried
   // the block whole, so a later change would make the message disagree with what observers saw.
   auto event = [](const std::string& type, const std::string& body) {
-    return "event: " + type + "\ndata: {\"type\":\"" + type + "\"" + (body.empty() ? "" : "," + body) + "}\n\n";
+    return "event: " + type + "\ndata: {\"type\":\"" + type + "\"" +
+           (body.empty() ? "" : "," + body) + "}\n\n";
   };
   const std::string sse =
-      event("message_start", R"("message":{"id":"m","model":"claude-sonnet-5-5","usage":{"input_tokens":5,"output_tokens":1}})") +
+      event(
+          "message_start",
+          R"("message":{"id":"m","model":"claude-sonnet-5-5",)"
+          R"("usage":{"input_tokens":5,"output_tokens":1}})") +
       event("content_block_start", R"("index":0,"content_block":{"type":"text","text":""})") +
       event("content_block_delta", R"("index":0,"delta":{"type":"text_delta","text":"Hi"})") +
       event("content_block_stop", R"("index":0)") +
@@ -352,22 +358,28 @@ TEST_CASE("a delta after its content block stopped ends the reply as a protocol 
   CHECK(std::get<TextBlock>(c.last_reply.content.at(0)).text == "Hi");
 }
 
-TEST_CASE("the thinking share of output tokens is read from the usage details, whole and streamed") {
-  const std::string usage = R"({"input_tokens":52,"output_tokens":221,"output_tokens_details":{"thinking_tokens":65}})";
+TEST_CASE(
+    "the thinking share of output tokens is read from the usage details, whole and streamed") {
+  const std::string usage =
+      R"({"input_tokens":52,"output_tokens":221,"output_tokens_details":{"thinking_tokens":65}})";
   AnthropicConversation whole_reply(
       test_wire_options(),
-      R"({"id":"m","type":"message","role":"assistant","model":"claude-sonnet-5-5","content":[{"type":"text","text":"OK."}],)"
-      R"("stop_reason":"end_turn","usage":)" + usage + "}");
+      R"({"id":"m","type":"message","role":"assistant","model":"claude-sonnet-5-5",)"
+      R"("content":[{"type":"text","text":"OK."}],)"
+      R"("stop_reason":"end_turn","usage":)" +
+          usage + "}");
   whole_reply.user("hi");
   whole_reply.send();
   CHECK(whole_reply.last_reply.usage.reasoning_tokens == 65);
   CHECK(whole_reply.last_reply.usage.output_tokens == 221);  // thinking is inside output already
 
   const std::string sse =
-      "event: message_start\ndata: {\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"model\":\"claude-sonnet-5-5\","
+      "event: message_start\ndata: "
+      "{\"type\":\"message_start\",\"message\":{\"id\":\"m\",\"model\":\"claude-sonnet-5-5\","
       "\"usage\":{\"input_tokens\":52,\"output_tokens\":1}}}\n\n"
-      "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":" + usage +
-      "}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
+      "event: message_delta\ndata: "
+      "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":" +
+      usage + "}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
   testing::ScriptedResponse streamed;
   streamed.headers = http::Headers({{"Content-Type", "text/event-stream"}});
   streamed.pieces = {sse};

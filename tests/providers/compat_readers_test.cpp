@@ -29,7 +29,8 @@ std::string read_all(const fs::path& path) {
 void collect(const fs::path& dir, bool recursive, std::vector<fs::path>& out) {
   auto take = [&](const fs::directory_entry& e) {
     const auto ext = e.path().extension();
-    if (e.is_regular_file() && (ext == ".cpp" || ext == ".hpp") && e.path().filename() != "compat.cpp") {
+    if (e.is_regular_file() && (ext == ".cpp" || ext == ".hpp") &&
+        e.path().filename() != "compat.cpp") {
       out.push_back(e.path());
     }
   };
@@ -51,8 +52,8 @@ std::vector<fs::path> reader_files(std::string_view api) {
   };
   std::vector<fs::path> files;
   const fs::path providers = kSource / "src" / "providers";
-  collect(providers, false, files);                    // pipeline, repair, retry, ...
-  collect(providers / "wire_common", true, files);     // shared by the five wires
+  collect(providers, false, files);                   // pipeline, repair, retry, ...
+  collect(providers / "wire_common", true, files);    // shared by the five wires
   collect(kSource / "src" / "catalog", true, files);  // resolution, clamping, thinking values
   for (const auto& dir : kWireDirs.at(api)) collect(providers / dir, true, files);
   return files;
@@ -62,9 +63,10 @@ std::vector<fs::path> reader_files(std::string_view api) {
 
 TEST_CASE("every key of the compat vocabulary has a reader in the wire it configures") {
   REQUIRE(fs::exists(kSource / "src" / "providers"));
-  for (std::string_view api : {agentkit::catalog::kAnthropicMessages, agentkit::catalog::kOpenAiCompletions,
-                               agentkit::catalog::kOpenAiResponses, agentkit::catalog::kGoogleGenerativeAi,
-                               agentkit::catalog::kOllamaChat}) {
+  for (std::string_view api :
+       {agentkit::catalog::kAnthropicMessages, agentkit::catalog::kOpenAiCompletions,
+        agentkit::catalog::kOpenAiResponses, agentkit::catalog::kGoogleGenerativeAi,
+        agentkit::catalog::kOllamaChat}) {
     std::string sources;
     for (const auto& f : reader_files(api)) sources += read_all(f);
     const auto keys = agentkit::catalog::compat_keys(api);

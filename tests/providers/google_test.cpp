@@ -375,7 +375,8 @@ TEST_CASE("gemini: thinking is clamped and sent as a level or a budget, as the c
   // A budget-style row that can switch thinking off.
   auto budget_row = [](Conversation& c) {
     c.model->thinking_levels = {ThinkingLevel::off, ThinkingLevel::low, ThinkingLevel::high};
-    c.model->compat = json::parse(R"({"thinking_level_map":{"off":0,"low":1024,"high":24576}})").value();
+    c.model->compat =
+        json::parse(R"({"thinking_level_map":{"off":0,"low":1024,"high":24576}})").value();
   };
   CHECK(thinking_of([&](Conversation& c) {
           budget_row(c);

@@ -142,7 +142,8 @@ TEST_CASE("a text delta after its item is done ends the reply as a protocol erro
 namespace {
 
 std::string sse_event(const std::string& type, const std::string& body) {
-  return "event: " + type + "\ndata: {\"type\":\"" + type + "\"" + (body.empty() ? "" : "," + body) + "}\n\n";
+  return "event: " + type + "\ndata: {\"type\":\"" + type + "\"" +
+         (body.empty() ? "" : "," + body) + "}\n\n";
 }
 
 AssistantMessage streamed_reply(const std::string& stream) {
@@ -157,21 +158,33 @@ AssistantMessage streamed_reply(const std::string& stream) {
 
 }  // namespace
 
-TEST_CASE("an in-stream error keeps the vendor's message whether it is flat or nested under error") {
-  const std::string created = sse_event("response.created", R"("response":{"id":"resp_1","status":"in_progress","output":[]})");
+TEST_CASE(
+    "an in-stream error keeps the vendor's message whether it is flat or nested under error") {
+  const std::string created = sse_event(
+      "response.created", R"("response":{"id":"resp_1","status":"in_progress","output":[]})");
   AssistantMessage nested = streamed_reply(
-      created + sse_event("error", R"("error":{"type":"insufficient_quota","code":"insufficient_quota","message":"You exceeded your quota."})"));
+      created +
+      sse_event(
+          "error",
+          R"("error":{"type":"insufficient_quota","code":"insufficient_quota",)"
+          R"("message":"You exceeded your quota."})"));
   CHECK(nested.stop_reason == StopReason::error);
   CHECK(nested.error_message == "insufficient_quota: You exceeded your quota.");
-  AssistantMessage flat = streamed_reply(created + sse_event("error", R"("code":"server_error","message":"Try again.")"));
+  AssistantMessage flat = streamed_reply(
+      created + sse_event("error", R"("code":"server_error","message":"Try again.")"));
   CHECK(flat.error_message == "server_error: Try again.");
   AssistantMessage failed = streamed_reply(
-      created + sse_event("response.failed", R"("response":{"id":"resp_1","status":"failed","error":{"code":"server_error","message":"Broke."},"output":[]})"));
+      created +
+      sse_event(
+          "response.failed",
+          R"("response":{"id":"resp_1","status":"failed",)"
+          R"("error":{"code":"server_error","message":"Broke."},"output":[]})"));
   CHECK(failed.error_message == "server_error: Broke.");
 }
 
 TEST_CASE("an in-stream error without a message quotes its fields instead of a generic phrase") {
-  AssistantMessage m = streamed_reply(sse_event("error", R"("error":{"code":"rate_limit_exceeded","param":null})"));
+  AssistantMessage m =
+      streamed_reply(sse_event("error", R"("error":{"code":"rate_limit_exceeded","param":null})"));
   CHECK(m.stop_reason == StopReason::error);
   CHECK(m.error_message.find("rate_limit_exceeded") != std::string::npos);
 }
@@ -180,22 +193,31 @@ TEST_CASE("reasoning summary parts are joined by a blank line, whole and streame
   ResponsesConversation whole_reply(reply(
       R"([{"type":"reasoning","id":"rs_1","summary":[{"type":"summary_text","text":"**One**"},)"
       R"({"type":"summary_text","text":"**Two**"}]},)"
-      R"({"type":"message","id":"msg_1","role":"assistant","content":[{"type":"output_text","text":"OK."}]}])"));
+      R"({"type":"message","id":"msg_1","role":"assistant",)"
+      R"("content":[{"type":"output_text","text":"OK."}]}])"));
   whole_reply.user("hi");
   whole_reply.send();
   REQUIRE(std::holds_alternative<ThinkingBlock>(whole_reply.last_reply.content.at(0)));
-  CHECK(std::get<ThinkingBlock>(whole_reply.last_reply.content.at(0)).thinking == "**One**\n\n**Two**");
+  CHECK(std::get<ThinkingBlock>(whole_reply.last_reply.content.at(0)).thinking ==
+        "**One**\n\n**Two**");
 
   auto part = [](int i, const std::string& text) {
-    const std::string at = R"("item_id":"rs_1","output_index":0,"summary_index":)" + std::to_string(i);
-    return sse_event("response.reasoning_summary_part.added", at + R"(,"part":{"type":"summary_text","text":""})") +
+    const std::string at =
+        R"("item_id":"rs_1","output_index":0,"summary_index":)" + std::to_string(i);
+    return sse_event("response.reasoning_summary_part.added",
+                     at + R"(,"part":{"type":"summary_text","text":""})") +
            sse_event("response.reasoning_summary_text.delta", at + R"(,"delta":")" + text + "\"");
   };
   AssistantMessage streamed = streamed_reply(
-      sse_event("response.output_item.added", R"("output_index":0,"item":{"type":"reasoning","id":"rs_1","summary":[]})") +
+      sse_event("response.output_item.added",
+                R"("output_index":0,"item":{"type":"reasoning","id":"rs_1","summary":[]})") +
       part(0, "**One**") + part(1, "**Two**") +
-      sse_event("response.output_item.done", R"("output_index":0,"item":{"type":"reasoning","id":"rs_1","summary":[]})") +
-      sse_event("response.completed", R"("response":{"id":"resp_1","status":"completed","output":[],"usage":{"input_tokens":1,"output_tokens":1}})"));
+      sse_event("response.output_item.done",
+                R"("output_index":0,"item":{"type":"reasoning","id":"rs_1","summary":[]})") +
+      sse_event(
+          "response.completed",
+          R"("response":{"id":"resp_1","status":"completed","output":[],)"
+          R"("usage":{"input_tokens":1,"output_tokens":1}})"));
   REQUIRE(std::holds_alternative<ThinkingBlock>(streamed.content.at(0)));
   CHECK(std::get<ThinkingBlock>(streamed.content.at(0)).thinking == "**One**\n\n**Two**");
 }

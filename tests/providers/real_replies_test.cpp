@@ -1,10 +1,10 @@
-// Replays the 53 replies recorded from the five vendors' real APIs (../shared/testdata/real-replies,
-// sources and licences in its README) through the public entry points: make_agent with a catalog
-// model whose base URL is a loopback server answering with the recorded status, Content-Type and
-// body. Each case checks the facts its expect.json read from the recording itself: answer text,
-// thinking, tool calls (run by the loop with the recorded arguments, the follow-up request quoting
-// the recorded ids), the raw stop reason, usage netted as docs/providers.md says, and the vendor's
-// error message reaching RunResult::error_message.
+// Replays the 53 replies recorded from the five vendors' real APIs
+// (../shared/testdata/real-replies, sources and licences in its README) through the public entry
+// points: make_agent with a catalog model whose base URL is a loopback server answering with the
+// recorded status, Content-Type and body. Each case checks the facts its expect.json read from the
+// recording itself: answer text, thinking, tool calls (run by the loop with the recorded arguments,
+// the follow-up request quoting the recorded ids), the raw stop reason, usage netted as
+// docs/providers.md says, and the vendor's error message reaching RunResult::error_message.
 #include <algorithm>
 #include <fstream>
 #include <memory>
@@ -77,9 +77,11 @@ WireSetup setup_for(const std::string& wire) {
             R"("usage":{"input_tokens":0,"output_tokens":0,"total_tokens":0}})"};
   }
   if (wire == "google-generative-ai") {
-    return {"google/gemini-4-hydrogen",
-            R"({"candidates":[{"content":{"role":"model","parts":[{"text":"done"}]},)"
-            R"("finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":0,"candidatesTokenCount":0}})"};
+    return {
+        "google/gemini-4-hydrogen",
+        R"({"candidates":[{"content":{"role":"model","parts":[{"text":"done"}]},)"
+        R"("finishReason":"STOP"}],)"
+        R"("usageMetadata":{"promptTokenCount":0,"candidatesTokenCount":0}})"};
   }
   REQUIRE(wire == "ollama-chat");
   return {"ollama/llama3.3",
@@ -93,11 +95,14 @@ struct CallLog {
   std::vector<std::pair<std::string, json::Value>> calls;
 };
 
-std::vector<ToolDefinition> recording_tools(const json::Value& expected_calls, std::shared_ptr<CallLog> log) {
+std::vector<ToolDefinition> recording_tools(const json::Value& expected_calls,
+                                            std::shared_ptr<CallLog> log) {
   std::vector<ToolDefinition> tools;
   for (const auto& call : expected_calls.as_array()) {
     const std::string name = text_or_empty(call.find("name"));
-    if (std::any_of(tools.begin(), tools.end(), [&](const ToolDefinition& t) { return t.name == name; })) continue;
+    if (std::any_of(tools.begin(), tools.end(),
+                    [&](const ToolDefinition& t) { return t.name == name; }))
+      continue;
     ToolDefinition t;
     t.name = name;
     t.description = "records its calls";
@@ -125,26 +130,31 @@ std::vector<std::string> quoted_result_ids(const std::string& wire, const json::
   if (wire == "anthropic-messages") {
     each(body.find("messages"), [&](const json::Value& m) {
       each(m.find("content"), [&](const json::Value& block) {
-        if (text_or_empty(block.find("type")) == "tool_result") out.push_back(text_or_empty(block.find("tool_use_id")));
+        if (text_or_empty(block.find("type")) == "tool_result")
+          out.push_back(text_or_empty(block.find("tool_use_id")));
       });
     });
   } else if (wire == "openai-completions") {
     each(body.find("messages"), [&](const json::Value& m) {
-      if (text_or_empty(m.find("role")) == "tool") out.push_back(text_or_empty(m.find("tool_call_id")));
+      if (text_or_empty(m.find("role")) == "tool")
+        out.push_back(text_or_empty(m.find("tool_call_id")));
     });
   } else if (wire == "openai-responses") {
     each(body.find("input"), [&](const json::Value& item) {
-      if (text_or_empty(item.find("type")) == "function_call_output") out.push_back(text_or_empty(item.find("call_id")));
+      if (text_or_empty(item.find("type")) == "function_call_output")
+        out.push_back(text_or_empty(item.find("call_id")));
     });
   } else if (wire == "google-generative-ai") {
     each(body.find("contents"), [&](const json::Value& c) {
       each(c.find("parts"), [&](const json::Value& part) {
-        if (const json::Value* r = part.find("functionResponse")) out.push_back(text_or_empty(r->find("name")));
+        if (const json::Value* r = part.find("functionResponse"))
+          out.push_back(text_or_empty(r->find("name")));
       });
     });
   } else {
     each(body.find("messages"), [&](const json::Value& m) {
-      if (text_or_empty(m.find("role")) == "tool") out.push_back(text_or_empty(m.find("tool_name")));
+      if (text_or_empty(m.find("role")) == "tool")
+        out.push_back(text_or_empty(m.find("tool_name")));
     });
   }
   return out;
@@ -171,7 +181,8 @@ Usage expected_usage(const std::string& wire, const json::Value& usage) {
   u.output_tokens = count_or_zero(usage.find("output_tokens"));
   u.cache_read_tokens = cached;
   u.reasoning_tokens = count_or_zero(usage.find("reasoning_tokens"));
-  if (wire == "openai-completions" || wire == "openai-responses" || wire == "google-generative-ai") {
+  if (wire == "openai-completions" || wire == "openai-responses" ||
+      wire == "google-generative-ai") {
     u.input_tokens -= cached;
   }
   if (wire == "google-generative-ai") u.output_tokens += u.reasoning_tokens;
@@ -202,7 +213,8 @@ void check_content(const AssistantMessage& reply, const json::Value& expect) {
     if (!want_text->as_string().empty()) CHECK(any_text);
   }
   CHECK(any_thinking == expect.find("thinking_present")->as_bool());
-  if (const json::Value* want = expect.find("thinking_text"); want->is_string()) CHECK(thinking == want->as_string());
+  if (const json::Value* want = expect.find("thinking_text"); want->is_string())
+    CHECK(thinking == want->as_string());
   CHECK(reply.raw_stop_reason == text_or_empty(expect.find("stop_reason_raw")));
 
   const auto& want_calls = expect.find("tool_calls")->as_array();
@@ -230,11 +242,13 @@ void check_tools_ran(const std::string& wire, const json::Value& expect, CallLog
   std::vector<std::string> wanted_ids;
   for (const auto& c : want_calls) {
     wanted.emplace_back(text_or_empty(c.find("name")), *c.find("arguments"));
-    wanted_ids.push_back(pairs_results_by_name(wire) ? text_or_empty(c.find("name")) : text_or_empty(c.find("id")));
+    wanted_ids.push_back(pairs_results_by_name(wire) ? text_or_empty(c.find("name"))
+                                                     : text_or_empty(c.find("id")));
   }
   REQUIRE(log.calls.size() == wanted.size());
   for (const auto& w : wanted) {
-    CHECK(std::count(log.calls.begin(), log.calls.end(), w) == std::count(wanted.begin(), wanted.end(), w));
+    CHECK(std::count(log.calls.begin(), log.calls.end(), w) ==
+          std::count(wanted.begin(), wanted.end(), w));
   }
   REQUIRE(server.request_count() == 2);
   auto follow_up = json::parse(server.request_at(1).body);
@@ -264,8 +278,11 @@ void replay(const std::filesystem::path& root, const json::Value& entry) {
   rt.transport.wires.http = std::make_shared<http::HttpClient>();
   // A key that no reply contains: error messages are scrubbed of the credential's bytes.
   const std::string key = "replay-test-key-0000";
-  rt.transport.wires.credentials.environment = providers::fixed_environment(
-      {{"ANTHROPIC_API_KEY", key}, {"OPENAI_API_KEY", key}, {"XAI_API_KEY", key}, {"GEMINI_API_KEY", key}});
+  rt.transport.wires.credentials.environment =
+      providers::fixed_environment({{"ANTHROPIC_API_KEY", key},
+                                    {"OPENAI_API_KEY", key},
+                                    {"XAI_API_KEY", key},
+                                    {"GEMINI_API_KEY", key}});
   providers::register_defaults(rt.providers, rt.transport.wires);
   auto log = std::make_shared<CallLog>();
   AgentDefinition def;
@@ -297,7 +314,9 @@ void replay(const std::filesystem::path& root, const json::Value& entry) {
 
 }  // namespace
 
-TEST_CASE("every reply recorded from a real vendor API replays through an agent with its recorded facts") {
+TEST_CASE(
+    "every reply recorded from a real vendor API replays through an agent with its recorded "
+    "facts") {
   AGENTKIT_SHARED_TESTDATA(root, "real-replies");
   const json::Value index = read_json(root / "index.json");
   REQUIRE(index.as_array().size() == 53);

@@ -58,7 +58,8 @@ void AnthropicDecoder::read_usage(const json::Value* usage) {
   set_if_present(usage, "cache_read_input_tokens", u.cache_read_tokens);
   set_if_present(usage, "cache_creation_input_tokens", u.cache_write_tokens);
   if (!usage) return;
-  set_if_present(usage->find("cache_creation"), "ephemeral_1h_input_tokens", u.cache_write_1h_tokens);
+  set_if_present(usage->find("cache_creation"), "ephemeral_1h_input_tokens",
+                 u.cache_write_1h_tokens);
   // Thinking is billed as output and already counted in output_tokens; the breakdown says how much.
   set_if_present(usage->find("output_tokens_details"), "thinking_tokens", u.reasoning_tokens);
 }

@@ -18,7 +18,6 @@ StopReason stop_reason_of(std::string_view raw) {
   return StopReason::stop;  // "stop" and unknown reasons; never read by the loop (REQ-LOOP-01)
 }
 
-
 }  // namespace
 
 std::string CompletionsDecoder::synthesised_id(std::size_t index) const {
@@ -90,7 +89,9 @@ void CompletionsDecoder::finish(std::string_view reason) {
 }
 
 Result<void> CompletionsDecoder::chunk(const json::Value& chunk) {
-  if (const json::Value* error = chunk.find("error"); error && !error->is_null()) return vendor_error(*error);
+  if (const json::Value* error = chunk.find("error"); error && !error->is_null()) {
+    return vendor_error(*error);
+  }
   if (out_.message().response_id.empty()) out_.message().response_id = string_at(&chunk, "id");
   if (std::string model = string_at(&chunk, "model"); !model.empty()) served_model = model;
   if (const json::Value* usage = chunk.find("usage"); usage && usage->is_object()) {

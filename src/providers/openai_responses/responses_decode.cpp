@@ -132,13 +132,15 @@ Result<void> ResponsesDecoder::event(const wire::SseEvent& sse) {
     out_.text(it->second, string_at(&*doc, "delta"));
   } else if (type == "response.reasoning_summary_part.added") {
     summary_part_added(*doc);
-  } else if (type == "response.reasoning_summary_text.delta" || type == "response.reasoning_text.delta") {
+  } else if (type == "response.reasoning_summary_text.delta" ||
+             type == "response.reasoning_text.delta") {
     if (int b = block_at(*doc); b >= 0) out_.thinking(b, string_at(&*doc, "delta"));
   } else if (type == "response.function_call_arguments.delta") {
     if (int b = block_at(*doc); b >= 0) out_.arguments(b, string_at(&*doc, "delta"));
   } else if (type == "response.output_item.done") {
     item_done(*doc);
-  } else if (type == "response.completed" || type == "response.incomplete" || type == "response.failed") {
+  } else if (type == "response.completed" || type == "response.incomplete" ||
+             type == "response.failed") {
     if (const json::Value* r = doc->find("response")) return response_end(*r);
     completed_ = true;
   }

@@ -38,12 +38,15 @@ std::string vendor_error_text(const json::Value& source) {
   std::string quoted = json::dump(source);
   if (quoted.size() > kMaxQuotedErrorBytes) {
     std::size_t cut = kMaxQuotedErrorBytes;
-    while (cut > 0 && (static_cast<unsigned char>(quoted[cut]) & 0xC0) == 0x80) --cut;  // whole code points
+    // Cut at a code point boundary: the message must stay valid UTF-8.
+    while (cut > 0 && (static_cast<unsigned char>(quoted[cut]) & 0xC0) == 0x80) --cut;
     quoted = quoted.substr(0, cut) + "...";
   }
   return "the reply reported a failure without a message: " + quoted;
 }
 
-Error vendor_error(const json::Value& source) { return make_error(Errc::provider_error, vendor_error_text(source)); }
+Error vendor_error(const json::Value& source) {
+  return make_error(Errc::provider_error, vendor_error_text(source));
+}
 
 }  // namespace agentkit::providers::detail
