@@ -32,6 +32,14 @@ struct AnthropicConversation : Conversation {
       : Conversation(anthropic_client, sonnet(), std::move(script), options) {}
 };
 
+// The reply decoded from `sse`, served as one streamed piece.
+AssistantMessage streamed_reply(const std::string& sse) {
+  AnthropicConversation c(test_wire_options(), {Conversation::streamed(sse)});
+  c.user("hi");
+  c.send();
+  return c.last_reply;
+}
+
 int markers(const json::Value& v) {
   int n = 0;
   if (const auto* o = v.get_object()) {
@@ -314,16 +322,8 @@ TEST_CASE("an argument delta aimed at a text block ends the reply as a protocol 
       "event: content_block_stop\ndata: {\"type\":\"content_block_stop\",\"index\":0}\n\n"
       "event: message_delta\ndata: {\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":{\"output_tokens\":3}}\n\n"
       "event: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
-  testing::ScriptedResponse streamed;
-  streamed.headers = http::Headers({{"Content-Type", "text/event-stream"}});
-  streamed.pieces = {sse};
-  AnthropicConversation c(test_wire_options(), {streamed});
-  c.user("hi");
-  c.send();
-  CHECK(c.last_reply.stop_reason == StopReason::error);
-  CHECK(c.last_reply.error_message.find("tool-argument delta for content block 0") != std::string::npos);
-  REQUIRE(std::holds_alternative<TextBlock>(c.last_reply.content.at(0)));
-  CHECK(std::get<TextBlock>(c.last_reply.content.at(0)).text == "Hi");  // what arrived is kept
+  // What arrived is kept.
+  check_violation_kept_text(streamed_reply(sse), "tool-argument delta for content block 0", "Hi");
 }
 
 TEST_CASE(
@@ -331,10 +331,7 @@ TEST_CASE(
     "block is not changed") {
   // The rule the assembler and the other four wires follow: the block_end event already carried
   // the block whole, so a later change would make the message disagree with what observers saw.
-  auto event = [](const std::string& type, const std::string& body) {
-    return "event: " + type + "\ndata: {\"type\":\"" + type + "\"" +
-           (body.empty() ? "" : "," + body) + "}\n\n";
-  };
+  const auto& event = sse_event;
   const std::string sse =
       event(
           "message_start",
@@ -346,16 +343,7 @@ TEST_CASE(
       event("content_block_delta", R"("index":0,"delta":{"type":"text_delta","text":" again"})") +
       event("message_delta", R"("delta":{"stop_reason":"end_turn"},"usage":{"output_tokens":3})") +
       event("message_stop", "");
-  testing::ScriptedResponse streamed;
-  streamed.headers = http::Headers({{"Content-Type", "text/event-stream"}});
-  streamed.pieces = {sse};
-  AnthropicConversation c(test_wire_options(), {streamed});
-  c.user("hi");
-  c.send();
-  CHECK(c.last_reply.stop_reason == StopReason::error);
-  CHECK(c.last_reply.error_message.find("which had already ended") != std::string::npos);
-  REQUIRE(std::holds_alternative<TextBlock>(c.last_reply.content.at(0)));
-  CHECK(std::get<TextBlock>(c.last_reply.content.at(0)).text == "Hi");
+  check_violation_kept_text(streamed_reply(sse), "which had already ended", "Hi");
 }
 
 TEST_CASE(
@@ -380,11 +368,5 @@ TEST_CASE(
       "event: message_delta\ndata: "
       "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":" +
       usage + "}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
-  testing::ScriptedResponse streamed;
-  streamed.headers = http::Headers({{"Content-Type", "text/event-stream"}});
-  streamed.pieces = {sse};
-  AnthropicConversation stream_reply(test_wire_options(), {streamed});
-  stream_reply.user("hi");
-  stream_reply.send();
-  CHECK(stream_reply.last_reply.usage.reasoning_tokens == 65);
+  CHECK(streamed_reply(sse).usage.reasoning_tokens == 65);
 }

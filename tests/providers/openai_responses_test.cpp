@@ -25,6 +25,14 @@ std::shared_ptr<providers::WireClient> responses_client(const providers::WireOpt
 
 Model sol() { return *catalog::Catalog::builtin().find("openai", "gpt-6.2-sol"); }
 
+// The reply decoded from `stream`, served as one streamed piece.
+AssistantMessage streamed_reply(const std::string& stream) {
+  Conversation c(responses_client, sol(), {Conversation::streamed(stream)});
+  c.user("hi");
+  c.send();
+  return c.last_reply;
+}
+
 struct ResponsesConversation : Conversation {
   explicit ResponsesConversation(std::string body = reply(kOkOutput))
       : Conversation(responses_client, sol(), {whole(std::move(body))}) {}
@@ -117,9 +125,7 @@ TEST_CASE("long retention asks OpenAI to keep the prompt cache for a day") {
 TEST_CASE("a text delta after its item is done ends the reply as a protocol error and the ended block is not changed") {
   // Found by fuzz_openai: the delta was appended to a block whose block_end had already gone out,
   // so the message disagreed with what observers saw.
-  auto sse = [](const std::string& type, const std::string& body) {
-    return "event: " + type + "\ndata: {\"type\":\"" + type + "\"," + body + "}\n\n";
-  };
+  const auto& sse = sse_event;
   const std::string stream =
       sse("response.created", R"("response":{"id":"resp_1","model":"gpt-6.2-sol","status":"in_progress","output":[]})") +
       sse("response.output_item.added", R"("output_index":0,"item":{"type":"message","id":"msg_1","role":"assistant","content":[]})") +
@@ -127,36 +133,8 @@ TEST_CASE("a text delta after its item is done ends the reply as a protocol erro
       sse("response.output_item.done", R"("output_index":0,"item":{"type":"message","id":"msg_1","role":"assistant","content":[]})") +
       sse("response.output_text.delta", R"("output_index":0,"item_id":"msg_1","content_index":0,"delta":" again")") +
       sse("response.completed", R"("response":{"id":"resp_1","model":"gpt-6.2-sol","status":"completed","output":[],"usage":{"input_tokens":5,"output_tokens":2}})");
-  testing::ScriptedResponse streamed;
-  streamed.headers = http::Headers({{"Content-Type", "text/event-stream"}});
-  streamed.pieces = {stream};
-  Conversation c(responses_client, sol(), {streamed});
-  c.user("hi");
-  c.send();
-  CHECK(c.last_reply.stop_reason == StopReason::error);
-  CHECK(c.last_reply.error_message.find("which had already ended") != std::string::npos);
-  REQUIRE(std::holds_alternative<TextBlock>(c.last_reply.content.at(0)));
-  CHECK(std::get<TextBlock>(c.last_reply.content.at(0)).text == "Hi");
+  check_violation_kept_text(streamed_reply(stream), "which had already ended", "Hi");
 }
-
-namespace {
-
-std::string sse_event(const std::string& type, const std::string& body) {
-  return "event: " + type + "\ndata: {\"type\":\"" + type + "\"" +
-         (body.empty() ? "" : "," + body) + "}\n\n";
-}
-
-AssistantMessage streamed_reply(const std::string& stream) {
-  testing::ScriptedResponse streamed;
-  streamed.headers = http::Headers({{"Content-Type", "text/event-stream"}});
-  streamed.pieces = {stream};
-  Conversation c(responses_client, sol(), {streamed});
-  c.user("hi");
-  c.send();
-  return c.last_reply;
-}
-
-}  // namespace
 
 TEST_CASE(
     "an in-stream error keeps the vendor's message whether it is flat or nested under error") {

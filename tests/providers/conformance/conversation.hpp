@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "conformance.hpp"
+#include "support/catch.hpp"
 
 namespace agentkit::conformance {
 
@@ -19,6 +20,13 @@ struct Conversation {
     testing::ScriptedResponse r;
     r.headers = http::Headers({{"Content-Type", "application/json"}});
     r.body = std::move(body);
+    return r;
+  }
+  // `sse` served as one text/event-stream piece.
+  static testing::ScriptedResponse streamed(std::string sse) {
+    testing::ScriptedResponse r;
+    r.headers = http::Headers({{"Content-Type", "text/event-stream"}});
+    r.pieces = {std::move(sse)};
     return r;
   }
 
@@ -83,5 +91,21 @@ struct Conversation {
   AssistantMessage last_reply;
   std::string last_body_text;
 };
+
+// One SSE event whose JSON data is {"type":<type>, <members>} (members: JSON text, may be empty).
+inline std::string sse_event(const std::string& type, const std::string& members) {
+  return "event: " + type + "\ndata: {\"type\":\"" + type + "\"" +
+         (members.empty() ? "" : "," + members) + "}\n\n";
+}
+
+// The reply ended as a protocol error naming `violation`, and its first block is the text block
+// exactly as it was before the offending delta.
+inline void check_violation_kept_text(const AssistantMessage& reply, std::string_view violation,
+                                      std::string_view kept) {
+  CHECK(reply.stop_reason == StopReason::error);
+  CHECK(reply.error_message.find(violation) != std::string::npos);
+  REQUIRE(std::holds_alternative<TextBlock>(reply.content.at(0)));
+  CHECK(std::get<TextBlock>(reply.content.at(0)).text == kept);
+}
 
 }  // namespace agentkit::conformance
