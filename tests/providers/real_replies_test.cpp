@@ -48,6 +48,18 @@ std::int64_t count_or_zero(const json::Value* v) {
   return v && v->is_number() ? v->to_int64().value_or(0) : 0;
 }
 
+// A streamed recording is sent in pieces of this many bytes (chunked): prime, so the cuts fall
+// inside SSE lines, NDJSON lines and multi-byte characters alike.
+constexpr std::size_t kStreamPieceBytes = 97;
+
+std::vector<std::string> pieces_of(const std::string& body) {
+  std::vector<std::string> out;
+  for (std::size_t at = 0; at < body.size(); at += kStreamPieceBytes) {
+    out.push_back(body.substr(at, kStreamPieceBytes));
+  }
+  return out;
+}
+
 // What each wire needs to replay a recording: a catalog row speaking it, and a plain-text answer
 // in its shape for the request that follows the tool calls (zero usage, so the recorded reply's
 // usage is the run's).
@@ -264,7 +276,12 @@ void replay(const std::filesystem::path& root, const json::Value& entry) {
   testing::ScriptedResponse recorded;
   recorded.status = static_cast<int>(count_or_zero(expect.find("http_status")));
   recorded.headers = http::Headers({{"Content-Type", text_or_empty(expect.find("content_type"))}});
-  recorded.body = read_file(root / text_or_empty(entry.find("body")));
+  const std::string body = read_file(root / text_or_empty(entry.find("body")));
+  if (expect.find("streamed")->as_bool()) {
+    recorded.pieces = pieces_of(body);
+  } else {
+    recorded.body = body;
+  }
   testing::ScriptedResponse answer;
   answer.headers = http::Headers({{"Content-Type", "application/json"}});
   answer.body = setup.follow_up;
