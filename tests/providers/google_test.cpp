@@ -653,9 +653,13 @@ TEST_CASE("gemini CachedContent: small prefixes and retention none never create 
   CHECK(server.generate_bodies().size() == 9);
 }
 
-TEST_CASE("gemini: a call the reply named keeps the vendor's id, which goes back on the call and its response") {
-  const std::string named = R"({"functionCall":{"id":"dv8szvqe","name":"get_weather","args":{"city":"Boston"}}})";
-  Outcome o = call(streamed({chunk(named + "," + weather_call("Paris")), final_chunk(R"({"text":""})")}));
+TEST_CASE(
+    "gemini: a call the reply named keeps the vendor's id, which goes back on the call and its "
+    "response") {
+  const std::string named =
+      R"({"functionCall":{"id":"dv8szvqe","name":"get_weather","args":{"city":"Boston"}}})";
+  Outcome o = call(
+      streamed({chunk(named + "," + weather_call("Paris")), final_chunk(R"({"text":""})")}));
   auto calls = calls_of(o.message);
   REQUIRE(calls.size() == 2);
   CHECK(calls[0].id == "dv8szvqe");

@@ -153,7 +153,9 @@ Result<void> GeminiReplyDecoder::part(const json::Value& p, std::string_view par
     // Newer models name each call; the name must come back on its functionResponse. Otherwise
     // the call gets a positional id (the position counts either way).
     std::string id = ids_.next();
-    if (std::string vendor_id = string_at(call, "id"); !vendor_id.empty()) id = std::move(vendor_id);
+    if (std::string vendor_id = string_at(call, "id"); !vendor_id.empty()) {
+      id = std::move(vendor_id);
+    }
     const int b = out_.begin_tool(std::move(id), string_at(call, "name"));
     auto call_text = member_span(part_text, "functionCall");
     auto args = call_text ? member_span(*call_text, "args") : Result<std::string_view>(fail(Errc::not_found, "no args"));

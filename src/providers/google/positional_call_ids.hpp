@@ -33,7 +33,9 @@ class PositionalCallIds {
   // we made up, as opposed to one the vendor sent (newer Gemini models name their calls).
   static bool is_synthesised(std::string_view id, std::string_view prefix) noexcept {
     constexpr std::size_t kHexDigits = 16;
-    if (id.size() <= prefix.size() + kHexDigits + 2 || id.substr(0, prefix.size()) != prefix) return false;
+    if (id.size() <= prefix.size() + kHexDigits + 2 || id.substr(0, prefix.size()) != prefix) {
+      return false;
+    }
     id.remove_prefix(prefix.size());
     if (id.front() != '_' || id[kHexDigits + 1] != '_') return false;
     for (std::size_t i = 1; i <= kHexDigits; ++i) {
