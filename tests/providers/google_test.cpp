@@ -232,14 +232,12 @@ TEST_CASE("gemini: a function call keeps its argument bytes and thought signatur
 TEST_CASE("gemini: tool results pair by position in one user content, a failure under error") {
   Outcome o = call(whole(final_chunk(R"({"text":"ok"})")), [](Conversation& c) {
     c.tools = {weather_tool()};
-    // Ids of the positional form: the reply named neither call.
-    const std::string g1 = "gemini_0123456789abcdef_1", g2 = "gemini_0123456789abcdef_2";
     AssistantMessage a = providers::start_message(*c.model);
-    a.content = {ToolUseBlock{g1, "get_weather", json::Raw(R"({"city":"Paris"})"), {}},
-                 ToolUseBlock{g2, "get_weather", json::Raw(R"({"city":"Nowhere"})"), {}}};
+    a.content = {ToolUseBlock{"g1", "get_weather", json::Raw(R"({"city":"Paris"})"), {}},
+                 ToolUseBlock{"g2", "get_weather", json::Raw(R"({"city":"Nowhere"})"), {}}};
     c.messages.push_back(a);
-    c.messages.push_back(result_message(g1, "get_weather", {TextBlock{"21 sunny"}}));
-    c.messages.push_back(result_message(g2, "get_weather", {TextBlock{"no such city"}}, true));
+    c.messages.push_back(result_message("g1", "get_weather", {TextBlock{"21 sunny"}}));
+    c.messages.push_back(result_message("g2", "get_weather", {TextBlock{"no such city"}}, true));
   });
   auto contents = body_json(o).find("contents")->as_array();
   REQUIRE(contents.size() == 3);
@@ -249,7 +247,7 @@ TEST_CASE("gemini: tool results pair by position in one user content, a failure 
   const json::Value* first = parts[0].find("functionResponse");
   const json::Value* second = parts[1].find("functionResponse");
   CHECK(first->find("name")->as_string() == "get_weather");
-  CHECK(first->find("id") == nullptr);  // ids the service never gave: order is the pairing
+  CHECK(first->find("id") == nullptr);  // the wire has no id: order is the pairing
   REQUIRE(first->find("response")->find("output") != nullptr);
   CHECK(first->find("response")->find("output")->as_string() == "21 sunny");
   REQUIRE(second->find("response")->find("error") != nullptr);
@@ -651,36 +649,4 @@ TEST_CASE("gemini CachedContent: small prefixes and retention none never create 
   }
   CHECK(server.creations() == 0);
   CHECK(server.generate_bodies().size() == 9);
-}
-
-TEST_CASE(
-    "gemini: a call the reply named keeps the vendor's id, which goes back on the call and its "
-    "response") {
-  const std::string named =
-      R"({"functionCall":{"id":"dv8szvqe","name":"get_weather","args":{"city":"Boston"}}})";
-  Outcome o = call(
-      streamed({chunk(named + "," + weather_call("Paris")), final_chunk(R"({"text":""})")}));
-  auto calls = calls_of(o.message);
-  REQUIRE(calls.size() == 2);
-  CHECK(calls[0].id == "dv8szvqe");
-  CHECK(calls[1].id.rfind("gemini_", 0) == 0);  // unnamed: positional, second position
-  CHECK(calls[1].id.substr(calls[1].id.size() - 2) == "_2");
-  Outcome next = call(whole(final_chunk(R"({"text":"ok"})")), [&](Conversation& c) {
-    c.tools = {weather_tool()};
-    c.messages.push_back(o.message);
-    c.messages.push_back(result_message(calls[0].id, "get_weather", {TextBlock{"cold"}}));
-    c.messages.push_back(result_message(calls[1].id, "get_weather", {TextBlock{"mild"}}));
-  });
-  auto contents = body_json(next).find("contents")->as_array();
-  REQUIRE(contents.size() == 3);
-  const auto& call_parts = contents[1].find("parts")->as_array();
-  REQUIRE(call_parts.size() == 2);
-  REQUIRE(call_parts[0].find("functionCall")->find("id") != nullptr);
-  CHECK(call_parts[0].find("functionCall")->find("id")->as_string() == "dv8szvqe");
-  CHECK(call_parts[1].find("functionCall")->find("id") == nullptr);
-  const auto& result_parts = contents[2].find("parts")->as_array();
-  REQUIRE(result_parts.size() == 2);
-  REQUIRE(result_parts[0].find("functionResponse")->find("id") != nullptr);
-  CHECK(result_parts[0].find("functionResponse")->find("id")->as_string() == "dv8szvqe");
-  CHECK(result_parts[1].find("functionResponse")->find("id") == nullptr);
 }

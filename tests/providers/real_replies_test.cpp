@@ -131,8 +131,7 @@ std::vector<ToolDefinition> recording_tools(const json::Value& expected_calls,
 }
 
 // The ids the follow-up request quotes for its tool results, in order, in the wire's own slots.
-// Ollama pairs results with calls by name and position, and so does Gemini for a call the reply
-// did not name: for those this lists the names.
+// Gemini and Ollama pair results with calls by name and position; for them this lists the names.
 std::vector<std::string> quoted_result_ids(const std::string& wire, const json::Value& body) {
   std::vector<std::string> out;
   auto each = [](const json::Value* list, auto&& f) {
@@ -160,10 +159,8 @@ std::vector<std::string> quoted_result_ids(const std::string& wire, const json::
   } else if (wire == "google-generative-ai") {
     each(body.find("contents"), [&](const json::Value& c) {
       each(c.find("parts"), [&](const json::Value& part) {
-        if (const json::Value* r = part.find("functionResponse")) {
-          const std::string id = text_or_empty(r->find("id"));
-          out.push_back(id.empty() ? text_or_empty(r->find("name")) : id);
-        }
+        if (const json::Value* r = part.find("functionResponse"))
+          out.push_back(text_or_empty(r->find("name")));
       });
     });
   } else {
@@ -175,11 +172,8 @@ std::vector<std::string> quoted_result_ids(const std::string& wire, const json::
   return out;
 }
 
-// What the follow-up must quote for a recorded call: its vendor id, except where the wire pairs
-// by name and position (Ollama always; Gemini for a call the reply did not name).
-std::string wanted_result_id(const std::string& wire, const json::Value& call) {
-  const std::string id = text_or_empty(call.find("id"));
-  return wire == "ollama-chat" || id.empty() ? text_or_empty(call.find("name")) : id;
+bool pairs_results_by_name(const std::string& wire) {
+  return wire == "google-generative-ai" || wire == "ollama-chat";
 }
 
 const AssistantMessage* first_assistant(const RunResult& run) {
@@ -260,7 +254,8 @@ void check_tools_ran(const std::string& wire, const json::Value& expect, CallLog
   std::vector<std::string> wanted_ids;
   for (const auto& c : want_calls) {
     wanted.emplace_back(text_or_empty(c.find("name")), *c.find("arguments"));
-    wanted_ids.push_back(wanted_result_id(wire, c));
+    wanted_ids.push_back(pairs_results_by_name(wire) ? text_or_empty(c.find("name"))
+                                                     : text_or_empty(c.find("id")));
   }
   REQUIRE(log.calls.size() == wanted.size());
   for (const auto& w : wanted) {

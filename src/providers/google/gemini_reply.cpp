@@ -74,7 +74,7 @@ std::string error_text(const json::Value& error) {
 }  // namespace
 
 GeminiReplyDecoder::GeminiReplyDecoder(MessageAssembler& out, std::string_view request_body)
-    : out_(out), ids_(kCallIdPrefix, request_body) {}
+    : out_(out), ids_("gemini", request_body) {}
 
 Result<void> GeminiReplyDecoder::event(const wire::SseEvent& event) {
   if (event.data.empty()) return {};
@@ -150,13 +150,7 @@ Result<void> GeminiReplyDecoder::part(const json::Value& p, std::string_view par
   if (const json::Value* call = p.find("functionCall")) {
     close_open_block();
     has_calls_ = true;
-    // Newer models name each call; the name must come back on its functionResponse. Otherwise
-    // the call gets a positional id (the position counts either way).
-    std::string id = ids_.next();
-    if (std::string vendor_id = string_at(call, "id"); !vendor_id.empty()) {
-      id = std::move(vendor_id);
-    }
-    const int b = out_.begin_tool(std::move(id), string_at(call, "name"));
+    const int b = out_.begin_tool(ids_.next(), string_at(call, "name"));
     auto call_text = member_span(part_text, "functionCall");
     auto args = call_text ? member_span(*call_text, "args") : Result<std::string_view>(fail(Errc::not_found, "no args"));
     if (args) out_.arguments(b, *args);  // the source bytes; absent args end as "{}"

@@ -1,13 +1,10 @@
 #include "gemini_request.hpp"
 
-#include <set>
 #include <string>
 #include <utility>
 
 #include "../wire_common/wire_client_base.hpp"
-#include "positional_call_ids.hpp"
 #include "agentkit/base/strings.hpp"
-#include "agentkit/catalog/catalog.hpp"
 #include "agentkit/json/value.hpp"
 
 namespace agentkit::providers::detail::gemini {
@@ -71,21 +68,8 @@ std::string_view replayable_args(const ToolUseBlock& call) {
   return call.input.bytes();
 }
 
-// Call ids the vendor gave (newer models name each call) go back on the call and on its
-// functionResponse; ids we made up by position, and other wires' ids, never reached the service
-// and are not sent. Keyed by id: the calls of the transcript that went out named.
-using NamedCalls = std::set<std::string, std::less<>>;
-
-bool vendor_named(const AssistantMessage& turn, const ToolUseBlock& call) {
-  return turn.api == catalog::kGoogleGenerativeAi && !call.id.empty() &&
-         !PositionalCallIds::is_synthesised(call.id, kCallIdPrefix);
-}
-
-std::string id_member(std::string_view id) { return R"(,"id":)" + json_string(id); }
-
-std::string function_call_part(const ToolUseBlock& call, bool named) {
-  std::string out = R"({"functionCall":{"name":)" + json_string(call.name) +
-                    (named ? id_member(call.id) : std::string()) + R"(,"args":)";
+std::string function_call_part(const ToolUseBlock& call) {
+  std::string out = R"({"functionCall":{"name":)" + json_string(call.name) + R"(,"args":)";
   out += replayable_args(call);
   out += '}';
   if (!call.thought_signature.empty()) out += R"(,"thoughtSignature":)" + json_string(call.thought_signature);
@@ -110,38 +94,31 @@ void add_user(ContentsWriter& out, const UserMessage& m) {
   }
 }
 
-void add_assistant(ContentsWriter& out, const AssistantMessage& m, NamedCalls& named) {
+void add_assistant(ContentsWriter& out, const AssistantMessage& m) {
   for (const auto& block : m.content) {
     if (const auto* t = std::get_if<TextBlock>(&block); t && !t->text.empty()) out.add(kModelRole, text_part(t->text));
     else if (const auto* thought = std::get_if<ThinkingBlock>(&block); thought && replayable(*thought)) out.add(kModelRole, thought_part(*thought));
-    else if (const auto* call = std::get_if<ToolUseBlock>(&block)) {
-      const bool vendor = vendor_named(m, *call);
-      if (vendor) named.insert(call->id);
-      out.add(kModelRole, function_call_part(*call, vendor));
-    }
+    else if (const auto* call = std::get_if<ToolUseBlock>(&block)) out.add(kModelRole, function_call_part(*call));
     else if (const auto* image = std::get_if<ImageBlock>(&block)) out.add(kModelRole, image_part(*image));
   }
 }
 
-// One functionResponse per result, paired with its call by name and position, and by the call's
-// id where the vendor named it. Gemini's convention puts a failure under "error" and a success
-// under "output".
-std::string function_response_part(const ToolResultMessage& r, const NamedCalls& named) {
-  const std::string id = named.count(r.tool_use_id) != 0 ? id_member(r.tool_use_id) : std::string();
-  return R"({"functionResponse":{"name":)" + json_string(r.tool_name) + id + R"(,"response":{)" +
+// One functionResponse per result, paired with its call by name and position: the wire has no id.
+// Gemini's convention puts a failure under "error" and a success under "output".
+std::string function_response_part(const ToolResultMessage& r) {
+  return R"({"functionResponse":{"name":)" + json_string(r.tool_name) + R"(,"response":{)" +
          (r.is_error ? R"("error":)" : R"("output":)") + json_string(text_of(r.content)) + "}}}";
 }
 
 // A run of consecutive results: N functionResponse parts in call order, then whatever else the
 // results carried (images), after all of them (REQ-LOOP-02).
-std::size_t add_result_run(ContentsWriter& out, std::span<const Message> view, std::size_t first,
-                           const NamedCalls& named) {
+std::size_t add_result_run(ContentsWriter& out, std::span<const Message> view, std::size_t first) {
   std::vector<std::string> extras;
   std::size_t i = first;
   for (; i < view.size(); ++i) {
     const auto* r = std::get_if<ToolResultMessage>(&view[i]);
     if (r == nullptr) break;
-    out.add(kUserRole, function_response_part(*r, named));
+    out.add(kUserRole, function_response_part(*r));
     for (const auto& block : r->content) {
       if (const auto* image = std::get_if<ImageBlock>(&block)) extras.push_back(image_part(*image));
     }
@@ -152,16 +129,15 @@ std::size_t add_result_run(ContentsWriter& out, std::span<const Message> view, s
 
 std::string contents_json(std::span<const Message> view) {
   ContentsWriter out;
-  NamedCalls named;
   for (std::size_t i = 0; i < view.size();) {
     if (const auto* u = std::get_if<UserMessage>(&view[i])) {
       add_user(out, *u);
       ++i;
     } else if (const auto* a = std::get_if<AssistantMessage>(&view[i])) {
-      add_assistant(out, *a, named);
+      add_assistant(out, *a);
       ++i;
     } else {
-      i = add_result_run(out, view, i, named);
+      i = add_result_run(out, view, i);
     }
   }
   return out.json();

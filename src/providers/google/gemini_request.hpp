@@ -28,9 +28,6 @@ namespace agentkit::providers::detail::gemini {
 // thoughts). Another model still sees it as text (rule 3).
 inline constexpr std::string_view kUnsignedThoughtMarker = "agentkit:gemini-unsigned-thought";
 
-// The prefix of the call ids this wire makes up for calls the reply left unnamed.
-inline constexpr std::string_view kCallIdPrefix = "gemini";
-
 struct RequestParts {
   // Comma-joined members, no braces: systemInstruction, tools, toolConfig. Empty when none.
   std::string prefix;

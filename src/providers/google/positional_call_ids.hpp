@@ -13,7 +13,6 @@
 // Thread safety: a value; one per decoder.
 #pragma once
 
-#include <cctype>
 #include <cstdint>
 #include <cstdio>
 #include <string>
@@ -28,24 +27,6 @@ class PositionalCallIds {
 
   // The id of the next call of this response (1-based position).
   std::string next() { return prefix_ + std::to_string(++count_); }
-
-  // True when `id` has the form next() gives under `prefix` (<prefix>_<16 hex>_<digits>): an id
-  // we made up, as opposed to one the vendor sent (newer Gemini models name their calls).
-  static bool is_synthesised(std::string_view id, std::string_view prefix) noexcept {
-    constexpr std::size_t kHexDigits = 16;
-    if (id.size() <= prefix.size() + kHexDigits + 2 || id.substr(0, prefix.size()) != prefix) {
-      return false;
-    }
-    id.remove_prefix(prefix.size());
-    if (id.front() != '_' || id[kHexDigits + 1] != '_') return false;
-    for (std::size_t i = 1; i <= kHexDigits; ++i) {
-      if (!std::isxdigit(static_cast<unsigned char>(id[i]))) return false;
-    }
-    for (char c : id.substr(kHexDigits + 2)) {
-      if (!std::isdigit(static_cast<unsigned char>(c))) return false;
-    }
-    return true;
-  }
 
  private:
   // FNV-1a, 64-bit (offset basis and prime from the FNV specification): a fingerprint, not a
