@@ -4,6 +4,7 @@
 
 #include <cstddef>
 #include <cstdint>
+#include <cstring>
 #include <string_view>
 #include <vector>
 
@@ -31,6 +32,19 @@ struct DomAccess {
     v.type_ = Type::string;
   }
   static void set_number(Value& v, std::string_view literal) { v.set_number_text(literal); }
+  // set_number for a literal inside a buffer that ends at `limit`. A short literal with a whole
+  // inline buffer's worth of bytes after its start is copied with one fixed-size copy (the bytes
+  // past the literal are never read back), which is cheaper than a copy of variable length.
+  static void set_number_within(Value& v, std::string_view literal, const char* limit) {
+    constexpr std::size_t kInline = Value::kInlineNumber;
+    if (literal.size() <= kInline && static_cast<std::size_t>(limit - literal.data()) >= kInline) {
+      std::memcpy(v.storage_.number_inline, literal.data(), kInline);
+      v.number_size_ = static_cast<std::uint8_t>(literal.size());
+      v.type_ = Type::number;
+      return;
+    }
+    v.set_number_text(literal);
+  }
   static void set_bool(Value& v, bool b) noexcept {
     v.storage_.boolean = b;
     v.type_ = Type::boolean;
@@ -42,6 +56,16 @@ struct DomAccess {
   static void set_object(Value& v, Object&& o) noexcept {
     ::new (&v.storage_.object) Object(std::move(o));
     v.type_ = Type::object;
+  }
+
+  // Moves `from` into `to` (null, owning nothing) without a call, objects included: once per
+  // parsed member.
+  static void move_into(Value& to, Value& from) noexcept {
+    if (from.type_ != Type::object) return to.move_from(from);
+    ::new (&to.storage_.object) Object(std::move(from.storage_.object));
+    from.storage_.object.~Object();
+    to.type_ = Type::object;
+    from.type_ = Type::null;
   }
 
   // Makes `v` an empty object and answers its member vector, for the parser to fill; then

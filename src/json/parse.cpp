@@ -22,7 +22,8 @@ constexpr char32_t kSurrogateEnd = 0xE000;
 
 struct Frame {
   bool is_object;
-  std::size_t first;        // index of this container's first pending child in its stack
+  std::size_t first;        // index of this container's first pending value in Scratch::values
+  std::size_t first_key;    // for an object, index of its first pending key in Scratch::keys
   std::size_t offset;       // byte offset of the opening bracket, for messages
   // One bit per (length, first byte, last byte) class of the keys read so far: a new key whose
   // bit is clear cannot repeat one, so most keys of a small object skip the linear comparison.
@@ -72,22 +73,34 @@ struct HexTable {
 };
 constexpr HexTable kHexValues{};
 
+// An object key read but not yet stored in its object. The key is copied once, into the Member
+// built when the object closes; until then it is a view of the input or, when it had escapes,
+// of Scratch::key_bytes (by offset, as that buffer moves when it grows).
+struct PendingKey {
+  const char* data;    // nullptr when the key lives in key_bytes
+  std::size_t offset;  // into key_bytes, when data is nullptr
+  std::size_t size;
+};
+
 // The parser's stacks, kept per thread between calls so a parse does not regrow them (each
 // regrowth is a large allocation and a copy). Emptied after every parse; released when a parse
 // left them larger than kRetainedScratchBytes, so one huge document does not pin its memory.
 struct Scratch {
   std::vector<Frame> frames;
-  std::vector<Value> elements;   // pending elements of every open array, innermost last
-  std::vector<Member> members;   // pending members of every open object, innermost last
-  std::string unescaped;         // strings with escapes are decoded here (size = capacity in use)
+  std::vector<Value> values;      // pending children of every open container, innermost last
+  std::vector<PendingKey> keys;   // pending keys of every open object, innermost last
+  std::string key_bytes;          // decoded text of the pending keys that had escapes
+  std::string unescaped;          // strings with escapes are decoded here (size = capacity in use)
 
   void reset() {
     constexpr std::size_t kRetainedScratchBytes = std::size_t(1) << 20;
-    elements.clear();
-    members.clear();
+    values.clear();
+    keys.clear();
+    key_bytes.clear();
     frames.clear();
-    const std::size_t held = elements.capacity() * sizeof(Value) + members.capacity() * sizeof(Member) +
-                             frames.capacity() * sizeof(Frame) + unescaped.capacity();
+    const std::size_t held =
+        values.capacity() * sizeof(Value) + keys.capacity() * sizeof(PendingKey) +
+        frames.capacity() * sizeof(Frame) + key_bytes.capacity() + unescaped.capacity();
     if (held > kRetainedScratchBytes) *this = Scratch();
   }
 };
@@ -100,8 +113,9 @@ class Parser {
         end_(text.data() + text.size()),
         options_(options),
         frames_(scratch.frames),
-        elements_(scratch.elements),
-        members_(scratch.members),
+        values_(scratch.values),
+        keys_(scratch.keys),
+        key_bytes_(scratch.key_bytes),
         unescaped_(scratch.unescaped) {}
 
   Result<Value> run();
@@ -109,7 +123,23 @@ class Parser {
  private:
   // Each step answers false after recording the error in error_.
   bool parse_scalar(Value& slot);
-  bool scan_string(std::string_view& out);
+  // The common string, short, ASCII and free of escapes, without a call; else scan_string_long.
+  AGENTKIT_JSON_HOT_INLINE bool scan_string(std::string_view& out) {
+    const char* start = p_ + 1;
+    if (end_ - start >= 8) {
+      const std::uint64_t x = detail::load_le(start);
+      const std::uint64_t stops = detail::swar::string_stops(x);
+      const unsigned n = static_cast<unsigned>(std::countr_zero(stops)) / 8;  // 8: no stop
+      const bool ascii = (x & detail::swar::low_bytes(n & 7) & detail::swar::kHighs) == 0;
+      if (n < 8 && start[n] == '"' && ascii) {
+        out = std::string_view(start, n);
+        p_ = start + n + 1;
+        return true;
+      }
+    }
+    return scan_string_long(out);
+  }
+  bool scan_string_long(std::string_view& out);
   bool scan_string_escapes(std::string_view& out, const char* run_start);
   char* decode_escape(char* out);
   char* decode_unicode_escape(char* out, const char* escape_start);
@@ -123,15 +153,21 @@ class Parser {
   bool begin_member();
   bool begin_element();
   bool close_container();
-  // Where the value being read goes: the pending member or element of the innermost open
-  // container, or the root. Always null when a value is about to be read into it.
-  Value& current_slot() noexcept {
-    if (frames_.empty()) return root_;
-    return frames_.back().is_object ? members_.back().value : elements_.back();
+  bool build_object(Value& slot, const Frame& frame);
+  std::string_view key_text(const PendingKey& key) const noexcept {
+    if (key.data != nullptr) return std::string_view(key.data, key.size);
+    return std::string_view(key_bytes_.data() + key.offset, key.size);
   }
+  // Where the value being read goes: the pending child of the innermost open container, or the
+  // root. Always null when a value is about to be read into it.
+  Value& current_slot() noexcept { return frames_.empty() ? root_ : values_.back(); }
 
+  // One comparison for the common case, a byte above the space character.
   void skip_whitespace() noexcept {
-    while (p_ != end_ && (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) ++p_;
+    while (p_ != end_ && static_cast<unsigned char>(*p_) <= ' ' &&
+           (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) {
+      ++p_;
+    }
   }
 
   bool syntax_error(const char* at, std::string reason);
@@ -144,8 +180,9 @@ class Parser {
   const ParseOptions& options_;
   Value root_;
   std::vector<Frame>& frames_;
-  std::vector<Value>& elements_;
-  std::vector<Member>& members_;
+  std::vector<Value>& values_;
+  std::vector<PendingKey>& keys_;
+  std::string& key_bytes_;
   std::string& unescaped_;
   std::optional<Error> error_;
 };
@@ -197,7 +234,8 @@ bool Parser::parse_literal(std::string_view word) {
 bool Parser::parse_number(Value& slot) {
   const detail::NumberScan scan = detail::scan_number(p_, end_);
   if (scan.reason != nullptr) return syntax_error(scan.where, scan.reason);
-  detail::DomAccess::set_number(slot, std::string_view(p_, static_cast<std::size_t>(scan.end - p_)));
+  const std::string_view literal(p_, static_cast<std::size_t>(scan.end - p_));
+  detail::DomAccess::set_number_within(slot, literal, end_);
   p_ = scan.end;
   return true;
 }
@@ -271,7 +309,7 @@ char* Parser::decode_unicode_escape(char* out, const char* escape_start) {
 // searched for a stop (quote, backslash, control byte) and validated as UTF-8 in the same pass.
 // The common string has no escape: `out` then views the input; otherwise it views the decoded
 // copy in unescaped_.
-bool Parser::scan_string(std::string_view& out) {
+bool Parser::scan_string_long(std::string_view& out) {
   const char* start = ++p_;
   const char* q = start;
   detail::Utf8WordValidator utf8;
@@ -412,7 +450,7 @@ bool Parser::open_container() {
     }
     return true;
   }
-  frames_.push_back(Frame{is_object, is_object ? members_.size() : elements_.size(),
+  frames_.push_back(Frame{is_object, values_.size(), keys_.size(),
                           static_cast<std::size_t>(bracket - begin_), {}});
   return is_object ? begin_member() : begin_element();
 }
@@ -422,7 +460,7 @@ bool Parser::open_container() {
 bool Parser::begin_member() {
   Frame& frame = frames_.back();
   if (p_ == end_ || *p_ != '"') return syntax_error(p_, "expected a string key");
-  const std::size_t count = members_.size() - frame.first;
+  const std::size_t count = values_.size() - frame.first;
   // Checked before the member stack grows for it.
   if (count >= options_.max_container) {
     return limit_error(p_, "max_container", options_.max_container, "an object with more members than the limit");
@@ -437,8 +475,8 @@ bool Parser::begin_member() {
     std::uint64_t& word = frame.key_classes[cls / 64];
     const std::uint64_t bit = std::uint64_t{1} << (cls % 64);
     if ((word & bit) != 0) {
-      for (std::size_t i = frame.first; i < members_.size(); ++i) {
-        if (members_[i].key == key) {
+      for (std::size_t i = frame.first_key; i < keys_.size(); ++i) {
+        if (key_text(keys_[i]) == key) {
           return syntax_error(key_start, "duplicate key \"" + std::string(key) + "\" in the object opened at byte " +
                                              std::to_string(frame.offset));
         }
@@ -446,7 +484,13 @@ bool Parser::begin_member() {
     }
     word |= bit;
   }
-  members_.emplace_back().key.assign(key.data(), key.size());
+  if (key.data() == unescaped_.data()) {  // decoded from escapes: unescaped_ is reused
+    keys_.push_back(PendingKey{nullptr, key_bytes_.size(), key.size()});
+    key_bytes_.append(key);
+  } else {
+    keys_.push_back(PendingKey{key.data(), 0, key.size()});
+  }
+  values_.emplace_back();
   skip_whitespace();
   if (p_ == end_ || *p_ != ':') return syntax_error(p_, "expected ':' after an object key");
   ++p_;
@@ -457,10 +501,10 @@ bool Parser::begin_member() {
 bool Parser::begin_element() {
   const Frame& frame = frames_.back();
   // Checked before the element stack grows for it.
-  if (elements_.size() - frame.first >= options_.max_container) {
+  if (values_.size() - frame.first >= options_.max_container) {
     return limit_error(p_, "max_container", options_.max_container, "an array with more elements than the limit");
   }
-  elements_.emplace_back();
+  values_.emplace_back();
   return true;
 }
 
@@ -469,33 +513,50 @@ bool Parser::begin_element() {
 bool Parser::close_container() {
   const Frame frame = frames_.back();
   frames_.pop_back();
+  // The parent's pending child sits just below this container's children.
+  Value& slot = frames_.empty() ? root_ : values_[frame.first - 1];
+  const auto first = values_.begin() + static_cast<std::ptrdiff_t>(frame.first);
   if (!frame.is_object) {
-    const auto first = elements_.begin() + static_cast<std::ptrdiff_t>(frame.first);
-    Array array(std::make_move_iterator(first), std::make_move_iterator(elements_.end()));
-    elements_.erase(first, elements_.end());
-    detail::DomAccess::set_array(current_slot(), std::move(array));
-    return true;
+    Array array;
+    array.reserve(static_cast<std::size_t>(values_.end() - first));
+    for (auto it = first; it != values_.end(); ++it) {
+      detail::DomAccess::move_into(array.emplace_back(), *it);
+    }
+    detail::DomAccess::set_array(slot, std::move(array));
+  } else if (!build_object(slot, frame)) {
+    return false;
   }
-  const auto first = members_.begin() + static_cast<std::ptrdiff_t>(frame.first);
-  // The parent's slot. Its own pending member, when the parent is an object, sits just below
-  // this object's members (which are still on the stack, so current_slot() would miss it).
-  Value& slot = frames_.empty()            ? root_
-                : !frames_.back().is_object ? elements_.back()
-                                            : members_[frame.first - 1].value;
+  values_.erase(first, values_.end());
+  return true;
+}
+
+// Moves the object's pending keys and values into Members of an exactly sized vector, copying
+// each key once, and checks the duplicates of a large object through its new index.
+bool Parser::build_object(Value& slot, const Frame& frame) {
+  const std::size_t count = values_.size() - frame.first;
+  Value* values = values_.data() + frame.first;
+  const PendingKey* keys = keys_.data() + frame.first_key;
+  std::vector<Member>& members = detail::DomAccess::start_object(slot);
   if (!options_.reject_duplicate_keys) {
     // Duplicates allowed: the last one wins (at the first one's position), as most readers do.
-    detail::DomAccess::start_object(slot);
-    Object& object = slot.as_object();
-    object.reserve(static_cast<std::size_t>(members_.end() - first));
-    for (auto it = first; it != members_.end(); ++it) object.set(std::move(it->key), std::move(it->value));
-    members_.erase(first, members_.end());
-    return true;
+    Object& object = *slot.get_object();
+    object.reserve(count);
+    for (std::size_t i = 0; i < count; ++i) {
+      object.set(std::string(key_text(keys[i])), std::move(values[i]));
+    }
+  } else {
+    members.reserve(count);
+    for (std::size_t i = 0; i < count; ++i) {
+      Member& member = members.emplace_back();
+      const std::string_view key = key_text(keys[i]);
+      member.key.assign(key.data(), key.size());
+      detail::DomAccess::move_into(member.value, values[i]);
+    }
   }
-  std::vector<Member>& members = detail::DomAccess::start_object(slot);
-  members.reserve(static_cast<std::size_t>(members_.end() - first));
-  members.insert(members.end(), std::make_move_iterator(first), std::make_move_iterator(members_.end()));
-  members_.erase(first, members_.end());
-  const std::size_t duplicate = detail::DomAccess::finish_object(slot.as_object());
+  keys_.resize(frame.first_key);
+  if (frame.first_key == 0) key_bytes_.clear();  // no open object holds a key there any more
+  if (!options_.reject_duplicate_keys) return true;
+  const std::size_t duplicate = detail::DomAccess::finish_object(*slot.get_object());
   if (duplicate != detail::DomAccess::kNoDuplicate) {
     return syntax_error(begin_ + frame.offset, "duplicate key \"" + members[duplicate].key + "\" in the object opened here");
   }

@@ -93,6 +93,67 @@ TEST_CASE("invalid UTF-8 inside a string is a parse error with its offset") {
   CHECK(detail_of(parse_error("\"abc\xFF\""), "offset") == "4");
 }
 
+TEST_CASE("a short string is checked like a long one when the rest of the document follows it") {
+  // Strings whose closing quote falls within eight bytes of the opening one take a shorter path
+  // when eight bytes follow; every check must still apply there, for keys and values alike.
+  const std::string padding = R"(,"padding":"0123456789abcdef"})";
+  for (const std::string& bad : {std::string("\xFF"), std::string("\xC0\xAF"), std::string("a\x80"),
+                                 std::string("\xE2\x82"), std::string("\xED\xA0\x80")}) {
+    INFO(bad);
+    CHECK(detail_of(parse_error("{\"k\":\"" + bad + "\"" + padding), "reason") == "invalid UTF-8");
+    CHECK(detail_of(parse_error("{\"" + bad + "\":1" + padding), "reason") == "invalid UTF-8");
+  }
+  const Error control = parse_error("{\"k\":\"a\x01\"" + padding);
+  CHECK(detail_of(control, "reason") == "a control character must be escaped inside a string");
+  CHECK(detail_of(control, "offset") == "7");
+  // Every length around the eight-byte word, at the end of the input and inside it.
+  for (std::size_t n = 0; n <= 17; ++n) {
+    const std::string text(n, 'x');
+    INFO(n);
+    CHECK(json::parse("\"" + text + "\"").value().as_string() == text);
+    const Value v = json::parse("{\"" + text + "\":\"" + text + "\"" + padding).value();
+    REQUIRE(v.find(text) != nullptr);
+    CHECK(v.find(text)->as_string() == text);
+    CHECK(json::parse("[\"" + text + "\u00e9\"]").value()[0].as_string() == text + "\xC3\xA9");
+  }
+}
+
+TEST_CASE("escaped keys keep their text while nested objects with escaped keys come and go") {
+  // Decoded keys wait in a buffer of their own until their object closes; an inner object
+  // closing must not disturb the keys of the objects around it.
+  const std::string nested =
+      R"({"k\u00e9y1":{"in\u006eer":[{"d\u0065ep":1}],"x":2},"k\u00e9y2":3})";
+  CHECK(json::dump(json::parse(nested).value()) ==
+        "{\"k\xC3\xA9y1\":{\"inner\":[{\"deep\":1}],\"x\":2},\"k\xC3\xA9y2\":3}");
+  const std::string siblings = R"([{"\u0061":1},{"\u0061":2}])";
+  CHECK(json::dump(json::parse(siblings).value()) == R"([{"a":1},{"a":2}])");
+  // A large object (checked through its index) with escaped keys.
+  std::string big = "{";
+  for (int i = 0; i < 100; ++i) {
+    big += "\"\\u006b" + std::to_string(i) + "\":{\"\\u0069\":" + std::to_string(i) + "},";
+  }
+  const Value large = json::parse(big + "\"end\":0}").value();
+  REQUIRE(large.size() == 101);
+  CHECK(large.find("k42")->find("i")->number_text() == "42");
+  const Error repeated = parse_error(big + "\"\\u006b7\":0}");
+  CHECK(detail_of(repeated, "reason").find("duplicate key \"k7\"") != std::string::npos);
+  // The duplicate check compares decoded text.
+  const Error decoded = parse_error(R"({"\u0061":1,"a":2})");
+  CHECK(decoded.message.find("duplicate key \"a\"") != std::string::npos);
+}
+
+TEST_CASE("number literals of every length keep their text at the end of the input and inside it") {
+  // Short literals are copied by a fixed-size copy when enough input follows them.
+  for (std::size_t n = 1; n <= 40; ++n) {
+    const std::string literal = "1" + std::string(n - 1, '0');
+    INFO(n);
+    CHECK(json::parse(literal).value().number_text() == literal);
+    const Value v = json::parse("[" + literal + ",\"" + std::string(40, 'p') + "\"]").value();
+    CHECK(v[0].number_text() == literal);
+    CHECK(json::dump(v[0]) == literal);
+  }
+}
+
 TEST_CASE("a lone surrogate escape is rejected") {
   for (const char* bad : {R"("\ud800")", R"("\udc00")", R"("\ud800\u0041")", R"("\ud800\ud800")", R"("\ud800x")",
                           R"("\uDBFF\")"}) {
@@ -221,9 +282,10 @@ TEST_CASE("a container one past max_container fails before the container is allo
   CHECK(json::parse(object_of(kLimit), options).has_value());
   struct Over {
     std::string text;
-    std::size_t child_size;  // bytes per pending child: a Value in an array, a Member in an object
+    std::size_t child_size;  // bytes per pending child on the parser's largest stack: a Value
   };
-  for (const Over& over : {Over{array_of(kLimit + 1), sizeof(Value)}, Over{object_of(kLimit + 1), sizeof(json::Member)}}) {
+  for (const Over& over :
+       {Over{array_of(kLimit + 1), sizeof(Value)}, Over{object_of(kLimit + 1), sizeof(Value)}}) {
     testing::AllocStats stats;
     Error e;
     // On a fresh thread: the parser keeps its stacks per thread, and stacks grown by an earlier
