@@ -340,7 +340,7 @@ Figures measure_rapidjson(const std::string& text) {
 // add noise to the profile).
 int main(int argc, char** argv) {
   std::string only;
-  bool ours_only = false;
+  [[maybe_unused]] bool ours_only = false;  // unused when no peer is installed
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--ours-only") {
