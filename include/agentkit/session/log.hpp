@@ -1,0 +1,244 @@
+// agentkit/session/log.hpp — the append-only session log: entries, loading, the tree, resume.
+//
+//   #include "agentkit/session/log.hpp"
+//   using namespace agentkit;
+//   auto log = session::Log::create(session::file_store("chat.jsonl"), {}).value();
+//   (void)log.append_model_change({"anthropic", "anthropic-messages", "claude-sonnet-4-5"});
+//   (void)log.append_message(user_text("hello"));      // on disk before the first model call
+//   (void)log.end_turn();                              // fsync under the default durability
+//
+//   // Later, in a new process: loading never refuses; every repair it made is listed.
+//   auto reopened = session::Log::open(session::file_store("chat.jsonl"), {}).value();
+//   for (const session::Repair& r : reopened.contents().repairs) { /* log r.detail */ }
+//   session::Resumed state = session::fold(reopened.contents().entries, reopened.leaf());
+//   // Build the agent from state.model and state.thinking, then give it state.messages.
+//
+// The file is JSONL: line 1 is the header {"type":"session","version","id","timestamp","cwd"},
+// then one entry per line {"id","parent_id","type","timestamp", payload...}. Lines are only ever
+// appended. Entries form a tree through parent_id: a fork moves the leaf back to an earlier entry
+// and the next append starts a second branch in the same file.
+//
+// Thread safety: a Log is used from one thread at a time. The free functions are pure.
+#pragma once
+
+#include <cstdint>
+#include <memory>
+#include <optional>
+#include <span>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "agentkit/base/result.hpp"
+#include "agentkit/core/message.hpp"
+#include "agentkit/core/provider.hpp"
+#include "agentkit/json/value.hpp"
+#include "agentkit/session/store.hpp"
+
+namespace agentkit::session {
+
+// The log format this build writes. A newer version's header is read, and its unknown entry
+// types are kept verbatim.
+inline constexpr int kLogVersion = 1;
+
+enum class EntryType : std::uint8_t {
+  message,                // a transcript message (the lossless message codec): {"message":{...}}
+  model_change,           // {"provider","api","model"}: the full triple the next turns use
+  thinking_level_change,  // {"thinking_level":"high"}
+  compaction,             // {"summary","first_kept_entry_id"}: earlier entries leave the context
+  custom_message,         // {"custom_type","content"}: embedder text the model reads as a user turn
+  branch_summary,         // {"from_id","summary"}: what was done on the branch that was left
+  unknown,                // a type this build does not know (a newer version's); kept verbatim
+};
+std::string_view to_string(EntryType type) noexcept;
+
+// Which model wrote, or will write, the turns: vendor, wire API and model id. All three are the
+// same-model key of send-time repair, so a resume must recover all three.
+struct ModelRef {
+  std::string provider;
+  std::string api;
+  std::string model;
+  friend bool operator==(const ModelRef&, const ModelRef&) = default;
+};
+
+struct Header {
+  int version = kLogVersion;
+  std::string id;
+  std::string timestamp;  // RFC 3339, UTC
+  std::string cwd;
+  bool synthesized = false;  // the file had none; made up in memory, never written
+  // The header line exactly as read (a newer version's extra members included), written back
+  // unchanged; empty when synthesised or new.
+  std::string verbatim;
+};
+
+// One line of the log after the header.
+struct Entry {
+  std::string id;
+  std::string parent_id;  // empty: a root of the tree
+  EntryType type = EntryType::unknown;
+  std::string type_name;  // as written
+  std::string timestamp;
+  json::Object fields;    // the whole line, id, parent_id and type included
+  // The exact bytes of an unknown entry's line (without the newline), written back unchanged.
+  std::string verbatim;
+};
+
+enum class RepairKind : std::uint8_t {
+  torn_last_line,   // the last line had no newline (a crash mid-write): dropped
+  nul_padding,      // NUL bytes (left by some filesystems after power loss): skipped
+  corrupt_line,     // not one JSON object, no id, a repeated id, or a bad payload: skipped
+  unknown_type,     // an entry type from a newer version: kept verbatim
+  dangling_parent,  // parent_id names no earlier entry: re-parented to the last valid entry
+  missing_header,   // line 1 is not a header: one is synthesised in memory only
+};
+std::string_view to_string(RepairKind kind) noexcept;
+
+struct Repair {
+  RepairKind kind;
+  std::size_t line = 0;  // 1-based line in the file (0: not tied to a line)
+  std::string detail;    // for the person reading the log
+};
+
+struct LoadResult {
+  Header header;
+  std::vector<Entry> entries;  // file order
+  std::vector<Repair> repairs;
+  // Length of the prefix that ends with the last complete line: where the next append goes.
+  std::uint64_t intact_bytes = 0;
+};
+
+// Reads a log from its bytes. Never fails: damage is repaired in memory and listed. Only the
+// log's structure is repaired; a log ending in an unanswered tool call stays exactly so (making
+// it sendable is send-time repair's job).
+LoadResult parse_log(std::string_view bytes);
+// parse_log over a store's bytes; fails only when the store cannot be read.
+Result<LoadResult> load(Store& store);
+// The log as JSONL: the header, then every entry (unknown ones byte for byte). Loading the
+// output gives back the same entries with no repairs.
+std::string to_jsonl(const LoadResult& log);
+
+// ---- The tree -------------------------------------------------------------------------------
+
+// The root-to-leaf path ending at `leaf`; empty for the empty leaf ("before the first entry")
+// or an id that is not in `entries`.
+std::vector<const Entry*> branch(std::span<const Entry> entries, std::string_view leaf);
+// Ids of entries no other entry names as parent, in file order.
+std::vector<std::string> leaves(std::span<const Entry> entries);
+
+// ---- Payload readers ------------------------------------------------------------------------
+
+Result<Message> message_of(const Entry& entry);
+Result<ModelRef> model_of(const Entry& entry);
+Result<ThinkingLevel> thinking_level_of(const Entry& entry);
+
+// The user-message text a compaction summary is shown to the model as. A model-visible
+// contract: changing it changes every resumed conversation.
+std::string render_compaction(std::string_view summary);
+// The user-message text a branch summary is shown to the model as (same contract).
+std::string render_branch_summary(std::string_view summary);
+
+// ---- Resume ---------------------------------------------------------------------------------
+
+// What a resumed agent is built from, folded from one branch.
+struct Resumed {
+  // The context: the branch's messages, with the last compaction applied (its summary, then
+  // the entries from first_kept_entry_id on), branch summaries and custom messages rendered as
+  // user messages.
+  std::vector<Message> messages;
+  // The last model_change, or else the provenance of the last assistant message.
+  std::optional<ModelRef> model;
+  // The last thinking_level_change.
+  std::optional<ThinkingLevel> thinking;
+  std::string leaf;
+};
+Resumed fold(std::span<const Entry> entries, std::string_view leaf);
+
+// ---- Writing --------------------------------------------------------------------------------
+
+// When appended entries are forced to stable storage. Every mode writes each entry to the
+// operating system as it is recorded, so a killed process loses at most the line in flight;
+// the modes differ on power failure or a kernel crash.
+enum class Durability : std::uint8_t {
+  every_entry,  // fsync after each entry: nothing appended is lost
+  every_turn,   // fsync at end_turn(): at most the turn in flight is lost
+  none,         // never fsync: whatever the kernel had not written back is lost
+};
+
+// Settings for a new log. Read once by Log::create.
+struct CreateOptions {
+  // The session id in the header; empty generates a random one.
+  std::string id;
+  // Recorded in the header; empty records the process's working directory.
+  std::string cwd;
+  Durability durability = Durability::every_turn;
+  // Who holds the writer's lock, shown to a second writer; empty means "pid <n>".
+  std::string holder;
+};
+
+// Settings for appending to an existing log. Read once by Log::open.
+struct OpenOptions {
+  Durability durability = Durability::every_turn;
+  // As in CreateOptions.
+  std::string holder;
+};
+
+// A log open for appending: its contents in memory, the store it writes through, and the leaf
+// that the next entry hangs from. Appends write through at once; an error is returned, never
+// swallowed, and the entry is kept in memory all the same so the conversation can go on.
+class Log {
+ public:
+  // Starts a new log: takes the lock, writes the header now. Errc::already_exists (the existing
+  // log untouched) when one is there.
+  static Result<Log> create(std::unique_ptr<Store> store, const CreateOptions& options);
+  // Opens an existing log: takes the lock, loads it (repairs listed in contents()), cuts a torn
+  // last line off so the next append starts on a fresh line, and sets the leaf to the last entry.
+  static Result<Log> open(std::unique_ptr<Store> store, const OpenOptions& options);
+
+  Log(Log&&) noexcept;
+  Log& operator=(Log&&) noexcept;
+  ~Log();
+
+  const LoadResult& contents() const noexcept { return contents_; }
+  // The entry the next append hangs from; empty before the first entry.
+  const std::string& leaf() const noexcept { return leaf_; }
+  const Entry* find(std::string_view id) const;
+
+  // Each append hangs the entry from the leaf, makes it the leaf and answers its id. On a write
+  // failure the entry stays in memory (and becomes the leaf) and the error is returned.
+  Result<std::string> append_message(const Message& message);
+  Result<std::string> append_model_change(const ModelRef& model);
+  Result<std::string> append_thinking_level(ThinkingLevel level);
+  // Errc::not_found (nothing appended) when `first_kept_entry_id` is not on the current branch.
+  Result<std::string> append_compaction(std::string_view summary,
+                                        std::string_view first_kept_entry_id);
+  Result<std::string> append_custom_message(std::string_view custom_type,
+                                            std::string_view content);
+  // Appends a model_change only when `model` differs from what fold() recovers for the leaf:
+  // a different model over an existing log is recorded, the same one is not repeated. Answers
+  // whether an entry was appended.
+  Result<bool> record_model(const ModelRef& model);
+
+  // Moves the leaf to `entry_id` (empty: before the first entry); the next append starts a new
+  // branch there. Nothing is written. Errc::not_found for an unknown id.
+  Result<void> fork(std::string_view entry_id);
+  // Leaves the current branch for `entry_id`, recording what was done on it: fork(entry_id),
+  // then a branch_summary entry hung there. Answers the summary entry's id.
+  Result<std::string> leave_branch(std::string_view entry_id, std::string_view summary);
+
+  // The end of a turn: fsync under Durability::every_turn, nothing otherwise.
+  Result<void> end_turn();
+
+ private:
+  Log(std::unique_ptr<Store> store, Durability durability);
+  Result<std::string> append_entry(EntryType type, json::Object payload);
+
+  std::unique_ptr<Store> store_;
+  Durability durability_ = Durability::every_turn;
+  LoadResult contents_;
+  std::string leaf_;
+  struct Index;
+  std::unique_ptr<Index> index_;
+};
+
+}  // namespace agentkit::session

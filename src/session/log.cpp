@@ -1,0 +1,201 @@
+// The log writer: exclusive creation, write-through appends, durability, fork and resume.
+#include <unistd.h>
+
+#include <cstdio>
+#include <filesystem>
+#include <random>
+#include <unordered_map>
+
+#include "format.hpp"
+
+namespace agentkit::session {
+namespace {
+
+// Entry ids are 8 hex digits, unique within the log: short enough to read in a diff, and 2^32
+// values make a retry on collision rare even at 100,000 entries.
+constexpr int kEntryIdDigits = 8;
+
+std::string random_hex(std::mt19937_64& rng, int digits) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  std::string out(static_cast<std::size_t>(digits), '0');
+  std::uint64_t bits = rng();
+  for (int i = 0; i < digits; ++i) {
+    if (i == 16) bits = rng();
+    out[static_cast<std::size_t>(i)] = kHex[bits & 0xF];
+    bits >>= 4;
+  }
+  return out;
+}
+
+std::string default_holder(std::string_view holder) {
+  if (!holder.empty()) return std::string(holder);
+  return "pid " + std::to_string(::getpid());
+}
+
+std::string current_directory() {
+  std::error_code ec;
+  std::filesystem::path cwd = std::filesystem::current_path(ec);
+  return ec ? std::string() : cwd.string();
+}
+
+}  // namespace
+
+struct Log::Index {
+  std::unordered_map<std::string, std::size_t> position;
+  std::mt19937_64 rng{std::random_device{}()};
+};
+
+Log::Log(std::unique_ptr<Store> store, Durability durability)
+    : store_(std::move(store)), durability_(durability), index_(std::make_unique<Index>()) {}
+Log::Log(Log&&) noexcept = default;
+Log& Log::operator=(Log&&) noexcept = default;
+Log::~Log() = default;
+
+Result<Log> Log::create(std::unique_ptr<Store> store, const CreateOptions& options) {
+  Log log(std::move(store), options.durability);
+  Header& h = log.contents_.header;
+  h.id = options.id.empty() ? random_hex(log.index_->rng, 32) : options.id;
+  h.timestamp = detail::now_timestamp();
+  h.cwd = options.cwd.empty() ? current_directory() : options.cwd;
+  std::string line = detail::header_line(h) + "\n";
+  if (auto created = log.store_->create(line); !created) return created.error();
+  if (auto locked = log.store_->lock(default_holder(options.holder)); !locked) {
+    return locked.error();
+  }
+  if (options.durability == Durability::every_entry) {
+    if (auto synced = log.store_->sync(); !synced) return synced.error();
+  }
+  log.contents_.intact_bytes = line.size();
+  return log;
+}
+
+Result<Log> Log::open(std::unique_ptr<Store> store, const OpenOptions& options) {
+  Log log(std::move(store), options.durability);
+  if (auto locked = log.store_->lock(default_holder(options.holder)); !locked) {
+    return locked.error();
+  }
+  Result<std::string> bytes = log.store_->read();
+  if (!bytes) return bytes.error();
+  log.contents_ = parse_log(*bytes);
+  // A torn last line (or NUL padding) would have the next line glued onto it: cut it off. The
+  // rest of the file is never touched.
+  if (log.contents_.intact_bytes < bytes->size()) {
+    if (auto cut = log.store_->truncate(log.contents_.intact_bytes); !cut) return cut.error();
+  }
+  for (std::size_t i = 0; i < log.contents_.entries.size(); ++i) {
+    log.index_->position.emplace(log.contents_.entries[i].id, i);
+  }
+  if (!log.contents_.entries.empty()) log.leaf_ = log.contents_.entries.back().id;
+  return log;
+}
+
+const Entry* Log::find(std::string_view id) const {
+  auto it = index_->position.find(std::string(id));
+  return it == index_->position.end() ? nullptr : &contents_.entries[it->second];
+}
+
+Result<std::string> Log::append_entry(EntryType type, json::Object payload) {
+  std::string id;
+  do {
+    id = random_hex(index_->rng, kEntryIdDigits);
+  } while (index_->position.count(id) != 0);
+  Entry e;
+  e.id = id;
+  e.parent_id = leaf_;
+  e.type = type;
+  e.type_name = std::string(to_string(type));
+  e.timestamp = detail::now_timestamp();
+  e.fields.reserve(payload.size() + 4);
+  e.fields.append_unique("id", e.id);
+  e.fields.append_unique("parent_id", leaf_.empty() ? json::Value() : json::Value(leaf_));
+  e.fields.append_unique("type", e.type_name);
+  e.fields.append_unique("timestamp", e.timestamp);
+  for (json::Member& m : payload) e.fields.append_unique(std::move(m.key), std::move(m.value));
+  std::string line = json::dump(json::Value(e.fields));
+  line += '\n';
+  // The entry joins the in-memory log whatever the store answers: a failed write costs the
+  // file an entry, never the conversation a turn.
+  index_->position.emplace(id, contents_.entries.size());
+  contents_.entries.push_back(std::move(e));
+  leaf_ = id;
+  if (auto written = store_->append(line); !written) return written.error();
+  contents_.intact_bytes += line.size();
+  if (durability_ == Durability::every_entry) {
+    if (auto synced = store_->sync(); !synced) return synced.error();
+  }
+  return id;
+}
+
+Result<std::string> Log::append_message(const Message& message) {
+  json::Object payload;
+  payload.append_unique("message", to_json(message));
+  return append_entry(EntryType::message, std::move(payload));
+}
+
+Result<std::string> Log::append_model_change(const ModelRef& model) {
+  json::Object payload;
+  payload.append_unique("provider", model.provider);
+  payload.append_unique("api", model.api);
+  payload.append_unique("model", model.model);
+  return append_entry(EntryType::model_change, std::move(payload));
+}
+
+Result<std::string> Log::append_thinking_level(ThinkingLevel level) {
+  json::Object payload;
+  payload.append_unique("thinking_level", std::string(to_string(level)));
+  return append_entry(EntryType::thinking_level_change, std::move(payload));
+}
+
+Result<std::string> Log::append_compaction(std::string_view summary,
+                                           std::string_view first_kept_entry_id) {
+  // An anchor off the branch would make every later load "repair" damage we wrote ourselves.
+  bool on_branch = false;
+  for (const Entry* e : branch(contents_.entries, leaf_)) on_branch |= e->id == first_kept_entry_id;
+  if (!on_branch) {
+    return make_error(Errc::not_found, "compaction anchor '" + std::string(first_kept_entry_id) +
+                                           "' is not an entry on the current branch");
+  }
+  json::Object payload;
+  payload.append_unique("summary", std::string(summary));
+  payload.append_unique("first_kept_entry_id", std::string(first_kept_entry_id));
+  return append_entry(EntryType::compaction, std::move(payload));
+}
+
+Result<std::string> Log::append_custom_message(std::string_view custom_type,
+                                               std::string_view content) {
+  json::Object payload;
+  payload.append_unique("custom_type", std::string(custom_type));
+  payload.append_unique("content", std::string(content));
+  return append_entry(EntryType::custom_message, std::move(payload));
+}
+
+Result<bool> Log::record_model(const ModelRef& model) {
+  if (fold(contents_.entries, leaf_).model == model) return false;
+  if (auto appended = append_model_change(model); !appended) return appended.error();
+  return true;
+}
+
+Result<void> Log::fork(std::string_view entry_id) {
+  if (!entry_id.empty() && find(entry_id) == nullptr) {
+    return make_error(Errc::not_found, "cannot fork: no entry '" + std::string(entry_id) +
+                                           "' in " + store_->describe());
+  }
+  leaf_ = std::string(entry_id);
+  return {};
+}
+
+Result<std::string> Log::leave_branch(std::string_view entry_id, std::string_view summary) {
+  std::string from = leaf_;
+  if (auto forked = fork(entry_id); !forked) return forked.error();
+  json::Object payload;
+  payload.append_unique("from_id", from);
+  payload.append_unique("summary", std::string(summary));
+  return append_entry(EntryType::branch_summary, std::move(payload));
+}
+
+Result<void> Log::end_turn() {
+  if (durability_ != Durability::every_turn) return {};
+  return store_->sync();
+}
+
+}  // namespace agentkit::session

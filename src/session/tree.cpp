@@ -1,0 +1,130 @@
+// The entry tree (branch, leaves) and the resume fold over one branch.
+#include <algorithm>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "format.hpp"
+
+namespace agentkit::session {
+namespace {
+
+// The model-visible wrappers. Pinned byte for byte by tests/session/golden/: a change here
+// changes what every resumed conversation shows the model.
+constexpr std::string_view kCompactionPrefix =
+    "The conversation history before this point was compacted into the following summary:\n\n"
+    "<summary>\n";
+constexpr std::string_view kBranchSummaryPrefix =
+    "The following is a summary of a branch that this conversation came back from:\n\n"
+    "<summary>\n";
+constexpr std::string_view kSummarySuffix = "\n</summary>";
+
+std::string wrap(std::string_view prefix, std::string_view summary) {
+  std::string out;
+  out.reserve(prefix.size() + summary.size() + kSummarySuffix.size());
+  out.append(prefix).append(summary).append(kSummarySuffix);
+  return out;
+}
+
+std::string_view member_text(const Entry& e, std::string_view key) {
+  const json::Value* v = e.fields.find(key);
+  return v != nullptr && v->is_string() ? std::string_view(v->as_string()) : std::string_view();
+}
+
+// The message an entry contributes to the context, if any.
+std::optional<Message> context_message(const Entry& e) {
+  switch (e.type) {
+    case EntryType::message:
+      if (auto m = message_of(e)) return std::move(*m);
+      return std::nullopt;
+    case EntryType::custom_message: return user_text(std::string(member_text(e, "content")));
+    case EntryType::branch_summary:
+      return user_text(render_branch_summary(member_text(e, "summary")));
+    default: return std::nullopt;
+  }
+}
+
+// Where the context starts on `path`: after the last compaction's kept point, with its summary.
+std::size_t context_start(const std::vector<const Entry*>& path, Resumed& out) {
+  for (std::size_t i = path.size(); i-- > 0;) {
+    if (path[i]->type != EntryType::compaction) continue;
+    out.messages.push_back(user_text(render_compaction(member_text(*path[i], "summary"))));
+    std::string_view kept = member_text(*path[i], "first_kept_entry_id");
+    for (std::size_t j = 0; j < i; ++j) {
+      if (path[j]->id == kept) return j;
+    }
+    return i + 1;
+  }
+  return 0;
+}
+
+void fold_config(const std::vector<const Entry*>& path, Resumed& out) {
+  std::optional<ModelRef> provenance;
+  for (const Entry* e : path) {
+    if (e->type == EntryType::model_change) {
+      if (auto m = model_of(*e)) out.model = std::move(*m);
+    } else if (e->type == EntryType::thinking_level_change) {
+      if (auto t = thinking_level_of(*e)) out.thinking = *t;
+    } else if (e->type == EntryType::message) {
+      const json::Value* m = e->fields.find("message");
+      const json::Value* role = m != nullptr ? m->find("role") : nullptr;
+      if (role == nullptr || role->get_string() != "assistant") continue;
+      if (auto msg = message_of(*e)) {
+        const auto& a = std::get<AssistantMessage>(*msg);
+        if (!a.model.empty()) provenance = ModelRef{a.provider, a.api, a.model};
+      }
+    }
+  }
+  if (!out.model) out.model = std::move(provenance);
+}
+
+}  // namespace
+
+std::string render_compaction(std::string_view summary) {
+  return wrap(kCompactionPrefix, summary);
+}
+
+std::string render_branch_summary(std::string_view summary) {
+  return wrap(kBranchSummaryPrefix, summary);
+}
+
+std::vector<const Entry*> branch(std::span<const Entry> entries, std::string_view leaf) {
+  std::vector<const Entry*> path;
+  if (leaf.empty()) return path;
+  std::unordered_map<std::string_view, const Entry*> by_id;
+  by_id.reserve(entries.size());
+  for (const Entry& e : entries) by_id.emplace(e.id, &e);
+  // Parents always precede children in a loaded log, but a hand-built span need not: the step
+  // bound stops a cycle from looping forever.
+  for (auto it = by_id.find(leaf); it != by_id.end() && path.size() <= entries.size();
+       it = by_id.find(it->second->parent_id)) {
+    path.push_back(it->second);
+    if (it->second->parent_id.empty()) break;
+  }
+  std::reverse(path.begin(), path.end());
+  return path;
+}
+
+std::vector<std::string> leaves(std::span<const Entry> entries) {
+  std::unordered_set<std::string_view> parents;
+  for (const Entry& e : entries) {
+    if (!e.parent_id.empty()) parents.insert(e.parent_id);
+  }
+  std::vector<std::string> out;
+  for (const Entry& e : entries) {
+    if (parents.count(e.id) == 0) out.push_back(e.id);
+  }
+  return out;
+}
+
+Resumed fold(std::span<const Entry> entries, std::string_view leaf) {
+  Resumed out;
+  out.leaf = std::string(leaf);
+  std::vector<const Entry*> path = branch(entries, leaf);
+  fold_config(path, out);
+  for (std::size_t i = context_start(path, out); i < path.size(); ++i) {
+    if (auto m = context_message(*path[i])) out.messages.push_back(std::move(*m));
+  }
+  return out;
+}
+
+}  // namespace agentkit::session

@@ -1,0 +1,146 @@
+// The entry tree (branch, leaves, fork, branch_summary), the resume fold and the wrapper goldens.
+#include <filesystem>
+
+#include "agentkit/session/log.hpp"
+#include "support/catch.hpp"
+#include "session/session_support.hpp"
+#include "support/fixtures.hpp"
+
+using namespace agentkit;
+using agentkit::testing::lines_of;
+
+namespace {
+
+session::Log new_log(session::MemoryStore& memory) {
+  return session::Log::create(std::make_unique<session::MemoryStore>(memory), {}).value();
+}
+
+std::vector<std::string> texts(const std::vector<Message>& messages) {
+  std::vector<std::string> out;
+  for (const Message& m : messages) {
+    if (const auto* u = std::get_if<UserMessage>(&m)) out.push_back(text_of(u->content));
+    if (const auto* a = std::get_if<AssistantMessage>(&m)) out.push_back(text_of(*a));
+  }
+  return out;
+}
+
+std::string golden(const char* name) {
+  return agentkit::testing::read_file(std::filesystem::path(AGENTKIT_SESSION_GOLDEN_DIR) / name);
+}
+
+AssistantMessage reply(std::string provider, std::string api, std::string model) {
+  AssistantMessage a;
+  a.content.push_back(TextBlock{"ok"});
+  a.provider = std::move(provider);
+  a.api = std::move(api);
+  a.model = std::move(model);
+  return a;
+}
+
+}  // namespace
+
+TEST_CASE("forking from entry 2 of 4 gives two leaves and keeps every original line") {
+  // REQ-SESS-07
+  session::MemoryStore memory;
+  auto log = new_log(memory);
+  std::vector<std::string> ids;
+  for (const char* t : {"1", "2", "3", "4"}) ids.push_back(log.append_message(user_text(t)).value());
+  std::string before = memory.bytes();
+  REQUIRE(log.fork(ids[1]));
+  auto tip = log.append_message(user_text("2b")).value();
+
+  CHECK(session::leaves(log.contents().entries) == std::vector<std::string>{ids[3], tip});
+  CHECK(memory.bytes().substr(0, before.size()) == before);
+  CHECK(lines_of(memory.bytes()).size() == 6);
+  auto path = session::branch(log.contents().entries, tip);
+  REQUIRE(path.size() == 3);
+  CHECK(path[0]->id == ids[0]);
+  CHECK(path[1]->id == ids[1]);
+  CHECK(texts(session::fold(log.contents().entries, ids[3]).messages) ==
+        std::vector<std::string>{"1", "2", "3", "4"});
+  CHECK(texts(session::fold(log.contents().entries, tip).messages) ==
+        std::vector<std::string>{"1", "2", "2b"});
+}
+
+TEST_CASE("the empty leaf is before the first entry and a new root starts there") {
+  session::MemoryStore memory;
+  auto log = new_log(memory);
+  auto first = log.append_message(user_text("one")).value();
+  REQUIRE(log.fork(""));
+  CHECK(session::branch(log.contents().entries, "").empty());
+  auto second_root = log.append_message(user_text("again")).value();
+  CHECK(log.find(second_root)->parent_id.empty());
+  CHECK(session::leaves(log.contents().entries).size() == 2);
+  CHECK(log.fork("nope").error().code == Errc::not_found);
+  CHECK(log.leaf() == second_root);
+  (void)first;
+}
+
+TEST_CASE("leaving a branch records its summary, which the model reads in the pinned wrapper") {
+  session::MemoryStore memory;
+  auto log = new_log(memory);
+  auto start = log.append_message(user_text("start")).value();
+  REQUIRE(log.append_message(user_text("a rewrite")));
+  auto summary = log.leave_branch(start, "Tried a rewrite; abandoned it.").value();
+  const session::Entry* e = log.find(summary);
+  REQUIRE(e != nullptr);
+  CHECK(e->type == session::EntryType::branch_summary);
+  CHECK(e->parent_id == start);
+  auto state = session::fold(log.contents().entries, log.leaf());
+  CHECK(texts(state.messages) ==
+        std::vector<std::string>{"start", golden("branch_summary.txt")});
+}
+
+TEST_CASE("the compaction and branch-summary wrappers match their goldens byte for byte") {
+  CHECK(session::render_compaction("We listed the files.") == golden("compaction.txt"));
+  CHECK(session::render_branch_summary("Tried a rewrite; abandoned it.") ==
+        golden("branch_summary.txt"));
+}
+
+TEST_CASE("a compaction replaces the entries before its kept point with its summary") {
+  session::MemoryStore memory;
+  auto log = new_log(memory);
+  REQUIRE(log.append_message(user_text("1")));
+  auto kept = log.append_message(user_text("2")).value();
+  REQUIRE(log.append_message(user_text("3")));
+  REQUIRE(log.append_compaction("We listed the files.", kept));
+  REQUIRE(log.append_message(user_text("4")));
+  REQUIRE(log.append_custom_message("reminder", "run the tests"));
+  auto state = session::fold(log.contents().entries, log.leaf());
+  CHECK(texts(state.messages) == std::vector<std::string>{golden("compaction.txt"), "2", "3", "4",
+                                                          "run the tests"});
+}
+
+TEST_CASE("resume folds the last model change and thinking level, ignoring the caller") {
+  // REQ-SESS-02: model_change(A), a turn, model_change(B): the agent is built for B.
+  session::MemoryStore memory;
+  session::ModelRef a{"anthropic", "anthropic-messages", "claude-sonnet-4-5"};
+  session::ModelRef b{"openai", "openai-responses", "gpt-5"};
+  {
+    auto log = new_log(memory);
+    REQUIRE(log.append_model_change(a));
+    REQUIRE(log.append_thinking_level(ThinkingLevel::low));
+    REQUIRE(log.append_message(user_text("hi")));
+    REQUIRE(log.append_message(reply(a.provider, a.api, a.model)));
+    REQUIRE(log.append_model_change(b));
+    REQUIRE(log.append_thinking_level(ThinkingLevel::high));
+  }
+  auto log = session::Log::open(std::make_unique<session::MemoryStore>(memory), {}).value();
+  auto state = session::fold(log.contents().entries, log.leaf());
+  REQUIRE(state.model.has_value());
+  CHECK(*state.model == b);  // all three fields
+  CHECK(state.thinking == ThinkingLevel::high);
+  CHECK(state.messages.size() == 2);
+  CHECK(state.leaf == log.leaf());
+}
+
+TEST_CASE("without a model change, resume takes the provenance of the last assistant message") {
+  session::MemoryStore memory;
+  auto log = new_log(memory);
+  REQUIRE(log.append_message(user_text("hi")));
+  REQUIRE(log.append_message(reply("google", "google-generative-ai", "gemini-2.5-pro")));
+  REQUIRE(log.append_message(user_text("more")));
+  auto state = session::fold(log.contents().entries, log.leaf());
+  CHECK(state.model == session::ModelRef{"google", "google-generative-ai", "gemini-2.5-pro"});
+  CHECK_FALSE(state.thinking.has_value());
+}
