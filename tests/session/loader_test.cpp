@@ -41,7 +41,9 @@ using K = session::RepairKind;
 
 TEST_CASE("a torn last line and a newer version's entry type load with exactly two repairs") {
   // REQ-SESS-05
-  std::string future = R"({"id":"f1","parent_id":"a","type":"future_x","timestamp":"t","x":[1.50,"é"]})";
+  // Spacing and an escape our own writer would not produce: only a verbatim copy keeps them.
+  std::string future =
+      R"({"id":"f1", "parent_id":"a","type":"future_x","timestamp":"t","x":[1.50,"\u00e9"]})";
   std::string bytes = log_of({entry("a", "", "hi"), future}) + entry("b", "f1", "cut").substr(0, 30);
   auto loaded = session::parse_log(bytes);
   REQUIRE(loaded.entries.size() == 2);
@@ -190,4 +192,15 @@ TEST_CASE("what the loader kept re-serialises to bytes that load again identical
   auto second = session::parse_log(once);
   CHECK(session::to_jsonl(second) == once);
   CHECK(kinds(second) == std::vector<K>{K::unknown_type});
+}
+
+TEST_CASE("bounds: a line nested past the parser's depth is a corrupt line, a 4 MB line loads") {
+  std::string deep = R"({"id":"d","parent_id":null,"type":"x","v":)" + std::string(10'000, '[') +
+                     std::string(10'000, ']') + "}";
+  std::string big = entry("b", "", std::string(4 << 20, 'z'));
+  auto loaded = session::parse_log(log_of({deep, big}));
+  REQUIRE(loaded.entries.size() == 1);
+  CHECK(loaded.entries[0].id == "b");
+  CHECK(kinds(loaded) == std::vector<K>{K::corrupt_line});
+  CHECK(loaded.repairs[0].line == 2);
 }
