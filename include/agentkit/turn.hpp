@@ -9,6 +9,7 @@
 // Thread safety: plain values. A SessionHandle is immutable and cheap to copy.
 #pragma once
 
+#include <functional>
 #include <memory>
 #include <optional>
 #include <string>
@@ -20,6 +21,10 @@
 #include "agentkit/core/provider.hpp"
 
 namespace agentkit {
+
+namespace session {
+class Log;  // agentkit/session/log.hpp
+}  // namespace session
 
 // User input. From a run it starts the turn; through Session::send it is queued for the run in
 // flight as steering (delivered after the current tool batch, before the next model call) or as a
@@ -110,8 +115,18 @@ struct Delivery {
 struct StartOptions {
   // Continue this session (its transcript, usage and id); empty = a new session.
   SessionHandle resume;
-  // The new session's id; empty = generated. Ignored when resuming.
+  // The new session's id; empty = generated (or, with a log, the log's id). Ignored when resuming.
   std::string session_id;
+  // Record the session in this append-only log (agentkit/session/log.hpp). Each message is
+  // written as it joins the transcript (the user's before the first model call) and each turn
+  // ends with Log::end_turn(). Without `resume`, the session starts from the log's active branch,
+  // and a model other than the one the log last recorded is appended as a model_change. The log
+  // must not be used elsewhere while the session runs. Null (the default): nothing touches disk.
+  std::shared_ptr<session::Log> log;
+  // Called with each failed write to `log`, which is also emitted as a non-terminal ErrorEvent;
+  // the run continues with the message kept in memory. Runs on the run's thread; an exception
+  // from it is contained.
+  std::function<void(const Error&)> on_log_error;
 };
 
 }  // namespace agentkit

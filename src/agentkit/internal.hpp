@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "agentkit/agent.hpp"
+#include "agentkit/session/log.hpp"
 #include "deadline_timer.hpp"
 
 namespace agentkit::detail {
@@ -72,6 +73,10 @@ struct SessionCore : std::enable_shared_from_this<SessionCore> {
 
   DeadlineTimer timer;  // fires per-tool timeouts; its thread starts on first use
 
+  // The session log (StartOptions::log) and its error callback; used by the run thread only.
+  std::shared_ptr<session::Log> log;
+  std::function<void(const Error&)> on_log_error;
+
   // Delivers an event to observers (synchronously) and subscribers. Never throws.
   void emit(Event e);
   bool has_listeners() const noexcept;
@@ -97,6 +102,12 @@ Result<ToolRegistry> build_registry(const AgentDefinition& def,
 ToolDefinition make_read_skill_tool(std::shared_ptr<const std::vector<Skill>> skills);
 std::string assemble_base_system_prompt(const AgentDefinition& def);
 std::string system_prompt_for_turn(const AgentCore& agent, std::span<const ToolSpec> offered);
+
+// session_log.cpp: the session log, written as the transcript grows. Failures are reported as
+// ErrorEvents and through on_log_error, never thrown, never fatal to the run.
+void attach_log(SessionCore& session, const AgentCore& agent, StartOptions& options);
+void log_messages(SessionCore& session, std::span<const Message> messages);
+void log_end_turn(SessionCore& session);
 
 // session.cpp
 std::string generate_session_id();

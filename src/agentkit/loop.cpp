@@ -99,6 +99,8 @@ class Run {
 
   RunResult execute() {
     system_prompt_ = system_prompt_for_turn(a_, offered_specs_);
+    // The run's input reaches the log before the first model call: a crash in turn 1 keeps it.
+    log_messages(s_, std::span<const Message>(s_.history).subspan(run_start_));
     rc_.emit(AgentStartEvent{s_.id, a_.model->vendor, a_.model->api, a_.model->id});
     RunStopReason reason = loop();
     return finish(reason);
@@ -204,6 +206,7 @@ class Run {
   }
 
   void append(Message m) {
+    if (s_.log) log_messages(s_, std::span<const Message>(&m, 1));  // outside the lock: file I/O
     std::lock_guard lock(s_.mu);
     s_.history.push_back(std::move(m));
   }
@@ -224,6 +227,7 @@ class Run {
       call_hook(hook, ev);
       rc_.emit(std::move(ev));
     }
+    log_end_turn(s_);
     std::lock_guard lock(s_.mu);
     s_.committed = s_.history.size();
   }

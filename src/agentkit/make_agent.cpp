@@ -300,6 +300,7 @@ Result<Session> Agent::start(StartOptions options) {
   } else {
     session->id = options.session_id.empty() ? detail::generate_session_id() : options.session_id;
   }
+  detail::attach_log(*session, *core_, options);
   {
     std::lock_guard lock(core_->mu);
     if (core_->closed) return fail(Errc::closed, "the agent is closed; build a new one with make_agent");

@@ -1,0 +1,55 @@
+// The loop's side of the session log: start from the log's branch, write each message as it joins
+// the transcript, end each turn. A write failure costs the log an entry, never the run a turn.
+#include <span>
+
+#include "internal.hpp"
+#include "run_context.hpp"
+
+namespace agentkit::detail {
+namespace {
+
+void report(SessionCore& s, const Error& error) {
+  if (s.has_listeners()) s.emit(ErrorEvent{error, false});
+  if (!s.on_log_error) return;
+  std::string failure;
+  if (!call_guarded([&] { s.on_log_error(error); }, failure) && s.has_listeners()) {
+    s.emit(ErrorEvent{make_error(Errc::internal, "the session log's error callback threw: " +
+                                                     failure),
+                      false});
+  }
+}
+
+}  // namespace
+
+void attach_log(SessionCore& s, const AgentCore& agent, StartOptions& options) {
+  s.log = std::move(options.log);
+  s.on_log_error = std::move(options.on_log_error);
+  if (!s.log) return;
+  if (SessionStateAccess::get(options.resume) == nullptr) {
+    session::Resumed state = session::fold(s.log->contents().entries, s.log->leaf());
+    s.history = std::move(state.messages);
+    s.committed = s.history.size();
+    if (options.session_id.empty() && !s.log->contents().header.id.empty()) {
+      s.id = s.log->contents().header.id;
+    }
+  }
+  // The agent is immutable: a different model over this log is a new agent, recorded here.
+  const Model& m = *agent.model;
+  if (auto recorded = s.log->record_model({m.vendor, m.api, m.id}); !recorded) {
+    report(s, recorded.error());
+  }
+}
+
+void log_messages(SessionCore& s, std::span<const Message> messages) {
+  if (!s.log) return;
+  for (const Message& m : messages) {
+    if (auto written = s.log->append_message(m); !written) report(s, written.error());
+  }
+}
+
+void log_end_turn(SessionCore& s) {
+  if (!s.log) return;
+  if (auto synced = s.log->end_turn(); !synced) report(s, synced.error());
+}
+
+}  // namespace agentkit::detail
