@@ -91,7 +91,7 @@ class FileStore final : public Store {
   }
 
   Result<void> append(std::string_view lines) override {
-    if (fd_ < 0) return make_error(Errc::closed, "session log '" + path_.string() + "' is not open");
+    if (fd_ < 0) return not_open();
     // A previous write that tore left bytes past good_size_: cut them before writing, or this
     // line would be glued onto half a line and both lost.
     if (torn_ && ::ftruncate(fd_, static_cast<off_t>(good_size_)) != 0) {
@@ -109,7 +109,7 @@ class FileStore final : public Store {
   }
 
   Result<void> sync() override {
-    if (fd_ < 0) return make_error(Errc::closed, "session log '" + path_.string() + "' is not open");
+    if (fd_ < 0) return not_open();
     if (::fdatasync(fd_) != 0) return os_error("cannot sync session log", path_, errno);
     if (created_) {
       // A new file survives power loss only once its directory entry is synced too.
@@ -125,7 +125,7 @@ class FileStore final : public Store {
   }
 
   Result<void> truncate(std::uint64_t size) override {
-    if (fd_ < 0) return make_error(Errc::closed, "session log '" + path_.string() + "' is not open");
+    if (fd_ < 0) return not_open();
     if (::ftruncate(fd_, static_cast<off_t>(size)) != 0) {
       return os_error("cannot truncate session log", path_, errno);
     }
@@ -176,6 +176,10 @@ class FileStore final : public Store {
     }
     bytes.resize(filled);
     return bytes;
+  }
+
+  Error not_open() const {
+    return make_error(Errc::closed, "session log '" + path_.string() + "' is not open");
   }
 
   std::filesystem::path lock_path() const { return path_.string() + ".lock"; }

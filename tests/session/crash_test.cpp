@@ -54,7 +54,8 @@ struct KillOutcome {
   bool ok = false;
 };
 
-KillOutcome kill_once(const std::filesystem::path& path, session::Durability d, std::uint32_t seed) {
+KillOutcome kill_once(const std::filesystem::path& path, session::Durability d,
+                      std::uint32_t seed) {
   int fds[2];
   REQUIRE(::pipe(fds) == 0);
   pid_t pid = ::fork();

@@ -18,8 +18,8 @@ constexpr std::string_view kHeader =
 std::string entry(std::string_view id, std::string_view parent, std::string_view text) {
   std::string p = parent.empty() ? "null" : "\"" + std::string(parent) + "\"";
   return R"({"id":")" + std::string(id) + R"(","parent_id":)" + p +
-         R"(,"type":"message","timestamp":"t","message":{"role":"user","content":[{"type":"text","text":")" +
-         std::string(text) + "\"}]}}";
+         R"(,"type":"message","timestamp":"t","message":{"role":"user","content":)" +
+         R"([{"type":"text","text":")" + std::string(text) + "\"}]}}";
 }
 
 std::string log_of(std::initializer_list<std::string> lines) {
@@ -44,7 +44,8 @@ TEST_CASE("a torn last line and a newer version's entry type load with exactly t
   // Spacing and an escape our own writer would not produce: only a verbatim copy keeps them.
   std::string future =
       R"({"id":"f1", "parent_id":"a","type":"future_x","timestamp":"t","x":[1.50,"\u00e9"]})";
-  std::string bytes = log_of({entry("a", "", "hi"), future}) + entry("b", "f1", "cut").substr(0, 30);
+  std::string bytes =
+      log_of({entry("a", "", "hi"), future}) + entry("b", "f1", "cut").substr(0, 30);
   auto loaded = session::parse_log(bytes);
   REQUIRE(loaded.entries.size() == 2);
   CHECK(kinds(loaded) == std::vector<K>{K::unknown_type, K::torn_last_line});

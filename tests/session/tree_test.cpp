@@ -44,7 +44,9 @@ TEST_CASE("forking from entry 2 of 4 gives two leaves and keeps every original l
   session::MemoryStore memory;
   auto log = new_log(memory);
   std::vector<std::string> ids;
-  for (const char* t : {"1", "2", "3", "4"}) ids.push_back(log.append_message(user_text(t)).value());
+  for (const char* t : {"1", "2", "3", "4"}) {
+    ids.push_back(log.append_message(user_text(t)).value());
+  }
   std::string before = memory.bytes();
   REQUIRE(log.fork(ids[1]));
   auto tip = log.append_message(user_text("2b")).value();
