@@ -115,7 +115,7 @@ LoadResult parse_log(std::string_view bytes);
 // parse_log over a store's bytes; fails only when the store cannot be read.
 Result<LoadResult> load(Store& store);
 // The log as JSONL: the header, then every entry (unknown ones byte for byte). Loading the
-// output gives back the same entries with no repairs.
+// output gives back the same entries; the only repairs listed are the unknown types kept again.
 std::string to_jsonl(const LoadResult& log);
 
 // ---- The tree -------------------------------------------------------------------------------
