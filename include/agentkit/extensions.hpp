@@ -22,10 +22,12 @@
 
 #include <chrono>
 #include <functional>
+#include <memory>
 #include <span>
 #include "agentkit/base/stop_token.hpp"
 #include <vector>
 
+#include "agentkit/base/clock.hpp"
 #include "agentkit/core/event.hpp"
 #include "agentkit/core/message.hpp"
 #include "agentkit/core/provider.hpp"
@@ -46,9 +48,11 @@ struct RetryOptions {
   // Attempts in total, the first included.
   int max_attempts = 3;
   // Backoff before attempt n (n >= 1): min(base_delay * 2^(n-1), max_delay), minus up to 25 %
-  // jitter. The sleep wakes at once on cancellation.
+  // jitter (agentkit/base/backoff.hpp). The sleep wakes at once on cancellation.
   std::chrono::milliseconds base_delay{500};
   std::chrono::milliseconds max_delay{8'000};
+  // The clock the backoff sleeps on. Empty: the system clock; tests pass a ManualClock.
+  std::shared_ptr<const Clock> clock;
   // Decides whether a completed error message is worth another attempt. Empty = the default
   // classifier (rate limits, overload, 408/409/429/5xx as whole tokens, timeouts, connection
   // resets; never an abort, never an authentication or validation error).

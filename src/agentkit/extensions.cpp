@@ -1,10 +1,8 @@
 // Stop policies and the retry middleware.
 #include <algorithm>
 #include <array>
-#include <condition_variable>
-#include <mutex>
-#include <random>
 
+#include "agentkit/base/backoff.hpp"
 #include "agentkit/extensions.hpp"
 #include "agentkit/providers/retry.hpp"
 
@@ -45,21 +43,10 @@ StopPolicy stop_any(std::vector<StopPolicy> policies) {
 
 namespace {
 
-bool sleep_for(std::chrono::milliseconds d, agentkit::stop_token stop) {
-  std::mutex mu;
-  std::condition_variable_any cv;
-  std::unique_lock lock(mu);
-  return !cv.wait_for(lock, stop, d, [] { return false; }) && !stop.stop_requested();
-}
-
-std::chrono::milliseconds backoff(const RetryOptions& o, int attempt, std::mt19937& rng) {
-  auto base = o.base_delay.count();
-  long long delay = base;
-  for (int i = 1; i < attempt && delay < o.max_delay.count(); ++i) delay *= 2;
-  delay = std::min<long long>(delay, o.max_delay.count());
-  // Up to 25 % downward jitter, never upward: the cap stays a cap.
-  std::uniform_int_distribution<long long> jitter(0, delay / 4);
-  return std::chrono::milliseconds(delay - jitter(rng));
+// The clock the backoff sleeps on: the caller's, else the system's.
+std::shared_ptr<const Clock> clock_of(const RetryOptions& o) {
+  if (o.clock) return o.clock;
+  return std::make_shared<const SystemClock>();
 }
 
 }  // namespace
@@ -71,17 +58,20 @@ bool is_retryable_error(const AssistantMessage& message) { return providers::is_
 Middleware retry_middleware(RetryOptions options) {
   if (!options.retryable) options.retryable = is_retryable_error;
   if (options.max_attempts < 1) options.max_attempts = 1;
-  return [options](ModelCall next) -> ModelCall {
-    return [options, next](const Request& req, const StreamOptions& opts, const EventCallback& emit,
-                           agentkit::stop_token stop) -> AssistantMessage {
-      std::mt19937 rng(std::random_device{}());
+  const BackoffPolicy policy{options.base_delay, options.max_delay};
+  return [options, policy, clock = clock_of(options)](ModelCall next) -> ModelCall {
+    return [options, policy, clock, next](const Request& req, const StreamOptions& opts,
+                                          const EventCallback& emit,
+                                          agentkit::stop_token stop) -> AssistantMessage {
+      BackoffJitter jitter;
       for (int attempt = 1;; ++attempt) {
         AssistantMessage reply = next(req, opts, emit, stop);
         if (reply.stop_reason == StopReason::aborted || attempt >= options.max_attempts ||
             !options.retryable(reply)) {
           return reply;
         }
-        if (!sleep_for(backoff(options, attempt, rng), stop)) {
+        // Attempt n (1-based) just failed: that is retry n-1 of the formula.
+        if (!clock->sleep_for(backoff_delay(policy, attempt - 1, jitter.next()), stop)) {
           // Cancelled during the backoff: aborted, and error_message cleared (REQ-LOOP-09a).
           reply.stop_reason = StopReason::aborted;
           reply.error_message.clear();

@@ -1,5 +1,7 @@
 #include "agentkit/base/error.hpp"
 
+#include <cstring>
+
 namespace agentkit {
 namespace {
 
@@ -11,7 +13,33 @@ class AgentkitCategory final : public std::error_category {
   }
 };
 
+// strerror_r comes in two shapes depending on the C library and feature macros: the XSI one
+// fills the buffer and answers 0, the GNU one answers a pointer that may or may not be the
+// buffer. Overloading on the return type accepts either without a configure-time probe.
+[[maybe_unused]] const char* strerror_result(int rc, const char* buffer) noexcept {
+  return rc == 0 ? buffer : nullptr;
+}
+[[maybe_unused]] const char* strerror_result(const char* text, const char*) noexcept {
+  return text;
+}
+
+// Long enough for every message glibc and musl have (the longest is under 60 bytes).
+constexpr std::size_t kErrnoTextBytes = 256;
+
 }  // namespace
+
+std::string errno_text(int err) {
+  char buffer[kErrnoTextBytes] = {};
+  const char* text = strerror_result(::strerror_r(err, buffer, sizeof buffer), buffer);
+  if (text == nullptr || *text == '\0') return "unknown error " + std::to_string(err);
+  return text;
+}
+
+Error errno_error(Errc code, std::string what, int err) {
+  what += ": ";
+  what += errno_text(err);
+  return make_error(code, std::move(what));
+}
 
 const std::error_category& error_category() noexcept {
   static const AgentkitCategory category;  // immutable; function-local so it is never half-built

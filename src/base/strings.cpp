@@ -8,6 +8,19 @@ namespace {
 constexpr std::size_t max_echoed_chars = 64;
 }  // namespace
 
+bool is_token_char(char c) noexcept {
+  if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
+  return std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
+}
+
+bool is_token(std::string_view s) noexcept {
+  if (s.empty()) return false;
+  for (char c : s) {
+    if (!is_token_char(c)) return false;
+  }
+  return true;
+}
+
 std::string to_lower_ascii(std::string_view s) {
   std::string out(s);
   for (char& c : out) c = to_lower_ascii(c);

@@ -118,32 +118,47 @@ bool is_scalar_value(char32_t code_point) noexcept {
          (code_point < first_surrogate || code_point > last_surrogate);
 }
 
-Result<void> append(std::string& out, char32_t cp) {
+std::size_t encoded_length(char32_t cp) noexcept {
   // Upper bounds of the 1-, 2- and 3-byte forms (RFC 3629 §3).
   constexpr char32_t one_byte_max = 0x7F;
   constexpr char32_t two_byte_max = 0x7FF;
   constexpr char32_t three_byte_max = 0xFFFF;
+  return cp <= one_byte_max ? 1 : cp <= two_byte_max ? 2 : cp <= three_byte_max ? 3 : 4;
+}
+
+char* encode_unchecked(char32_t cp, char* out) noexcept {
+  auto cont = [](char32_t bits) {
+    return static_cast<char>(continuation_tag | (bits & continuation_payload_mask));
+  };
+  switch (encoded_length(cp)) {
+    case 1: *out++ = static_cast<char>(cp); break;
+    case 2:
+      *out++ = static_cast<char>(two_byte_tag | (cp >> 6));
+      *out++ = cont(cp);
+      break;
+    case 3:
+      *out++ = static_cast<char>(three_byte_tag | (cp >> 12));
+      *out++ = cont(cp >> 6);
+      *out++ = cont(cp);
+      break;
+    default:
+      *out++ = static_cast<char>(four_byte_tag | (cp >> 18));
+      *out++ = cont(cp >> 12);
+      *out++ = cont(cp >> 6);
+      *out++ = cont(cp);
+      break;
+  }
+  return out;
+}
+
+Result<void> append(std::string& out, char32_t cp) {
   if (!is_scalar_value(cp)) {
     return fail(Errc::invalid_argument,
                 "cannot encode code point " + std::to_string(static_cast<std::uint32_t>(cp)) +
                     " as UTF-8: surrogates and values above U+10FFFF are not characters");
   }
-  auto cont = [](char32_t bits) { return static_cast<char>(continuation_tag | (bits & continuation_payload_mask)); };
-  if (cp <= one_byte_max) {
-    out.push_back(static_cast<char>(cp));
-  } else if (cp <= two_byte_max) {
-    out.push_back(static_cast<char>(two_byte_tag | (cp >> 6)));
-    out.push_back(cont(cp));
-  } else if (cp <= three_byte_max) {
-    out.push_back(static_cast<char>(three_byte_tag | (cp >> 12)));
-    out.push_back(cont(cp >> 6));
-    out.push_back(cont(cp));
-  } else {
-    out.push_back(static_cast<char>(four_byte_tag | (cp >> 18)));
-    out.push_back(cont(cp >> 12));
-    out.push_back(cont(cp >> 6));
-    out.push_back(cont(cp));
-  }
+  char bytes[max_encoded_length];
+  out.append(bytes, encode_unchecked(cp, bytes));
   return {};
 }
 

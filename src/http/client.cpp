@@ -5,6 +5,7 @@
 #include <cstring>
 
 #include "agentkit/base/base64.hpp"
+#include "agentkit/base/strings.hpp"
 #include "connection_pool.hpp"
 #include "message_parser.hpp"
 #include "socket.hpp"
@@ -301,7 +302,7 @@ Result<void> HttpClient::State::read_head(Stream& stream, MessageParser& parser,
 Result<Response> HttpClient::State::send(const Request& request, agentkit::stop_token stop) {
   auto url = parse_url(request.url);
   if (!url) return std::move(url).error();
-  if (!detail::is_token(request.method)) {
+  if (!is_token(request.method)) {
     constexpr std::size_t max_quoted = 32;
     return fail(Errc::invalid_argument, "HTTP method '" + request.method.substr(0, max_quoted) + "' is not a valid token");
   }

@@ -28,24 +28,11 @@ constexpr std::size_t max_quoted_bytes = 80;
 
 std::string quoted(std::string_view text) { return "'" + std::string(text.substr(0, max_quoted_bytes)) + "'"; }
 
-bool is_tchar(char c) noexcept {
-  if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
-  return std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
-}
-
 bool is_hex_digit(char c) noexcept {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
 }
 
 }  // namespace
-
-bool is_token(std::string_view s) noexcept {
-  if (s.empty()) return false;
-  for (char c : s) {
-    if (!is_tchar(c)) return false;
-  }
-  return true;
-}
 
 bool is_valid_field_value(std::string_view s) noexcept {
   for (char c : s) {

@@ -102,8 +102,6 @@ class MessageParser {
   std::optional<Error> error_;
 };
 
-// RFC 9110 §5.6.2 token characters (header names, methods).
-bool is_token(std::string_view s) noexcept;
 // A field value we may send or accept: no CR, LF, NUL or other control bytes except tab.
 bool is_valid_field_value(std::string_view s) noexcept;
 

@@ -18,8 +18,6 @@ namespace {
 
 constexpr std::size_t wait_fd_count = 2;
 
-std::string errno_text(int err) { return std::strerror(err); }
-
 // Milliseconds poll() should wait: -1 for no deadline, rounded up so a wait never ends early.
 int poll_timeout_ms(const IoDeadline& deadline) {
   if (deadline.unbounded()) return -1;

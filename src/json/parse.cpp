@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "agentkit/base/utf8.hpp"
 #include "agentkit/json/value.hpp"
 #include "dom_access.hpp"
 #include "text_scan.hpp"
@@ -36,26 +37,6 @@ unsigned key_class(std::string_view key) noexcept {
   unsigned h = static_cast<unsigned>(key.size()) * 31u;
   if (!key.empty()) h += static_cast<unsigned char>(key.front()) * 7u + static_cast<unsigned char>(key.back()) * 3u;
   return h % kKeyClasses;
-}
-
-// Writes cp as UTF-8 at out; answers the end.
-char* write_utf8(char* out, char32_t cp) noexcept {
-  if (cp < 0x80) {
-    *out++ = static_cast<char>(cp);
-  } else if (cp < 0x800) {
-    *out++ = static_cast<char>(0xC0 | (cp >> 6));
-    *out++ = static_cast<char>(0x80 | (cp & 0x3F));
-  } else if (cp < 0x10000) {
-    *out++ = static_cast<char>(0xE0 | (cp >> 12));
-    *out++ = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    *out++ = static_cast<char>(0x80 | (cp & 0x3F));
-  } else {
-    *out++ = static_cast<char>(0xF0 | (cp >> 18));
-    *out++ = static_cast<char>(0x80 | ((cp >> 12) & 0x3F));
-    *out++ = static_cast<char>(0x80 | ((cp >> 6) & 0x3F));
-    *out++ = static_cast<char>(0x80 | (cp & 0x3F));
-  }
-  return out;
 }
 
 // Hex digit values; kNotHex marks every other byte, and survives OR-ing four lookups together.
@@ -301,7 +282,7 @@ char* Parser::decode_unicode_escape(char* out, const char* escape_start) {
     }
     cp = 0x10000 + ((cp - kHighSurrogateFirst) << 10) + (low - kLowSurrogateFirst);
   }
-  return write_utf8(out, cp);
+  return utf8::encode_unchecked(cp, out);  // lone surrogates were refused above
 }
 
 

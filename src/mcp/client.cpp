@@ -18,11 +18,6 @@ constexpr std::string_view kComplete = "complete";
 // A server that keeps handing out cursors is stopped here rather than listed forever.
 constexpr std::size_t kMaxListPages = 1000;
 
-bool is_tchar(char c) {
-  return (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-         std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
-}
-
 std::string text_of(const json::Value& v) {
   if (auto s = v.get_string()) return std::string(*s);
   if (v.is_number()) return std::string(v.number_text());
@@ -409,8 +404,9 @@ Result<std::vector<std::pair<std::string, std::string>>> header_params_of(const 
     if (header == nullptr) continue;
     const auto name = header->get_string();
     if (!name || name->empty()) return fail(Errc::validation_error, "x-mcp-header on '" + property + "' is not a non-empty string");
-    for (char c : *name) {
-      if (!is_tchar(c)) return fail(Errc::validation_error, "x-mcp-header '" + std::string(*name) + "' is not an HTTP token");
+    if (!is_token(*name)) {
+      return fail(Errc::validation_error,
+                  "x-mcp-header '" + std::string(*name) + "' is not an HTTP token");
     }
     const json::Value* type = schema.find("type");
     const auto t = type ? type->get_string() : std::nullopt;

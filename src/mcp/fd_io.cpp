@@ -29,7 +29,7 @@ void consume_sigpipe() {
 }
 
 Error errno_error(std::string_view what, int err) {
-  return make_error(Errc::io_error, std::string(what) + ": " + std::strerror(err))
+  return agentkit::errno_error(Errc::io_error, std::string(what), err)
       .with_detail("errno", std::to_string(err));
 }
 

@@ -185,7 +185,7 @@ class ChildChannel final : public Channel {
     ::posix_spawn_file_actions_destroy(&actions);
     ::posix_spawnattr_destroy(&attr);
     if (rc != 0) {
-      return make_error(Errc::io_error, "cannot start MCP server " + describe() + ": " + std::strerror(rc))
+      return errno_error(Errc::io_error, "cannot start MCP server " + describe(), rc)
           .with_detail("errno", std::to_string(rc));
     }
     pid_.store(pid);

@@ -123,7 +123,7 @@ constexpr mode_t kGroupOrOtherBits = 0077;
 constexpr std::size_t kMaxFileBytes = 4 * 1024 * 1024;
 
 Error io_failure(std::string what, const std::filesystem::path& path, int err) {
-  return make_error(Errc::io_error, what + " " + path.string() + ": " + std::strerror(err))
+  return errno_error(Errc::io_error, what + " " + path.string(), err)
       .with_detail("path", path.string());
 }
 

@@ -13,12 +13,6 @@ constexpr char kHorizontalTab = '\t';
 constexpr unsigned char kDelete = 0x7f;
 constexpr unsigned char kFirstPrintable = 0x20;
 
-// RFC 9110 §5.6.2 tchar.
-bool is_token_char(char c) {
-  if ((c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9')) return true;
-  return std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
-}
-
 // Headers the transport computes from the request itself; a caller-supplied copy would disagree
 // with the body actually sent (request smuggling's favourite ingredient).
 constexpr std::array<std::string_view, 4> kTransportOwned = {"host", "content-length", "transfer-encoding", "connection"};

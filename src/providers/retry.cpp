@@ -164,13 +164,7 @@ bool should_retry_response(int status, const http::Headers& headers) {
 }
 
 milliseconds backoff_delay(int attempt, const TransportRetryOptions& options, double unit) {
-  std::int64_t cap = std::max<std::int64_t>(0, options.max_backoff.count());
-  std::int64_t delay = std::max<std::int64_t>(0, options.initial_backoff.count());
-  for (int i = 0; i < attempt && delay < cap; ++i) delay *= 2;  // stops doubling once capped: no overflow
-  delay = std::min(delay, cap);
-  unit = std::clamp(unit, 0.0, 1.0);
-  auto jitter = static_cast<std::int64_t>(static_cast<double>(delay) * kMaxBackoffJitter * unit);
-  return milliseconds(delay - jitter);  // jitter only shortens: the cap stays a cap
+  return agentkit::backoff_delay({options.initial_backoff, options.max_backoff}, attempt, unit);
 }
 
 std::optional<milliseconds> server_retry_delay(const http::Headers& headers, std::chrono::system_clock::time_point now) {
@@ -219,14 +213,8 @@ Error ceiling_error(int status, const http::Request& request, milliseconds wait,
 Result<http::Response> send_with_retry(http::HttpTransport& transport, const http::Request& request,
                                        const TransportRetryOptions& options, const Clock& clock, agentkit::stop_token stop,
                                        const std::function<void(const http::Response&)>& on_response) {
-  // Seeded only when a retry actually waits: std::random_device is a system call, and the common
-  // call never retries.
-  std::optional<std::mt19937> rng;
-  auto draw = [&] {
-    if (options.random_unit) return options.random_unit();
-    if (!rng) rng.emplace(std::random_device{}());
-    return std::uniform_real_distribution<double>(0.0, 1.0)(*rng);
-  };
+  BackoffJitter jitter;
+  auto draw = [&] { return options.random_unit ? options.random_unit() : jitter.next(); };
   for (int attempt = 0;; ++attempt) {
     auto response = transport.send(request, stop);
     if (!response) return response;  // an abort or a transport failure: never retried here

@@ -25,7 +25,7 @@ constexpr std::size_t kReadChunk = 64 * 1024;
 constexpr int kLineNumberWidth = 6;  // the `cat -n` layout
 
 Error io_failure(std::string_view what, const fs::path& p) {
-  return fail(Errc::io_error, std::string(what) + " '" + p.string() + "': " + std::strerror(errno));
+  return errno_error(Errc::io_error, std::string(what) + " '" + p.string() + "'", errno);
 }
 
 class FileHandle {

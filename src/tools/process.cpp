@@ -98,7 +98,7 @@ Result<Spawned> spawn(const fs::path& program, const std::vector<std::string>& a
                       const std::vector<std::string>& env, const fs::path& cwd) {
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) {
-    return fail(Errc::io_error, std::string("cannot create the output pipe: ") + std::strerror(errno));
+    return errno_error(Errc::io_error, "cannot create the output pipe", errno);
   }
   posix_spawn_file_actions_t actions;
   posix_spawnattr_t attr;
@@ -133,7 +133,7 @@ Result<Spawned> spawn(const fs::path& program, const std::vector<std::string>& a
   ::close(fds[1]);
   if (rc != 0) {
     ::close(fds[0]);
-    return exec_failed("cannot start '" + program.string() + "': " + std::strerror(rc) +
+    return exec_failed("cannot start '" + program.string() + "': " + errno_text(rc) +
                        (cwd.empty() ? "" : " (working folder '" + cwd.string() + "')"));
   }
   return Spawned{pid, fds[0]};

@@ -5,6 +5,7 @@
 #include <limits>
 #include <map>
 
+#include "agentkit/base/utf8.hpp"
 #include "pattern_program.hpp"
 
 namespace agentkit::tools::detail {
@@ -476,15 +477,13 @@ class Parser {
 
 using ByteSeq = std::vector<std::pair<std::uint8_t, std::uint8_t>>;
 
-std::size_t utf8_length(std::uint32_t c) { return c < 0x80 ? 1 : c < 0x800 ? 2 : c < 0x10000 ? 3 : 4; }
+std::size_t utf8_length(std::uint32_t c) { return utf8::encoded_length(c); }
 
-void encode(std::uint32_t c, std::uint8_t out[4]) {
-  switch (utf8_length(c)) {
-    case 1: out[0] = static_cast<std::uint8_t>(c); break;
-    case 2: out[0] = static_cast<std::uint8_t>(0xC0 | (c >> 6)); out[1] = static_cast<std::uint8_t>(0x80 | (c & 0x3F)); break;
-    case 3: out[0] = static_cast<std::uint8_t>(0xE0 | (c >> 12)); out[1] = static_cast<std::uint8_t>(0x80 | ((c >> 6) & 0x3F)); out[2] = static_cast<std::uint8_t>(0x80 | (c & 0x3F)); break;
-    default: out[0] = static_cast<std::uint8_t>(0xF0 | (c >> 18)); out[1] = static_cast<std::uint8_t>(0x80 | ((c >> 12) & 0x3F)); out[2] = static_cast<std::uint8_t>(0x80 | ((c >> 6) & 0x3F)); out[3] = static_cast<std::uint8_t>(0x80 | (c & 0x3F)); break;
-  }
+// Surrogate range ends are encoded too: a byte-range split must cover every 3-byte pattern.
+void encode(std::uint32_t c, std::uint8_t out[utf8::max_encoded_length]) {
+  char bytes[utf8::max_encoded_length];
+  const char* end = utf8::encode_unchecked(c, bytes);
+  std::memcpy(out, bytes, static_cast<std::size_t>(end - bytes));
 }
 
 void utf8_sequences(std::uint32_t lo, std::uint32_t hi, std::vector<ByteSeq>& out) {

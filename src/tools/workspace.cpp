@@ -37,8 +37,7 @@ Result<std::string> read_link(const fs::path& link) {
   std::string target(PATH_MAX, '\0');
   ssize_t n = ::readlink(link.c_str(), target.data(), target.size());
   if (n < 0) {
-    return fail(Errc::io_error, "cannot read symbolic link '" + link.string() + "': " +
-                                    std::strerror(errno));
+    return errno_error(Errc::io_error, "cannot read symbolic link '" + link.string() + "'", errno);
   }
   target.resize(static_cast<std::size_t>(n));
   return target;
@@ -95,8 +94,7 @@ Result<fs::path> resolve_symlinks(const fs::path& absolute) {
     struct stat st {};
     if (missing || ::lstat(candidate.c_str(), &st) != 0) {
       if (!missing && errno != ENOENT && errno != ENOTDIR) {
-        return fail(Errc::io_error, "cannot examine '" + candidate.string() + "': " +
-                                        std::strerror(errno));
+        return errno_error(Errc::io_error, "cannot examine '" + candidate.string() + "'", errno);
       }
       missing = true;
       out = std::move(candidate);

@@ -4,6 +4,7 @@
 #include <limits>
 #include <utility>
 
+#include "agentkit/base/strings.hpp"
 #include "bounded_growth.hpp"
 #include "reader_text.hpp"
 
@@ -13,14 +14,6 @@ namespace {
 constexpr char kCR = '\r';
 constexpr char kLF = '\n';
 constexpr std::string_view kContentLength = "content-length";
-
-// RFC 9110 token characters, the only ones a header name may use.
-bool is_token_char(char c) {
-  if (c >= 'a' && c <= 'z') return true;
-  if (c >= 'A' && c <= 'Z') return true;
-  if (c >= '0' && c <= '9') return true;
-  return std::string_view("!#$%&'*+-.^_`|~").find(c) != std::string_view::npos;
-}
 
 bool iequals(std::string_view a, std::string_view lower) {
   if (a.size() != lower.size()) return false;
@@ -133,7 +126,7 @@ void FrameReader::parse_header_field(std::string_view line) {
     return;
   }
   const std::string_view name = line.substr(0, colon);
-  if (name.empty() || !std::all_of(name.begin(), name.end(), is_token_char)) {
+  if (!is_token(name)) {
     poison(make_error(Errc::protocol_error,
                       "an invalid header name '" + detail::printable_prefix(name) + "'"));
     return;

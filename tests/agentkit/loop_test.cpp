@@ -1,8 +1,10 @@
 // The loop's decisions, through the public API over the faux provider.
 #include <algorithm>
+#include <atomic>
 #include <latch>
 #include <thread>
 
+#include "agentkit/base/clock.hpp"
 #include "agentkit/base/thread.hpp"
 
 #include "harness.hpp"
@@ -512,6 +514,42 @@ TEST_CASE("an abort during the retry backoff ends aborted with an empty error me
   const auto& last = std::get<AssistantMessage>(r->messages.back());
   CHECK(last.stop_reason == StopReason::aborted);
   CHECK(last.error_message.empty());
+}
+
+// The backoff sleeps on RetryOptions::clock: with a manual clock and an hour's delay the retry
+// happens only when the test moves that clock, never by waiting in real time.
+TEST_CASE("the retry middleware sleeps its backoff on the clock it is given") {
+  auto clock = std::make_shared<agentkit::ManualClock>();
+  RetryOptions retry = quick_retry(std::chrono::hours(1));
+  retry.max_delay = std::chrono::hours(1);
+  retry.clock = clock;
+  RuntimeConfig rt;
+  rt.extensions.middleware.push_back(retry_middleware(retry));
+  auto fx = faux_agent(
+      {faux::error_response("HTTP 503 service unavailable"), faux::text_response("recovered")}, {},
+      rt);
+  agentkit::stop_source stop;
+  std::atomic<bool> done{false};
+  Result<RunResult> r = make_error(Errc::internal, "not run");
+  agentkit::jthread runner([&] {
+    r = fx.agent.run("go", stop.get_token());
+    done = true;
+  });
+  // A structural wait, bounded so that a backoff slept elsewhere fails instead of hanging.
+  for (int i = 0; i < 5000 && clock->sleepers() == 0 && !done; ++i) {
+    std::this_thread::sleep_for(std::chrono::milliseconds(1));
+  }
+  const bool slept_on_clock = clock->sleepers() == 1;
+  CHECK(slept_on_clock);
+  CHECK(fx.faux->request_count() == 1);
+  if (!slept_on_clock) stop.request_stop();
+  clock->advance(std::chrono::hours(1));
+  runner.join();
+  REQUIRE(r);
+  if (slept_on_clock) {
+    CHECK(fx.faux->request_count() == 2);
+    CHECK(r->final_text == "recovered");
+  }
 }
 
 TEST_CASE("the retry classifier matches status codes as whole tokens") {

@@ -40,3 +40,32 @@ TEST_CASE("unsigned parsing takes the whole text or nothing") {
   }
   CHECK(agentkit::parse_uint64("1", 8).error().code == agentkit::Errc::invalid_argument);
 }
+
+TEST_CASE("exactly the RFC 9110 tchar bytes are token characters") {
+  // tchar = "!" / "#" / "$" / "%" / "&" / "'" / "*" / "+" / "-" / "." / "^" / "_" / "`" / "|" /
+  //         "~" / DIGIT / ALPHA   (RFC 9110 §5.6.2), spelled out independently of the code.
+  const std::string_view punctuation = "!#$%&'*+-.^_`|~";
+  int tokens = 0;
+  for (int b = 0; b < 256; ++b) {
+    const char c = static_cast<char>(b);
+    const bool alpha = (b >= 'A' && b <= 'Z') || (b >= 'a' && b <= 'z');
+    const bool digit = b >= '0' && b <= '9';
+    const bool expected =
+        alpha || digit || (b != 0 && punctuation.find(c) != std::string_view::npos);
+    INFO("byte " << b);
+    CHECK(agentkit::is_token_char(c) == expected);
+    if (agentkit::is_token_char(c)) ++tokens;
+  }
+  CHECK(tokens == 26 + 26 + 10 + 15);
+}
+
+TEST_CASE("a token is a non-empty run of token characters") {
+  CHECK(agentkit::is_token("Content-Type"));
+  CHECK(agentkit::is_token("x-mcp-header_1.~"));
+  CHECK(agentkit::is_token("GET"));
+  CHECK_FALSE(agentkit::is_token(""));
+  CHECK_FALSE(agentkit::is_token("Content Type"));
+  CHECK_FALSE(agentkit::is_token("name:"));
+  CHECK_FALSE(agentkit::is_token(std::string_view("a\0b", 3)));
+  CHECK_FALSE(agentkit::is_token("caf\xC3\xA9"));
+}

@@ -1,5 +1,6 @@
 #include "agentkit/base/utf8.hpp"
 
+#include <algorithm>
 #include <random>
 #include <string>
 #include <vector>
@@ -176,4 +177,46 @@ TEST_CASE("a non-ASCII byte is found in every position of the eight-byte fast pa
     CHECK(utf8::is_valid(s) == (pos + 1 < s.size()));
     CHECK(utf8::count_code_points(s).has_value() == (pos + 1 < s.size()));
   }
+}
+
+// Python's encoder with 'surrogatepass' writes every code point, surrogates included, as its bit
+// pattern: the independent reference for the unchecked encoder the JSON parser and regex use.
+TEST_CASE("the unchecked encoder writes every code point as Python's surrogatepass encoder does") {
+  REQUIRE(agentkit::testing::find_program("python3"));
+  std::string ours;
+  std::size_t lengths_ok = 0;
+  for (char32_t cp = 0; cp <= utf8::max_code_point; ++cp) {
+    char bytes[utf8::max_encoded_length];
+    const char* end = utf8::encode_unchecked(cp, bytes);
+    const auto n = static_cast<std::size_t>(end - bytes);
+    if (n == utf8::encoded_length(cp)) ++lengths_ok;
+    ours.append(bytes, n);
+  }
+  CHECK(lengths_ok == std::size_t{utf8::max_code_point} + 1);
+  const std::string script =
+      "import sys\n"
+      "data = ''.join(map(chr, range(0x110000))).encode('utf-8', 'surrogatepass')\n"
+      "sys.stdout.write(data.hex())\n";
+  auto out = agentkit::testing::run_program({"python3", "-c", script}, "");
+  REQUIRE(out.exit_code == 0);
+  const std::string expected = out.out;
+  const std::string actual = agentkit::hex::encode(ours);
+  // The first differing byte, not the 8 MiB strings, is what a failure should print.
+  const auto mismatch =
+      std::mismatch(actual.begin(), actual.end(), expected.begin(), expected.end());
+  const auto at = static_cast<std::size_t>(mismatch.first - actual.begin()) / 2;
+  INFO("first difference at byte " << at << " of " << ours.size());
+  CHECK(actual.size() == expected.size());
+  CHECK(mismatch.first == actual.end());
+}
+
+TEST_CASE("encoded lengths change exactly at the RFC 3629 boundaries") {
+  CHECK(utf8::encoded_length(0x7F) == 1);
+  CHECK(utf8::encoded_length(0x80) == 2);
+  CHECK(utf8::encoded_length(0x7FF) == 2);
+  CHECK(utf8::encoded_length(0x800) == 3);
+  CHECK(utf8::encoded_length(0xD800) == 3);
+  CHECK(utf8::encoded_length(0xFFFF) == 3);
+  CHECK(utf8::encoded_length(0x10000) == 4);
+  CHECK(utf8::encoded_length(0x10FFFF) == 4);
 }

@@ -5,6 +5,9 @@
 //   e.with_detail("tool", "grep");
 //   std::error_code ec = e.code;            // compares equal to Errc::not_found
 //   assert(e.find_detail("tool") == std::optional<std::string_view>{"grep"});
+//   if (::open(path, O_RDONLY) < 0)
+//     return agentkit::errno_error(agentkit::Errc::io_error, "cannot open " + path, errno);
+//     // "cannot open /etc/x: No such file or directory"
 //
 // An Error carries a machine-checkable code, a message written for the person reading the log
 // (what failed, on what, what to do), and optional structured detail as ordered key/value pairs
@@ -78,6 +81,14 @@ struct Error {
 inline Error make_error(Errc code, std::string message) {
   return Error{code, std::move(message), {}};
 }
+
+// The operating system's text for an errno value ("No such file or directory"). Safe to call from
+// many threads at once, unlike std::strerror, whose buffer is shared.
+std::string errno_text(int err);
+
+// An error whose message is `what`, a colon and errno_text(err). Pass errno right after the
+// failing call: anything in between may change it.
+Error errno_error(Errc code, std::string what, int err);
 
 // std::unexpected's counterpart, so a function returning Result<T> may write
 // `return Unexpected(make_error(...));` exactly as it would with std::expected.

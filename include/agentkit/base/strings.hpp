@@ -5,6 +5,7 @@
 //   agentkit::trim_ows("  chunked\t");                          // "chunked"
 //   auto n = agentkit::parse_uint64("1f", 16);                  // Result<std::uint64_t>{31}
 //   auto parts = agentkit::split("a,b,,c", ',');                // {"a", "b", "", "c"}
+//   agentkit::is_token("Content-Type");                         // true: a valid header name
 //
 // Everything here is ASCII-only on purpose: protocol tokens (HTTP header names, schemes, host
 // names) are compared without locale, so "İ" never folds into "i" (the Turkish-locale trap).
@@ -33,6 +34,12 @@ bool iends_with(std::string_view s, std::string_view suffix) noexcept;
 
 // Removes HTTP optional whitespace (space and horizontal tab, RFC 9110 §5.6.3) from both ends.
 std::string_view trim_ows(std::string_view s) noexcept;
+
+// True for an HTTP token character (RFC 9110 §5.6.2 tchar): a letter, a digit or one of
+// !#$%&'*+-.^_`|~. Header names and methods are made of these and nothing else.
+bool is_token_char(char c) noexcept;
+// True for a non-empty run of token characters.
+bool is_token(std::string_view s) noexcept;
 
 // Splits on every `separator`; n separators give n+1 pieces (empty pieces kept).
 std::vector<std::string_view> split(std::string_view s, char separator);

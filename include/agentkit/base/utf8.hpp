@@ -59,6 +59,17 @@ Result<void> append(std::string& out, char32_t code_point);
 // The UTF-8 form of one code point (same rules as append).
 Result<std::string> encode(char32_t code_point);
 
+// Longest UTF-8 form of one code point.
+inline constexpr std::size_t max_encoded_length = 4;
+
+// Bytes in the UTF-8 form of `code_point`: 1 to 4 (values above U+10FFFF count as 4).
+std::size_t encoded_length(char32_t code_point) noexcept;
+
+// Writes the UTF-8 bit pattern of `code_point` (at most U+10FFFF) at `out`, which has room for
+// max_encoded_length bytes, and answers the end. Nothing is checked: a surrogate comes out as its
+// 3-byte pattern, which a regex compiler splitting byte ranges needs. Prefer append for text.
+char* encode_unchecked(char32_t code_point, char* out) noexcept;
+
 // Number of code points in valid UTF-8, or Errc::parse_error with the offset.
 Result<std::size_t> count_code_points(std::string_view bytes);
 

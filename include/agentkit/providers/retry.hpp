@@ -32,6 +32,7 @@
 #include "agentkit/base/stop_token.hpp"
 #include <string_view>
 
+#include "agentkit/base/backoff.hpp"
 #include "agentkit/base/clock.hpp"
 #include "agentkit/base/result.hpp"
 #include "agentkit/core/message.hpp"
@@ -54,14 +55,12 @@ struct TransportRetryOptions {
   std::function<double()> random_unit;
 };
 
-// The largest share of the computed backoff the jitter may remove.
-inline constexpr double kMaxBackoffJitter = 0.25;
-
 // True when the response asks for another attempt: the header x-should-retry decides when present
 // ("true"/"false"), else the status (408, 409, 429, >= 500).
 bool should_retry_response(int status, const http::Headers& headers);
 
-// The computed wait before retry `attempt` (0-based) for a jitter draw `unit` in [0, 1).
+// The computed wait before retry `attempt` (0-based) for a jitter draw `unit` in [0, 1): the
+// formula of agentkit/base/backoff.hpp over initial_backoff and max_backoff.
 std::chrono::milliseconds backoff_delay(int attempt, const TransportRetryOptions& options, double unit);
 
 // The wait the server dictates, if any: retry-after-ms, else Retry-After as delta-seconds, else as
