@@ -1,6 +1,9 @@
 # Compiles every public header on its own (twice in one translation unit, to prove the include
 # guard), so no header leans on something its includer happened to include first.
-#   cmake -DROOT=<source dir> -DCXX=<compiler> -DWORK=<scratch dir> -P cmake/check_headers.cmake
+#   cmake -DROOT=<source dir> -DCXX=<compiler> -DWORK=<scratch dir> [-DGENERATED=<include dir>]
+#         -P cmake/check_headers.cmake
+# GENERATED is the build tree's include folder (agentkit/base/version.hpp); its headers are
+# checked too.
 cmake_minimum_required(VERSION 3.25)
 foreach(var ROOT CXX WORK)
   if(NOT ${var})
@@ -9,6 +12,12 @@ foreach(var ROOT CXX WORK)
 endforeach()
 
 file(GLOB_RECURSE headers RELATIVE "${ROOT}/include" "${ROOT}/include/agentkit/*.hpp")
+set(include_flags -I "${ROOT}/include")
+if(GENERATED)
+  file(GLOB_RECURSE generated RELATIVE "${GENERATED}" "${GENERATED}/agentkit/*.hpp")
+  list(APPEND headers ${generated})
+  list(APPEND include_flags -I "${GENERATED}")
+endif()
 list(SORT headers)
 file(MAKE_DIRECTORY "${WORK}")
 set(failures "")
@@ -18,7 +27,7 @@ foreach(header IN LISTS headers)
   file(WRITE "${tu}" "#include \"${header}\"\n#include \"${header}\"\nint main() { return 0; }\n")
   execute_process(
     COMMAND "${CXX}" -std=c++20 -fsyntax-only -Wall -Wextra -Wpedantic -Wshadow -Werror
-            -I "${ROOT}/include" "${tu}"
+            ${include_flags} "${tu}"
     RESULT_VARIABLE rc ERROR_VARIABLE err OUTPUT_VARIABLE out)
   if(NOT rc EQUAL 0)
     list(APPEND failures "${header}")

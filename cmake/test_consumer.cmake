@@ -1,6 +1,8 @@
 # Builds and runs tests/build/consumer against this tree, the way an outside project would.
 #   MODE=find_package : install BINARY_DIR into a fresh prefix, then find_package(agentkit) from it
 #   MODE=subdirectory : add_subdirectory(SOURCE_DIR) from the consumer
+#   MODE=pkg_config   : install into a fresh prefix, then compile and link the consumer by hand
+#                       with the flags of `pkg-config --cflags --libs agentkit` from that prefix
 cmake_minimum_required(VERSION 3.25)
 foreach(var MODE SOURCE_DIR BINARY_DIR WORK CXX)
   if(NOT ${var})
@@ -18,6 +20,35 @@ function(run)
   endif()
 endfunction()
 
+# No build system on the consumer's side: one compiler command, as a Makefile user would write.
+function(consume_with_pkg_config)
+  run(${CMAKE_COMMAND} --install "${BINARY_DIR}" --prefix "${WORK}/prefix")
+  file(GLOB_RECURSE pc_files "${WORK}/prefix/*/agentkit.pc")
+  if(NOT pc_files)
+    message(FATAL_ERROR "the install put no agentkit.pc under ${WORK}/prefix")
+  endif()
+  list(GET pc_files 0 pc_file)
+  get_filename_component(pc_dir "${pc_file}" DIRECTORY)
+  set(ENV{PKG_CONFIG_PATH} "${pc_dir}")
+  set(ENV{PKG_CONFIG_LIBDIR} "${pc_dir}")  # only this prefix: never a system copy
+  execute_process(COMMAND pkg-config --cflags --libs agentkit
+    RESULT_VARIABLE rc OUTPUT_VARIABLE flags ERROR_VARIABLE err OUTPUT_STRIP_TRAILING_WHITESPACE)
+  if(NOT rc EQUAL 0)
+    message(FATAL_ERROR "pkg-config --cflags --libs agentkit failed (${rc}): ${err}")
+  endif()
+  separate_arguments(flags UNIX_COMMAND "${flags}")
+  run("${CXX}" -std=c++20 "${SOURCE_DIR}/tests/build/consumer/main.cpp" ${flags}
+      -o "${WORK}/consumer")
+  run("${WORK}/consumer")
+  message(STATUS "consumer via pkg_config: built and ran")
+endfunction()
+
+if(MODE STREQUAL "pkg_config")
+  consume_with_pkg_config()
+  file(REMOVE_RECURSE "${WORK}")
+  return()
+endif()
+
 set(consumer_args -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_BUILD_TYPE=Debug)
 if(MODE STREQUAL "find_package")
   run(${CMAKE_COMMAND} --install "${BINARY_DIR}" --prefix "${WORK}/prefix")
@@ -25,7 +56,7 @@ if(MODE STREQUAL "find_package")
 elseif(MODE STREQUAL "subdirectory")
   list(APPEND consumer_args -DAGENTKIT_CONSUME=subdirectory -DAGENTKIT_SOURCE=${SOURCE_DIR})
 else()
-  message(FATAL_ERROR "MODE must be find_package or subdirectory")
+  message(FATAL_ERROR "MODE must be find_package, subdirectory or pkg_config")
 endif()
 
 run(${CMAKE_COMMAND} -S "${SOURCE_DIR}/tests/build/consumer" -B "${WORK}/build" ${consumer_args})

@@ -27,6 +27,7 @@
 #include <thread>
 
 #include "agentkit/base/thread.hpp"
+#include "agentkit/base/version.hpp"
 #include <vector>
 
 #include "agentkit/mcp/server.hpp"
@@ -186,8 +187,10 @@ int self_check(mcp::Server& server) {
 int main(int argc, char** argv) {
   auto settings = parse(argc, argv);
   if (!settings) return usage("unrecognised arguments");
-  mcp::Server server({.server_info = {"agentkit-mcp-server", "0.1.0", "AgentKit coding tools"},
-                      .instructions = "Coding tools confined to the workspace " + settings->workspace.string() + ".",
+  mcp::Server server({.server_info = {"agentkit-mcp-server", std::string(agentkit::kVersion),
+                                      "AgentKit coding tools"},
+                      .instructions = "Coding tools confined to the workspace " +
+                                      settings->workspace.string() + ".",
                       .legacy = settings->legacy});
   if (auto registered = register_tools(server, *settings); !registered) {
     std::cerr << "mcp_server: " << registered.error().to_string() << "\n";

@@ -22,6 +22,7 @@
 #include <thread>
 
 #include "agentkit/base/thread.hpp"
+#include "agentkit/base/version.hpp"
 #include <vector>
 
 #include "agentkit/mcp/client.hpp"
@@ -65,7 +66,7 @@ std::optional<std::string> capture(const std::vector<std::string>& argv) {
 }
 
 int serve_echo() {
-  mcp::Server server({.server_info = {"agentkit-bench", "0.1.0", ""}});
+  mcp::Server server({.server_info = {"agentkit-bench", std::string(agentkit::kVersion), ""}});
   (void)server.add_tool({.name = "echo",
                          .description = "Echo a message",
                          .input_schema = json::parse(R"({"type":"object","properties":{"message":{"type":"string"}},"required":["message"]})").value(),

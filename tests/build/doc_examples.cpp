@@ -14,8 +14,9 @@
 namespace fs = std::filesystem;
 
 int main(int argc, char** argv) {
-  if (argc != 5) {
-    std::cerr << "usage: doc_examples <markdown> <include dir> <work dir> <c++ compiler>\n";
+  if (argc != 6) {
+    std::cerr << "usage: doc_examples <markdown> <include dir> <work dir> <c++ compiler>"
+                 " <generated include dir>\n";
     return 2;
   }
   std::ifstream in(argv[1]);
@@ -49,8 +50,9 @@ int main(int argc, char** argv) {
   for (std::size_t i = 0; i < blocks.size(); ++i) {
     fs::path file = fs::path(argv[3]) / ("example_" + std::to_string(i + 1) + ".cpp");
     std::ofstream(file) << blocks[i].second;
-    std::string cmd = std::string("\"") + argv[4] + "\" -std=c++20 -fsyntax-only -Wall -Wextra -Werror -I\"" +
-                      argv[2] + "\" \"" + file.string() + "\"";
+    std::string cmd = std::string("\"") + argv[4] +
+                      "\" -std=c++20 -fsyntax-only -Wall -Wextra -Werror -I\"" + argv[2] +
+                      "\" -I\"" + argv[5] + "\" \"" + file.string() + "\"";
     if (std::system(cmd.c_str()) != 0) {
       std::cerr << "doc_examples: the block at " << argv[1] << ":" << blocks[i].first << " does not compile\n";
       ++failures;

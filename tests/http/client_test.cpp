@@ -103,7 +103,9 @@ TEST_CASE("GET and POST round-trip through Python's http.server") {
   CHECK(body->find(R"("path": "/echo?q=1")") != std::string::npos);
   CHECK(body->find(R"(["X-Custom", "v1"])") != std::string::npos);
   CHECK(body->find(R"("body": "{\"hello\":\"world\"}")") != std::string::npos);
-  CHECK(body->find(R"(["User-Agent", "agentkit-cpp/0.1"])") != std::string::npos);
+  const std::string user_agent =
+      "[\"User-Agent\", \"agentkit-cpp/" + std::string(agentkit::kVersion) + "\"]";
+  CHECK(body->find(user_agent) != std::string::npos);
   CHECK(resp->complete());
   auto missing = client.send({.url = origin.base_url() + "/nope"});
   REQUIRE(missing);

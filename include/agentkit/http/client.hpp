@@ -34,6 +34,7 @@
 #include <string>
 
 #include "agentkit/base/result.hpp"
+#include "agentkit/base/version.hpp"
 #include "agentkit/http/message.hpp"
 #include "agentkit/http/proxy.hpp"
 #include "agentkit/http/resolver.hpp"
@@ -82,8 +83,8 @@ struct HttpOptions {
   // lookup in between; an error vetoes that address (the next one is tried; if none is left the
   // request fails with the veto's error). The SSRF guard's connect-time check lives here.
   std::function<Result<void>(const ConnectTarget&)> before_connect{};
-  // Sent as User-Agent unless the request sets its own.
-  std::string user_agent = "agentkit-cpp/0.1";
+  // Sent as User-Agent unless the request sets its own ("agentkit-cpp/" and the version).
+  std::string user_agent{kUserAgent};
 };
 
 // Counters for tests and diagnostics (keep-alive reuse is counted, not timed).

@@ -47,6 +47,7 @@
 #include <vector>
 
 #include "agentkit/base/result.hpp"
+#include "agentkit/base/version.hpp"
 #include "agentkit/core/tool.hpp"
 #include "agentkit/http/client.hpp"
 #include "agentkit/json/value.hpp"
@@ -127,7 +128,7 @@ using EnvLookup = std::function<std::optional<std::string>(std::string_view name
 
 // Settings for a Client. Safe to copy; read when connecting.
 struct ClientOptions {
-  Implementation client_info{"agentkit-cpp", "0.1.0", ""};
+  Implementation client_info{std::string(kProductName), std::string(kVersion), ""};
   Negotiation negotiation = Negotiation::automatic;
   // Each request's deadline; a progress notification for it restarts the clock (REQ-MCP-CLIENT-07).
   std::chrono::milliseconds request_timeout{30'000};

@@ -55,6 +55,7 @@
 #include <vector>
 
 #include "agentkit/base/result.hpp"
+#include "agentkit/base/version.hpp"
 #include "agentkit/core/tool.hpp"
 #include "agentkit/json/value.hpp"
 #include "agentkit/mcp/protocol.hpp"
@@ -182,7 +183,7 @@ enum class LegacyMode : std::uint8_t {
 
 // Settings for a Server. Read once at construction.
 struct ServerOptions {
-  Implementation server_info{"agentkit-cpp", "0.1.0", ""};
+  Implementation server_info{std::string(kProductName), std::string(kVersion), ""};
   std::string instructions{};
   LegacyMode legacy = LegacyMode::serve;
   // Tool, resource and prompt handlers running at once; more wait (seed: 64 per server).
