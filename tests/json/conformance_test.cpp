@@ -1,5 +1,7 @@
-// JSONTestSuite (Nicolas Seriot, MIT; tests/json/JSONTestSuite/LICENSE): every file of
-// test_parsing, read from this repository so CI needs nothing outside the checkout.
+// JSONTestSuite (Nicolas Seriot, MIT): every file of test_parsing, read from the shared public
+// test data (JSONTestSuite/ under ../shared/testdata, with its LICENSE and README), never copied
+// into this repository. Missing data skips these tests, or fails them under
+// AGENTKIT_REQUIRE_INTEROP=1.
 //   y_  must parse (the two duplicate-key files: see kDuplicateKeyFiles);
 //   n_  must be rejected with an error, not a crash;
 //   i_  are implementation-defined: we pin our choice for each in kImplementationDefined.
@@ -12,14 +14,16 @@
 #include "agentkit/json/value.hpp"
 #include "support/catch.hpp"
 #include "support/fixtures.hpp"
+#include "support/shared_testdata.hpp"
 
 using namespace agentkit;
 namespace fs = std::filesystem;
 
 namespace {
 
-const fs::path kSuite = fs::path(AGENTKIT_SOURCE_DIR) / "tests/json/JSONTestSuite/test_parsing";
-// The suite's file count at the version copied in; a missing or partial copy fails the tests.
+// The suite's folder of documents, under the shared test data.
+constexpr const char* kSuiteFolder = "JSONTestSuite/test_parsing";
+// The suite's file count at the version we pinned our answers to; a partial copy fails the tests.
 constexpr std::size_t kSuiteFiles = 318;
 
 // RFC 8259 allows repeated keys, so the suite lists them under y_. We reject them by design
@@ -77,10 +81,10 @@ struct SuiteFile {
   std::string bytes;
 };
 
-std::vector<SuiteFile> suite_files(char prefix) {
+std::vector<SuiteFile> suite_files(const fs::path& suite, char prefix) {
   std::vector<SuiteFile> files;
   std::size_t total = 0;
-  for (const auto& entry : fs::directory_iterator(kSuite)) {
+  for (const auto& entry : fs::directory_iterator(suite)) {
     ++total;
     const std::string name = entry.path().filename().string();
     if (name[0] == prefix) files.push_back({name, testing::read_file(entry.path())});
@@ -109,7 +113,8 @@ void check_round_trip(const json::Value& value) {
 }  // namespace
 
 TEST_CASE("every y_ document of JSONTestSuite parses and round-trips") {
-  const auto files = suite_files('y');
+  AGENTKIT_SHARED_TESTDATA(suite, kSuiteFolder);
+  const auto files = suite_files(suite, 'y');
   CHECK(files.size() == 95);
   for (const auto& file : files) {
     INFO(file.name);
@@ -122,9 +127,10 @@ TEST_CASE("every y_ document of JSONTestSuite parses and round-trips") {
 }
 
 TEST_CASE("the suite's duplicate-key documents are rejected by default") {
+  AGENTKIT_SHARED_TESTDATA(suite, kSuiteFolder);
   for (const auto& name : kDuplicateKeyFiles) {
     INFO(name);
-    const auto r = json::parse(testing::read_file(kSuite / name));
+    const auto r = json::parse(testing::read_file(suite / name));
     REQUIRE_FALSE(r.has_value());
     CHECK(r.error().code == Errc::parse_error);
     CHECK(r.error().message.find("duplicate key") != std::string::npos);
@@ -132,7 +138,8 @@ TEST_CASE("the suite's duplicate-key documents are rejected by default") {
 }
 
 TEST_CASE("every n_ document of JSONTestSuite is rejected with an error") {
-  const auto files = suite_files('n');
+  AGENTKIT_SHARED_TESTDATA(suite, kSuiteFolder);
+  const auto files = suite_files(suite, 'n');
   CHECK(files.size() == 188);
   for (const auto& file : files) {
     INFO(file.name);
@@ -149,7 +156,8 @@ TEST_CASE("every n_ document of JSONTestSuite is rejected with an error") {
 }
 
 TEST_CASE("every i_ document of JSONTestSuite gets the answer recorded for it") {
-  const auto files = suite_files('i');
+  AGENTKIT_SHARED_TESTDATA(suite, kSuiteFolder);
+  const auto files = suite_files(suite, 'i');
   CHECK(files.size() == kImplementationDefined.size());
   for (const auto& file : files) {
     INFO(file.name);
@@ -162,9 +170,12 @@ TEST_CASE("every i_ document of JSONTestSuite gets the answer recorded for it") 
 }
 
 TEST_CASE("out-of-range numbers from the suite parse but their typed reads report the overflow") {
-  const auto huge = json::parse(testing::read_file(kSuite / "i_number_real_pos_overflow.json")).value();
+  AGENTKIT_SHARED_TESTDATA(suite, kSuiteFolder);
+  const auto huge =
+      json::parse(testing::read_file(suite / "i_number_real_pos_overflow.json")).value();
   CHECK(huge[std::size_t{0}].to_double().error().code == Errc::limit_exceeded);
-  const auto big_int = json::parse(testing::read_file(kSuite / "i_number_too_big_pos_int.json")).value();
+  const auto big_int =
+      json::parse(testing::read_file(suite / "i_number_too_big_pos_int.json")).value();
   CHECK(big_int[std::size_t{0}].to_int64().error().code == Errc::limit_exceeded);
   CHECK(big_int[std::size_t{0}].to_uint64().error().code == Errc::limit_exceeded);
 }
