@@ -4,8 +4,8 @@
 
 #include "support/catch.hpp"
 
-using agentkit::BackoffPolicy;
 using agentkit::backoff_delay;
+using agentkit::BackoffPolicy;
 using std::chrono::milliseconds;
 
 namespace {
