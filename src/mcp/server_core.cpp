@@ -491,13 +491,23 @@ Reply ServerCore::initialize(const json::Value& params, LegacySession& session) 
 }
 
 Reply ServerCore::dispatch(std::string_view method, const json::Value& params, RequestScope& scope) {
+  Reply reply = answer(method, params, scope);
+  if (reply.result && reply.result->is_object()) {
+    // A call's outcome is computed per request; lists and resource reads may be reused until ttlMs.
+    const bool cacheable = method != "tools/call" && method != "prompts/get";
+    reply.result = decorate(std::move(*reply.result), scope.era, cacheable);
+  }
+  return reply;
+}
+
+Reply ServerCore::answer(std::string_view method, const json::Value& params, RequestScope& scope) {
   if (scope.era == Era::modern) {
     for (auto removed : kRemovedInModern) {
       if (method == removed) return Reply::failure(rpc_code::method_not_found, "Method not found: " + std::string(method));
     }
   }
-  if (method == "tools/list") return list("tools", snapshot(ListKind::tools), params, scope);
-  if (method == "resources/list") return list("resources", snapshot(ListKind::resources), params, scope);
+  if (method == "tools/list") return list("tools", snapshot(ListKind::tools), params);
+  if (method == "resources/list") return list("resources", snapshot(ListKind::resources), params);
   if (method == "resources/templates/list") {
     std::vector<ListEntry> entries;
     {
@@ -512,9 +522,9 @@ Reply ServerCore::dispatch(std::string_view method, const json::Value& params, R
         entries.push_back({r->uri_template, json::Value(std::move(d))});
       }
     }
-    return list("resourceTemplates", entries, params, scope);
+    return list("resourceTemplates", entries, params);
   }
-  if (method == "prompts/list") return list("prompts", snapshot(ListKind::prompts), params, scope);
+  if (method == "prompts/list") return list("prompts", snapshot(ListKind::prompts), params);
   if (method == "tools/call") return call_tool(params, scope);
   if (method == "resources/read") return read_resource(params, scope);
   if (method == "prompts/get") return get_prompt(params, scope);
@@ -569,8 +579,8 @@ std::vector<ServerCore::ListEntry> ServerCore::snapshot(ListKind kind) const {
   return out;
 }
 
-Reply ServerCore::list(std::string_view kind, const std::vector<ListEntry>& entries, const json::Value& params,
-                       const RequestScope& scope) const {
+Reply ServerCore::list(std::string_view kind, const std::vector<ListEntry>& entries,
+                       const json::Value& params) const {
   auto p = bind_params<PageParams>(params);
   if (!p) return invalid_params("invalid " + std::string(kind) + " list params: " + p.error().message);
   std::size_t start = 0;
@@ -593,7 +603,7 @@ Reply ServerCore::list(std::string_view kind, const std::vector<ListEntry>& entr
   json::Object result;
   result.append_unique(std::string(kind), std::move(items));
   if (end < entries.size()) result.append_unique("nextCursor", seal_key_.seal(cursor_payload(kind, entries[end].key)));
-  return Reply::success(decorate(json::Value(std::move(result)), scope.era, true));
+  return Reply::success(json::Value(std::move(result)));
 }
 
 Reply ServerCore::call_tool(const json::Value& params, RequestScope& scope) {
@@ -645,14 +655,13 @@ Reply ServerCore::call_tool(const json::Value& params, RequestScope& scope) {
   while (true) {
     ToolOutcome outcome = invoke_tool(*tool, call);
     if (auto* done = std::get_if<ServerToolResult>(&outcome)) {
-      return Reply::success(decorate(content_json(*done, scope.era), scope.era, false));
+      return Reply::success(content_json(*done, scope.era));
     }
     const auto& asked = std::get<InputRequired>(outcome);
     if (round >= options_.max_input_rounds) {
-      return Reply::success(decorate(content_json(ServerToolResult::error("tool '" + tool->name + "' asked for input more than " +
-                                                                          std::to_string(options_.max_input_rounds) + " times"),
-                                                  scope.era),
-                                     scope.era, false));
+      const std::string why = "tool '" + tool->name + "' asked for input more than " +
+                              std::to_string(options_.max_input_rounds) + " times";
+      return Reply::success(content_json(ServerToolResult::error(why), scope.era));
     }
     json::Object requests;
     if (auto stop_here = check_input_round(asked, tool->name, scope, requests)) return std::move(*stop_here);
@@ -720,7 +729,7 @@ Reply ServerCore::input_required_reply(json::Object requests, const InputRequire
   result.append_unique("resultType", "input_required");
   result.append_unique("inputRequests", json::Value(std::move(requests)));
   result.append_unique("requestState", seal_key_.seal(json::dump(json::Value(std::move(state)))));
-  return Reply::success(decorate(json::Value(std::move(result)), Era::modern, false));
+  return Reply::success(json::Value(std::move(result)));
 }
 
 std::optional<ServerCore::SealedRound> ServerCore::open_request_state(const std::string& token, const std::string& name,
@@ -793,7 +802,7 @@ Reply ServerCore::read_resource(const json::Value& params, RequestScope& scope) 
   }
   json::Object result;
   result.append_unique("contents", std::move(items));
-  return Reply::success(decorate(json::Value(std::move(result)), scope.era, true));
+  return Reply::success(json::Value(std::move(result)));
 }
 
 Reply ServerCore::get_prompt(const json::Value& params, RequestScope& scope) {
@@ -827,7 +836,7 @@ Reply ServerCore::get_prompt(const json::Value& params, RequestScope& scope) {
   json::Array messages;
   for (const auto& m : got->messages) messages.emplace_back(json::Object{{"role", m.role}, {"content", m.content}});
   result.append_unique("messages", std::move(messages));
-  return Reply::success(decorate(json::Value(std::move(result)), scope.era, false));
+  return Reply::success(json::Value(std::move(result)));
 }
 
 Result<ListenFilter> ServerCore::parse_listen(const json::Value& params) const {

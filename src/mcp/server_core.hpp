@@ -111,7 +111,8 @@ class ServerCore {
   Reply discover(const json::Value& params) const;
   // Answers initialize and fills `session`; with LegacyMode::reject, -32022 naming our versions.
   Reply initialize(const json::Value& params, LegacySession& session) const;
-  // Every other request (not subscriptions/listen, which the front ends stream themselves).
+  // Every other request (not subscriptions/listen, which the front ends stream themselves). Every
+  // successful modern-era result is decorated here, once, whichever path produced it.
   Reply dispatch(std::string_view method, const json::Value& params, RequestScope& scope);
   Result<ListenFilter> parse_listen(const json::Value& params) const;
   // The notifications/subscriptions/acknowledged params: what this server will honour.
@@ -129,8 +130,10 @@ class ServerCore {
     json::Value json;   // the descriptor as listed
   };
 
-  Reply list(std::string_view kind, const std::vector<ListEntry>& entries, const json::Value& params,
-             const RequestScope& scope) const;
+  // dispatch() without the decoration.
+  Reply answer(std::string_view method, const json::Value& params, RequestScope& scope);
+  Reply list(std::string_view kind, const std::vector<ListEntry>& entries,
+             const json::Value& params) const;
   Reply call_tool(const json::Value& params, RequestScope& scope);
   Reply read_resource(const json::Value& params, RequestScope& scope);
   Reply get_prompt(const json::Value& params, RequestScope& scope);
@@ -146,6 +149,8 @@ class ServerCore {
                              const json::Value& arguments, int round) const;
   std::optional<SealedRound> open_request_state(const std::string& token, const std::string& name,
                                                 const json::Value& arguments) const;
+  // The modern era's result members: resultType (unless set), serverInfo, and for cacheable
+  // methods ttlMs/cacheScope. Legacy results pass unchanged.
   json::Value decorate(json::Value result, Era era, bool cacheable) const;
   json::Value capabilities() const;
   std::vector<ListEntry> snapshot(ListKind kind) const;

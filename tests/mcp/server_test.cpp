@@ -438,6 +438,37 @@ TEST_CASE("a tool asks for input: sealed state, a retry completes, tampering and
   CHECK(json::dump(*missing->find("error")->find("data")) == R"({"requiredCapabilities":{"elicitation":{"form":{}}}})");
 }
 
+// A tool that asks for input with `request` (a malformed or unsupported input request).
+mcp::ServerTool asking_tool(std::string name, std::string_view request) {
+  return {.name = std::move(name),
+          .handler = [request = std::string(request)](const mcp::ToolCall&) -> mcp::ToolOutcome {
+            mcp::InputRequired asked;
+            asked.requests.emplace_back("q", json::parse(request).value());
+            return asked;
+          }};
+}
+
+TEST_CASE("a modern input round that ends in a tool error still carries resultType and serverInfo") {
+  mcp::Server server({.server_info = {"srv", "9", ""}});
+  REQUIRE(server.add_tool(asking_tool("odd", R"({"method":"no/such"})")));
+  REQUIRE(server.add_tool(asking_tool("mute", R"({"params":{}})")));
+  PipeServer pipe(server);
+  for (std::string_view tool : {"odd", "mute"}) {
+    INFO(tool);
+    const std::string members = R"("name":")" + std::string(tool) + R"(","arguments":{})";
+    pipe.send(modern_call("1", "tools/call", members));
+    const auto& r = result_of(pipe.reply_to("1"));
+    CHECK(r.find("isError")->as_bool());
+    REQUIRE(r.find("resultType"));
+    CHECK(r.find("resultType")->as_string() == "complete");
+    CHECK(!r.find("ttlMs"));  // a call's outcome is never cacheable
+    REQUIRE(r.find("_meta"));
+    const json::Value* info = r.find("_meta")->find("io.modelcontextprotocol/serverInfo");
+    REQUIRE(info);
+    CHECK(info->find("name")->as_string() == "srv");
+  }
+}
+
 TEST_CASE("for a legacy client the server asks the question itself and calls the handler again") {
   mcp::ClientOptions options = mcp_test::quick_options();
   options.negotiation = mcp::Negotiation::legacy;
