@@ -30,15 +30,16 @@ class Log;  // agentkit/session/log.hpp
 // flight as steering (delivered after the current tool batch, before the next model call) or as a
 // follow-up (delivered when the run would otherwise stop).
 struct Input {
-  enum class Delivery : std::uint8_t { steer, follow_up };
+  // Which queue Session::send puts the input on. (What send did is told by agentkit::Delivery.)
+  enum class Queue : std::uint8_t { steer, follow_up };
 
   std::vector<ContentBlock> content;
-  Delivery delivery = Delivery::steer;
+  Queue queue = Queue::steer;
 
   Input() = default;
   Input(std::string text);        // NOLINT: implicit, so run("hello") reads naturally
   Input(const char* text);        // NOLINT
-  Input(std::vector<ContentBlock> blocks, Delivery d = Delivery::steer);
+  Input(std::vector<ContentBlock> blocks, Queue q = Queue::steer);
   static Input follow_up(std::string text);
   bool empty() const noexcept;
 };

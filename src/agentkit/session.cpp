@@ -93,7 +93,7 @@ Result<Delivery> Session::send(Input input) {
                 "with run()");
   }
   detail::QueuedInput q{UserMessage{std::move(input.content), core_->agent->now()}};
-  if (input.delivery == Input::Delivery::follow_up) {
+  if (input.queue == Input::Queue::follow_up) {
     core_->follow_ups.push_back(std::move(q));
     return Delivery{Delivery::Mode::queued_follow_up};
   }
@@ -126,11 +126,11 @@ Result<void> Session::close() {
 
 Input::Input(std::string text) { content.emplace_back(TextBlock{std::move(text)}); }
 Input::Input(const char* text) : Input(std::string(text)) {}
-Input::Input(std::vector<ContentBlock> blocks, Delivery d) : content(std::move(blocks)), delivery(d) {}
+Input::Input(std::vector<ContentBlock> blocks, Queue q) : content(std::move(blocks)), queue(q) {}
 
 Input Input::follow_up(std::string text) {
   Input in(std::move(text));
-  in.delivery = Delivery::follow_up;
+  in.queue = Queue::follow_up;
   return in;
 }
 
