@@ -70,6 +70,8 @@ struct TurnHooks {
   std::function<void(const TurnStartEvent&)> on_turn_start;
   std::function<void(const TurnEndEvent&)> on_turn_end;
   std::function<void(const AgentEndEvent&)> on_agent_end;
+  // The error of every ErrorEvent a run emits (a hook, stop policy, context transform or
+  // after_tool_call that threw; a provider's error events), before observers see the event.
   std::function<void(const Error&)> on_error;
 };
 

@@ -4,6 +4,7 @@
 #include <set>
 #include "agentkit/base/stop_token.hpp"
 #include <string>
+#include <variant>
 #include <vector>
 
 #include "internal.hpp"
@@ -17,9 +18,16 @@ struct RunContext {
   std::set<std::string, std::less<>> offered;  // tool names offered this run (policy applied)
   int turn_index = 0;
 
+  // Every error the run emits also reaches TurnHooks::on_error, on the emitting thread.
   void emit(Event e) {
+    if (const auto* error = std::get_if<ErrorEvent>(&e)) report_error(error->error);
     if (session.has_listeners()) session.emit(std::move(e));
   }
+
+ private:
+  // A throwing on_error is reported to listeners only: handing its own failure back to it could
+  // loop.
+  void report_error(const Error& error);
 };
 
 struct BatchOutcome {
@@ -43,6 +51,16 @@ bool call_guarded(F&& f, std::string& failure) noexcept {
     failure = "unknown exception";
   }
   return false;
+}
+
+inline void RunContext::report_error(const Error& error) {
+  const auto& hook = agent.runtime.extensions.hooks.on_error;
+  if (!hook) return;
+  std::string failure;
+  if (!call_guarded([&] { hook(error); }, failure) && session.has_listeners()) {
+    session.emit(
+        ErrorEvent{make_error(Errc::internal, "the on_error hook threw: " + failure), false});
+  }
 }
 
 }  // namespace agentkit::detail

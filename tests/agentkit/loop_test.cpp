@@ -589,6 +589,27 @@ TEST_CASE("hooks and observers that throw never end the run") {
   CHECK(r->final_text == "fine");
 }
 
+TEST_CASE("on_error receives every error the run emits, and a throwing on_error ends nothing") {
+  RuntimeConfig rt;
+  auto seen = std::make_shared<std::vector<std::string>>();
+  rt.extensions.hooks.on_turn_start = [](const TurnStartEvent&) {
+    throw std::runtime_error("boom");
+  };
+  rt.extensions.hooks.on_error = [seen](const Error& e) {
+    seen->push_back(e.message);
+    throw std::runtime_error("on_error too");
+  };
+  EventLog log;
+  rt.observability.observers.push_back(log.observer());
+  auto fx = faux_agent({faux::text_response("fine")}, {}, rt);
+  auto r = fx.agent.run("go");
+  REQUIRE(r);
+  CHECK(r->final_text == "fine");
+  REQUIRE(seen->size() == 1);
+  CHECK(seen->front().find("a turn hook threw: boom") != std::string::npos);
+  CHECK(log.count("error") == 2);  // the hook's failure, then on_error's own (not re-reported)
+}
+
 TEST_CASE("every message, block, turn and tool opens and closes exactly once on every path") {
   auto tool = counting_tool("lookup");
   SECTION("success with tools") {
