@@ -6,6 +6,7 @@
 #include "agentkit/providers/wires.hpp"
 #include "google/google_wire.hpp"
 #include "ollama/ollama_wire.hpp"
+#include "wire_common/builtin_wires.hpp"
 
 #include <array>
 #include <atomic>

@@ -28,7 +28,6 @@
 #include <cstdint>
 #include <memory>
 #include <optional>
-#include <span>
 #include "agentkit/base/stop_token.hpp"
 #include <string>
 #include <string_view>
@@ -110,14 +109,5 @@ RegisteredWires register_wires(ProviderRegistry& registry, WireOptions options =
 // (or across sessions with a shared store) are answered from the store. Emits a CacheEvent (hit or
 // miss, with the fingerprint) on every cacheable call.
 std::shared_ptr<WireClient> with_dedup(std::shared_ptr<WireClient> inner, DedupOptions options);
-
-namespace detail {
-// One built-in wire: its API and factory. Defined by pipeline.cpp, in builtin_wire_apis() order.
-struct BuiltinWire {
-  std::string_view api;
-  std::shared_ptr<WireClient> (*make)(const WireOptions& options, std::shared_ptr<const RequestPipeline> pipeline);
-};
-std::span<const BuiltinWire> builtin_wires() noexcept;
-}  // namespace detail
 
 }  // namespace agentkit::providers

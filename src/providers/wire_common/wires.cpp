@@ -1,6 +1,8 @@
 // Building the built-in wire clients (wires.hpp): one shared pipeline and meter per registration.
 #include "agentkit/providers/wires.hpp"
 
+#include "wire_common/builtin_wires.hpp"
+
 namespace agentkit::providers {
 namespace {
 
