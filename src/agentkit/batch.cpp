@@ -214,9 +214,7 @@ class Batch {
   }
 
   void fail_now(CallSlot& slot, std::string code, std::string detail, bool after_hook) {
-    ToolResult r = ToolResult::failure(std::move(code), "");
-    r.text = std::move(detail);  // the model reads plain prose; the code stays in metadata
-    finalize(slot, std::move(r), after_hook);
+    finalize(slot, ToolResult::failure(std::move(code), std::move(detail)), after_hook);
   }
 
   // Phase 3, serialised by the batch mutex. Runs for every call exactly once.

@@ -24,17 +24,48 @@ ToolResult ToolResult::failure(std::string code, std::string detail) {
   return r;
 }
 
+namespace {
+// The one Errc-to-code table for failed tool results.
+std::string tool_error_code(Errc code) {
+  switch (code) {
+    case Errc::invalid_argument:
+    case Errc::validation_error:
+      return "invalid_arguments";
+    case Errc::cancelled:
+      return "aborted";
+    default:
+      return std::string(errc_name(code));
+  }
+}
+
+// A failure the handler gave no words for still tells the model something it can act on.
+std::string failure_prose(const ToolResult& r) {
+  if (!r.detail.empty()) return r.detail;
+  if (r.text && !r.text->empty()) return *r.text;
+  return "The tool failed (" + (r.error.empty() ? std::string("no reason given") : r.error) + ").";
+}
+}  // namespace
+
+ToolResult ToolResult::failure(const Error& error) {
+  auto code = error.find_detail("code");
+  ToolResult r = failure(code ? std::string(*code) : tool_error_code(error.code), error.message);
+  for (const auto& d : error.detail) {
+    if (d.key != "code") r.metadata.set(d.key, d.value);
+  }
+  return r;
+}
+
 std::vector<ContentBlock> ToolResult::to_content() const {
   std::vector<ContentBlock> out;
   out.reserve(1 + images.size());
-  if (text) {
+  if (!ok) {
+    out.emplace_back(TextBlock{failure_prose(*this)});
+  } else if (text) {
     out.emplace_back(TextBlock{*text});
   } else {
     json::Object envelope;
-    envelope.append_unique("ok", ok);
+    envelope.append_unique("ok", true);
     if (!data.is_null()) envelope.append_unique("data", data);
-    if (!ok && !error.empty()) envelope.append_unique("error", error);
-    if (!detail.empty()) envelope.append_unique("detail", detail);
     out.emplace_back(TextBlock{json::dump(json::Value(std::move(envelope)))});
   }
   for (const auto& image : images) out.emplace_back(image);

@@ -47,17 +47,6 @@ ToolInfo to_tool_info(ToolPayload payload, std::vector<std::pair<std::string, st
   return out;
 }
 
-std::string error_code_for(const Error& e) {
-  switch (e.code) {
-    case Errc::limit_exceeded: return "mcp_limit";
-    case Errc::timeout: return "mcp_timeout";
-    case Errc::closed: return "mcp_disconnected";
-    case Errc::permission_denied: return "mcp_refused";
-    case Errc::cancelled: return "cancelled";
-    default: return "mcp_error";
-  }
-}
-
 Result<std::vector<ToolInfo>> fetch_tools(ClientState& state, const Connection& conn, agentkit::stop_token stop,
                                           std::optional<std::int64_t>& ttl) {
   std::vector<ToolInfo> out;
@@ -221,7 +210,6 @@ Result<CallResult> call_tool_of(const std::shared_ptr<ClientState>& state, std::
 
 }  // namespace
 
-std::string error_code_of(const Error& e) { return error_code_for(e); }
 
 Result<CallResult> call_tool_audited(const std::shared_ptr<ClientState>& state, std::string_view name,
                                      const json::Value& arguments, const CallControl& control) {
@@ -538,7 +526,7 @@ std::function<Result<std::vector<ToolDefinition>>(agentkit::stop_token)> tool_co
           };
         }
         auto result = detail::call_tool_audited(state, name, args, control);
-        if (!result) return ToolResult::failure(detail::error_code_of(result.error()), result.error().message);
+        if (!result) return ToolResult::failure(result.error());
         return to_tool_result(*result, state->options.result_cap);
       };
       tools.push_back(std::move(def));

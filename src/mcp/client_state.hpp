@@ -108,8 +108,6 @@ Error peer_error(const ClientState& state, std::string_view method, const RpcErr
 Result<CallResult> call_tool_audited(const std::shared_ptr<ClientState>& state, std::string_view name,
                                      const json::Value& arguments, const CallControl& control);
 Result<std::vector<ToolInfo>> list_tools_cached(const std::shared_ptr<ClientState>& state, agentkit::stop_token stop);
-// The short code a failed tool result carries for an Error ("mcp_timeout", "mcp_limit", ...).
-std::string error_code_of(const Error& e);
 
 // Parses the x-mcp-header annotations of a tool; an error names why the tool must be dropped.
 Result<std::vector<std::pair<std::string, std::string>>> header_params_of(const json::Value& input_schema);

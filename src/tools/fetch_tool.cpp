@@ -9,7 +9,6 @@
 
 namespace agentkit::tools {
 using detail::count;
-using detail::failure_result;
 
 namespace {
 
@@ -87,7 +86,7 @@ ToolDefinition fetch_url_tool(FetchOptions options) {
   Schema input = fetch_schema(options);
   auto handler = [options](const json::Value& args, const ToolContext& ctx) -> ToolResult {
     auto page = fetch_url(request_of(args), options, ctx.stop);
-    if (!page) return failure_result(page.error());
+    if (!page) return ToolResult::failure(page.error());
     return page_result(*page);
   };
   return ToolDefinition{

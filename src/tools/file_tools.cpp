@@ -10,7 +10,6 @@
 namespace agentkit::tools {
 namespace fs = std::filesystem;
 using detail::count;
-using detail::failure_result;
 
 namespace {
 
@@ -90,7 +89,7 @@ ToolDefinition read_file_tool(const Workspace& ws, const CodingToolsOptions& opt
     request.offset = static_cast<std::size_t>(detail::int_arg(args, "offset").value_or(0));
     if (auto limit = detail::int_arg(args, "limit")) request.limit = static_cast<std::size_t>(*limit);
     auto file = tools::read_file(ws, detail::string_arg(args, "path"), request, read);
-    if (!file) return failure_result(file.error());
+    if (!file) return ToolResult::failure(file.error());
     return file->image ? image_result(ws, *file) : text_file_result(*file);
   };
   return ToolDefinition{
@@ -120,12 +119,12 @@ ToolDefinition write_file_tool(const Workspace& ws, const CodingToolsOptions& op
                      const json::Value& args, const ToolContext& ctx) -> ToolResult {
     const std::string path = detail::string_arg(args, "path");
     auto resolved = ws.resolve(path);
-    if (!resolved) return failure_result(resolved.error());
+    if (!resolved) return ToolResult::failure(resolved.error());
     auto held = queue->lock(*resolved, ctx.stop);
-    if (!held) return failure_result(held.error());
+    if (!held) return ToolResult::failure(held.error());
     if (before) before(*resolved);
     auto written = write_file_atomically(*resolved, detail::string_arg(args, "content"));
-    if (!written) return failure_result(written.error());
+    if (!written) return ToolResult::failure(written.error());
     ToolResult r = ToolResult::text_result("Wrote " + std::to_string(written->bytes) + " bytes to " +
                                            ws.relative(written->path) + (written->created ? " (new file)." : "."));
     r.data = json::Object{{"written", true}, {"bytes", count(written->bytes)}};
@@ -155,12 +154,12 @@ ToolDefinition edit_file_tool(const Workspace& ws, const CodingToolsOptions& opt
                      const json::Value& args, const ToolContext& ctx) -> ToolResult {
     const std::string path = detail::string_arg(args, "path");
     auto resolved = ws.resolve(path);
-    if (!resolved) return failure_result(resolved.error());
+    if (!resolved) return ToolResult::failure(resolved.error());
     auto held = queue->lock(*resolved, ctx.stop);
-    if (!held) return failure_result(held.error());
+    if (!held) return ToolResult::failure(held.error());
     if (before) before(*resolved);
     auto edited = tools::edit_file(ws, path, edits_of(args));
-    if (!edited) return failure_result(edited.error());
+    if (!edited) return ToolResult::failure(edited.error());
     std::string text = "Applied " + std::to_string(edited->edits_applied) +
                        (edited->edits_applied == 1 ? " edit to " : " edits to ") + ws.relative(edited->path) + ".";
     if (edited->match == EditMatch::folded) {

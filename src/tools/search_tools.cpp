@@ -7,7 +7,6 @@
 
 namespace agentkit::tools {
 using detail::count;
-using detail::failure_result;
 
 namespace {
 
@@ -106,7 +105,7 @@ ToolDefinition list_files_tool(const Workspace& ws, const CodingToolsOptions& op
     request.path = detail::string_arg(args, "path", ".");
     request.limit = static_cast<std::size_t>(detail::int_arg(args, "limit").value_or(kListLimit));
     auto listed = tools::list_files(ws, request, ignore);
-    if (!listed) return failure_result(listed.error());
+    if (!listed) return ToolResult::failure(listed.error());
     ToolResult r = ToolResult::text_result(listed->entries.empty() ? "[The folder is empty.]"
                                                                    : lines_with_marker(listed->entries, listed->marker));
     r.data = json::Object{{"entries", strings_of(listed->entries)}, {"truncated", listed->truncated}};
@@ -146,7 +145,7 @@ ToolDefinition find_files_tool(const Workspace& ws, const CodingToolsOptions& op
     request.file_type = file_type_of(detail::string_arg(args, "file_type", "file"));
     request.limit = static_cast<std::size_t>(detail::int_arg(args, "limit").value_or(kFindLimit));
     auto found = tools::find_files(ws, request, ignore, ctx.stop);
-    if (!found) return failure_result(found.error());
+    if (!found) return ToolResult::failure(found.error());
     ToolResult r = ToolResult::text_result(found->files.empty()
                                                ? "No files found matching '" + request.pattern + "'."
                                                : lines_with_marker(found->files, found->marker));
@@ -190,7 +189,7 @@ ToolDefinition search_files_tool(const Workspace& ws, const CodingToolsOptions& 
     request.case_sensitive = detail::bool_arg(args, "case_sensitive");
     request.max_matches = static_cast<std::size_t>(detail::int_arg(args, "max_matches").value_or(kMaxMatches));
     auto found = tools::search_files(ws, request, search, ctx.stop);
-    if (!found) return failure_result(found.error());
+    if (!found) return ToolResult::failure(found.error());
     ToolResult r = ToolResult::text_result(render_search(*found));
     r.data = search_data(*found);
     r.metadata.set("backend", found->backend);

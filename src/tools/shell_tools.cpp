@@ -10,7 +10,6 @@
 
 namespace agentkit::tools {
 using detail::count;
-using detail::failure_result;
 
 namespace {
 
@@ -48,7 +47,8 @@ ToolResult process_result(const ProcessResult& r, const ProcessOptions& used) {
   if (r.outcome == Outcome::exited) {
     out = ToolResult::text_result(std::move(text));
   } else {
-    out = failure_result(r.outcome == Outcome::timed_out ? "timeout" : "aborted", std::move(text));
+    const char* code = r.outcome == Outcome::timed_out ? "timeout" : "aborted";
+    out = ToolResult::failure(code, std::move(text));
   }
   out.data = json::Object{{"exit_code", r.exit_code}, {"outcome", outcome_name(r.outcome)}, {"output", r.output}};
   out.metadata.set("outcome", outcome_name(r.outcome));
@@ -66,7 +66,7 @@ ToolHandler process_handler(const Workspace& ws, const ProcessOptions& base, Run
   return [ws, base, run = std::move(run)](const json::Value& args, const ToolContext& ctx) -> ToolResult {
     ProcessOptions used = options_for(ws, base, args);
     auto result = run(args, used, ctx.stop);
-    if (!result) return failure_result(result.error());
+    if (!result) return ToolResult::failure(result.error());
     return process_result(*result, used);
   };
 }

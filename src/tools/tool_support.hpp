@@ -1,5 +1,5 @@
-// Private: what every built-in tool definition shares — the result envelope for failures, argument
-// readers, and the validating wrapper around a handler.
+// Private: what every built-in tool definition shares: argument readers and the validating
+// wrapper around a handler. (Failures are ToolResult::failure, core/tool.hpp: one shape for all.)
 #pragma once
 
 #include <cstdint>
@@ -13,12 +13,6 @@
 #include "agentkit/json/value.hpp"
 
 namespace agentkit::tools::detail {
-
-// ok=false with a stable code (the error's detail "code" when it has one, else a name derived
-// from its Errc) and the message as the text the model reads. The error's details (resolved
-// path, offsets, ...) go to metadata, never to the model.
-ToolResult failure_result(const Error& error);
-ToolResult failure_result(std::string code, std::string message);
 
 // Readers for arguments that passed prepare_arguments (so the types already match the schema).
 std::string string_arg(const json::Value& args, std::string_view key, std::string_view fallback = {});

@@ -361,3 +361,64 @@ TEST_CASE("a handler's progress reports reach subscribers as tool execution upda
   }
   CHECK(chunks == std::vector<std::string>{"half", "done"});
 }
+
+TEST_CASE("every way a call fails reaches the model in one shape: prose, is_error, a metadata code") {
+  ToolDefinition refuses = tool_with("refuses", [](const json::Value&, const ToolContext&) {
+    return ToolResult::failure("not_found", "There is no such record.");
+  });
+  ToolDefinition throws =
+      tool_with("throws", [](const json::Value&, const ToolContext&) -> ToolResult {
+        throw std::runtime_error("disk on fire");
+      });
+  ToolDefinition sleeps = tool_with("sleeps", [](const json::Value&, const ToolContext& ctx) {
+    std::mutex mu;
+    std::condition_variable_any cv;
+    std::unique_lock lock(mu);
+    cv.wait_for(lock, ctx.stop, 30s, [] { return false; });
+    return ToolResult::text_result("slept");
+  });
+  sleeps.timeout = ToolTimeout::after(20ms);
+  ToolDefinition guarded = tool_with("guarded", [](const json::Value&, const ToolContext&) {
+    return ToolResult::text_result("ran");
+  });
+  ToolDefinition typed = tool_with("typed", [](const json::Value&, const ToolContext&) {
+    return ToolResult::text_result("ran");
+  });
+  typed.input_schema = schema::object({schema::required("n", schema::integer())});
+  RuntimeConfig rt;
+  rt.extensions.before_tool_call = [](const ToolCallRequest& req) {
+    return req.tool_name == "guarded" ? ToolCallDecision::deny("Not on Sundays.")
+                                      : ToolCallDecision::allow();
+  };
+  auto fx = faux_agent({faux::tool_call_response({faux::tool_call("c1", "refuses", "{}"),
+                                                  faux::tool_call("c2", "throws", "{}"),
+                                                  faux::tool_call("c3", "sleeps", "{}"),
+                                                  faux::tool_call("c4", "guarded", "{}"),
+                                                  faux::tool_call("c5", "missing", "{}"),
+                                                  faux::tool_call("c6", "typed", R"({"n":"x"})")}),
+                        faux::text_response("done")},
+                       {refuses, throws, sleeps, guarded, typed}, rt);
+  auto r = fx.agent.run("go");
+  REQUIRE(r);
+  auto results = results_of(*r);
+  REQUIRE(results.size() == 6);
+  const std::vector<std::pair<std::string, std::string>> expected = {
+      {"not_found", "There is no such record."},
+      {"tool_error", "Tool 'throws' failed: disk on fire"},
+      {"timeout", "did not finish within 20 ms"},
+      {"blocked_by_policy", "Not on Sundays."},
+      {"unknown_tool", "no tool named 'missing'"},
+      {"invalid_arguments", "Invalid arguments for 'typed'"},
+  };
+  for (std::size_t i = 0; i < results.size(); ++i) {
+    INFO("call " << results[i].tool_use_id);
+    CHECK(results[i].is_error);
+    REQUIRE(results[i].content.size() == 1);
+    const std::string text = text_of(results[i].content);
+    CHECK(text.find(expected[i].second) != std::string::npos);
+    CHECK(text.find("\"ok\"") == std::string::npos);  // never the JSON envelope
+    CHECK(text.find(expected[i].first) == std::string::npos);  // the code is for the program
+    REQUIRE(results[i].metadata.find("error_code"));
+    CHECK(results[i].metadata.find("error_code")->as_string() == expected[i].first);
+  }
+}

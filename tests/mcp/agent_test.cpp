@@ -147,3 +147,32 @@ TEST_CASE("the server process is gone once the agent holding its tools is gone")
   for (int i = 0; i < 100 && running(pid); ++i) std::this_thread::sleep_for(20ms);
   CHECK(!running(pid));
 }
+
+TEST_CASE("an MCP call the client refuses reaches the model as prose with the shared error code") {
+  auto provider = std::make_shared<faux::FauxProvider>(std::vector<faux::FauxResponse>{
+      faux::tool_call_response({faux::tool_call("c1", "fixture__echo", R"({"message":"one"})")}),
+      faux::tool_call_response({faux::tool_call("c2", "fixture__echo", R"({"message":"two"})")}),
+      faux::text_response("noted")});
+  AgentDefinition def;
+  auto config = mcp_test::fixture();
+  config.call_limit = 1;
+  def.tools.mcp.push_back(
+      {.name = "fixture", .connect = mcp::tool_connector(config, mcp_test::quick_options())});
+  auto agent = make_agent(def, runtime_with(provider));
+  REQUIRE(agent);
+  auto run = agent->run("echo twice");
+  REQUIRE(run);
+  std::vector<const ToolResultMessage*> results;
+  for (const auto& m : run->messages) {
+    if (const auto* t = std::get_if<ToolResultMessage>(&m)) results.push_back(t);
+  }
+  REQUIRE(results.size() == 2);
+  CHECK_FALSE(results[0]->is_error);
+  const ToolResultMessage& refused = *results[1];
+  CHECK(refused.is_error);
+  REQUIRE(refused.content.size() == 1);
+  const std::string text = std::get<TextBlock>(refused.content[0]).text;
+  CHECK(text.find("\"ok\"") == std::string::npos);  // prose, not the JSON envelope
+  CHECK(refused.metadata.find("error_code")->as_string() == "limit_exceeded");
+  CHECK(run->final_text == "noted");
+}

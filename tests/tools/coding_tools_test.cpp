@@ -35,7 +35,13 @@ ToolResult call(const ToolDefinition& tool, const std::string& args, agentkit::s
   return tool.handler(json::parse(args).value(), ctx);
 }
 
-std::string text(const ToolResult& r) { return r.text.value_or(""); }
+// The words of a result: its text on success, the prose the model reads on failure.
+std::string text(const ToolResult& r) {
+  if (r.ok) return r.text.value_or("");
+  auto content = r.to_content();
+  const auto* prose = content.empty() ? nullptr : std::get_if<agentkit::TextBlock>(&content.front());
+  return prose ? prose->text : "";
+}
 
 const json::Value* meta(const ToolResult& r, std::string_view key) { return r.metadata.find(key); }
 

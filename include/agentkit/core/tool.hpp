@@ -1,4 +1,4 @@
-// agentkit/core/tool.hpp — a tool as the loop sees it, the result envelope a handler returns, and
+// agentkit/core/tool.hpp — a tool as the loop sees it, the result a handler returns, and
 // the interceptor types that form the authorization boundary.
 //
 //   using namespace agentkit;
@@ -28,6 +28,7 @@
 #include <string_view>
 #include <vector>
 
+#include "agentkit/base/error.hpp"
 #include "agentkit/core/message.hpp"
 #include "agentkit/core/schema.hpp"
 #include "agentkit/json/value.hpp"
@@ -76,13 +77,17 @@ struct ToolContext {
   std::function<void(std::string_view chunk)> report;
 };
 
-// The result envelope. The model sees `text` verbatim when set, otherwise the JSON envelope
-// {"ok":..., "data"?:..., "error"?:..., "detail"?:...}; images follow as image blocks.
+// What a handler answers. A success shows the model `text` verbatim when set, otherwise the JSON
+// envelope {"ok":true, "data"?:...}. A failure has one shape whichever path produced it (the
+// handler, a throw, a timeout, a denial, bad arguments, an MCP server): the model reads `detail`
+// as plain prose (or `text` when `detail` is empty), the result message is marked is_error, and
+// the stable code `error` goes to the message's metadata as "error_code" for the program. Images
+// follow as image blocks.
 struct ToolResult {
   bool ok = true;
-  json::Value data;          // payload for the envelope (null = absent)
+  json::Value data;          // payload for the success envelope (null = absent)
   std::string error;         // a short code when !ok, e.g. "not_found", "invalid_arguments"
-  std::string detail;        // human text for the model when !ok
+  std::string detail;        // the prose the model reads when !ok
   std::optional<std::string> text;
   std::vector<ImageBlock> images;
   // The batch vote: the run ends after this batch only if EVERY call voted to terminate.
@@ -94,6 +99,11 @@ struct ToolResult {
   static ToolResult success(json::Value data = nullptr);
   static ToolResult text_result(std::string text);
   static ToolResult failure(std::string code, std::string detail);
+  // A failure from an Error: the code is the error's "code" detail when it has one, else the one
+  // Errc-to-code table ("invalid_arguments" for invalid_argument and validation_error, "aborted"
+  // for cancelled, the Errc's name otherwise); the message is the detail; the error's other
+  // details (resolved path, offsets, ...) go to metadata, never to the model.
+  static ToolResult failure(const Error& error);
 
   // The content blocks the model receives.
   std::vector<ContentBlock> to_content() const;

@@ -41,10 +41,10 @@
 // {edits_applied}, list_files {entries, truncated}, find_files {files, truncated}, search_files
 // {matches[{file, line, text, before, after}], truncated, files_searched}, the shell tools
 // {exit_code, outcome, output}); it is not sent to the model.
-// A failure is ok=false with ToolResult::error a stable code — path_not_allowed, not_found,
-// binary_file, edit_empty, edit_empty_old_string, edit_not_found, edit_not_unique, edit_overlap,
-// edit_noop, exec_failed, timeout, aborted, cancelled, invalid_arguments, unsupported, io_error,
-// limit_exceeded — and the model reading the message (which says what to do instead).
+// A failure is ToolResult::failure (core/tool.hpp) with a stable code — path_not_allowed,
+// not_found, binary_file, edit_empty, edit_empty_old_string, edit_not_found, edit_not_unique,
+// edit_overlap, edit_noop, exec_failed, timeout, aborted, invalid_arguments, unsupported,
+// io_error, limit_exceeded — and the model reading the message (which says what to do instead).
 //
 // Paths: every path argument goes through Workspace::resolve (symlinks resolved before the
 // containment check); the shell tools are NOT path-constrained (a shell reaches whatever the
