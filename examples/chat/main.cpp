@@ -269,9 +269,10 @@ Result<Agent> build_agent(const Options& o, const Model& model) {
   rt.model.descriptor = model;
   rt.model.thinking = o.thinking;
   rt.model.max_tokens = o.max_tokens;
-  rt.transport.wires.http = *transport;
-  rt.transport.wires.credentials.environment = environment_for(o, model);
-  providers::register_defaults(rt.providers, rt.transport.wires);
+  providers::ProviderOptions wires;
+  wires.http = *transport;
+  wires.credentials.environment = environment_for(o, model);
+  providers::register_defaults(rt.providers, wires);
   return make_agent(std::move(def), std::move(rt));
 }
 

@@ -4,11 +4,14 @@
 //   agentkit::RuntimeConfig rt;
 //   rt.model.spec = "faux/scripted";                     // or "anthropic/claude-sonnet-4-5"
 //   rt.model.max_tokens = 4096;                          // an upper bound; clamped to the model
-//   rt.providers.add("faux", faux);                      // or providers::register_defaults(rt.providers)
+//   rt.providers.add("faux", faux);                      // or providers::register_defaults(...)
 //   rt.loop.max_turns = 25;
 //   rt.extensions.before_tool_call = my_policy;          // the authorization boundary
 //
-// Unset optionals mean "not sent" / "library default", never zero.
+// Unset optionals mean "not sent" / "library default", never zero. The built-in wires' HTTP
+// client, TLS, credentials and transport retry are not here: they are given to the clients when
+// they are built, by providers::register_defaults(rt.providers, options) (providers/pipeline.hpp),
+// so this header never pulls the providers' machinery into a program that does not use it.
 //
 // Thread safety: plain values, copied into the Agent by make_agent.
 #pragma once
@@ -24,7 +27,6 @@
 #include "agentkit/core/provider.hpp"
 #include "agentkit/core/tool.hpp"
 #include "agentkit/extensions.hpp"
-#include "agentkit/providers/pipeline.hpp"
 
 namespace agentkit {
 
@@ -43,19 +45,13 @@ struct ModelConfig {
   std::optional<ToolChoice> tool_choice;
 };
 
+// What the loop applies to each model call, whichever client serves it.
 struct TransportConfig {
   // Per-request headers, timeout and payload/response hooks, applied to every model call.
   StreamOptions request;
   // Sticky session id: the provider prompt-cache key and routing affinity. Empty = the session's
   // own generated id.
   std::string session_id;
-  // The built-in wires' shared machinery: the HTTP transport (default: plain-http HttpClient; pass
-  // one with a TlsProvider for https), credentials (environment lookup, credential store, OAuth
-  // refreshers, per-vendor resolvers), transport retry (off by default),
-  // configuration-level headers and the attribution switch. Read by
-  // providers::register_defaults(rt.providers, rt.transport.wires), which builds the wire clients
-  // from it; a client added with rt.providers.add() carries its own.
-  providers::ProviderOptions wires;
 };
 
 // How queued steering and follow-up messages are delivered at each poll.

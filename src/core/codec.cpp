@@ -20,8 +20,8 @@
 // Unix epoch (finer precision is floored away). Tool-call input is emitted as the model's bytes
 // (a json::Raw) when they are exactly the compact JSON text json::dump would write for them; any
 // other bytes — truncated, pretty-printed, escaped differently — travel as the string
-// "input_raw". Either way the bytes survive dump -> parse -> decode exactly, and a raw newline
-// never reaches a JSONL session line.
+// "input_raw". Either way the bytes survive dump -> parse -> decode exactly, and the encoded text
+// never holds a raw newline, so one message always fits one line of a line-per-record file.
 //
 // Decoding ignores members it does not know (forward compatibility) and treats an absent member
 // as its default, but a known member of the wrong type is an error naming its path

@@ -9,7 +9,7 @@ namespace agentkit {
 
 namespace {
 
-// The spellings are part of the session-log format and the event stream: never rename one.
+// The spellings are part of the session snapshot format and the event stream: never rename one.
 constexpr std::array<std::pair<StopReason, std::string_view>, 8> kStopReasonNames{{
     {StopReason::stop, "stop"},
     {StopReason::length, "length"},

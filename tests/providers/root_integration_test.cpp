@@ -93,9 +93,10 @@ TEST_CASE("a run reports the session's cache statistics from the wire that serve
   model->base_url = server.base_url();
   RuntimeConfig rt;
   rt.model.descriptor = *model;
-  rt.transport.wires.http = std::make_shared<http::HttpClient>();
-  rt.transport.wires.credentials.environment = providers::fixed_environment({{"ANTHROPIC_API_KEY", "test-key"}});
-  providers::register_defaults(rt.providers, rt.transport.wires);
+  providers::ProviderOptions wires;
+  wires.http = std::make_shared<http::HttpClient>();
+  wires.credentials.environment = providers::fixed_environment({{"ANTHROPIC_API_KEY", "test-key"}});
+  providers::register_defaults(rt.providers, wires);
   auto agent = make_agent({}, rt);
   REQUIRE(agent);
   auto session = agent->start();

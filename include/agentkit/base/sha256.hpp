@@ -6,7 +6,7 @@
 //   agentkit::Sha256::Digest d = h.finish();      // 32 bytes
 //   std::string hex = agentkit::sha256_hex("abc"); // "ba7816bf8f01cfea..."
 //
-// Used for content hashes (cache keys, session integrity), not for passwords.
+// Used for content hashes (cache keys, argument fingerprints in audit records), not for passwords.
 //
 // Thread safety: a Sha256 object is a plain value and must not be shared between threads while
 // updated; the free functions have no shared state.

@@ -74,8 +74,8 @@ struct ImageBlock {
   friend bool operator==(const ImageBlock&, const ImageBlock&) = default;
 };
 
-// A block this build does not model, kept verbatim so a round trip through the session log loses
-// nothing. Wires drop it when encoding a request.
+// A block this build does not model, kept verbatim so a round trip through the codec (a session
+// snapshot) loses nothing. Wires drop it when encoding a request.
 struct UnknownBlock {
   std::string type;
   json::Value raw;
@@ -212,7 +212,7 @@ std::vector<const ToolUseBlock*> tool_uses(const AssistantMessage& m);
 // "user", "assistant" or "tool_result".
 std::string_view role_of(const Message& m) noexcept;
 
-// ---- JSON codec (lossless; used by session snapshots, events and the session log) --------------
+// ---- JSON codec (lossless; used by session snapshots and events) -------------------------------
 
 json::Value to_json(const ContentBlock& block);
 json::Value to_json(const Message& message);
