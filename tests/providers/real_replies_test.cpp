@@ -292,15 +292,16 @@ void replay(const std::filesystem::path& root, const json::Value& entry) {
   model->base_url = server.base_url();
   RuntimeConfig rt;
   rt.model.descriptor = *model;
-  rt.transport.wires.http = std::make_shared<http::HttpClient>();
+  providers::ProviderOptions wires;
+  wires.http = std::make_shared<http::HttpClient>();
   // A key that no reply contains: error messages are scrubbed of the credential's bytes.
   const std::string key = "replay-test-key-0000";
-  rt.transport.wires.credentials.environment =
+  wires.credentials.environment =
       providers::fixed_environment({{"ANTHROPIC_API_KEY", key},
                                     {"OPENAI_API_KEY", key},
                                     {"XAI_API_KEY", key},
                                     {"GEMINI_API_KEY", key}});
-  providers::register_defaults(rt.providers, rt.transport.wires);
+  providers::register_defaults(rt.providers, wires);
   auto log = std::make_shared<CallLog>();
   AgentDefinition def;
   def.tools.direct = recording_tools(*expect.find("tool_calls"), log);
