@@ -1,0 +1,28 @@
+// Reading a file that a repository controls: a regular file only (a FIFO would block the reader
+// forever, a device could be endless), and never more than a byte cap.
+#pragma once
+
+#include <cstddef>
+#include <cstdint>
+#include <filesystem>
+#include <string>
+
+#include "agentkit/base/result.hpp"
+
+namespace agentkit::skills::detail {
+
+struct FileBytes {
+  std::string bytes;       // at most the cap
+  std::uint64_t size = 0;  // the file's size on disk
+  bool truncated = false;  // size > cap
+};
+
+// Opens without blocking, checks the opened file is regular, reads up to `max_bytes`. Errors:
+// Errc::not_found, Errc::permission_denied, Errc::invalid_argument (not a regular file),
+// Errc::io_error; each message names the path.
+Result<FileBytes> read_capped(const std::filesystem::path& path, std::size_t max_bytes);
+
+// True when `inner` (symlinks resolved) lies inside `root` (symlinks resolved).
+bool stays_inside(const std::filesystem::path& root, const std::filesystem::path& inner);
+
+}  // namespace agentkit::skills::detail

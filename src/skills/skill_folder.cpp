@@ -1,0 +1,318 @@
+// SKILL.md fields and bundled files. The rules follow the Agent Skills specification; where the
+// specification is strict and other hosts are not (a name that differs from its folder, a long
+// description, vendor keys), the skill loads with a warning, because users' skills do that.
+#include "agentkit/skills/skill_folder.hpp"
+
+#include <algorithm>
+#include <optional>
+#include <system_error>
+
+#include "agentkit/base/utf8.hpp"
+#include "file_reader.hpp"
+
+namespace agentkit::skills {
+namespace {
+
+// Limits from the Agent Skills specification.
+constexpr std::size_t kMaxNameChars = 64;
+constexpr std::size_t kMaxDescriptionChars = 1024;
+constexpr std::size_t kMaxCompatibilityChars = 500;
+constexpr std::string_view kSkillFileName = "SKILL.md";
+
+std::string_view trim(std::string_view s) {
+  auto b = s.find_first_not_of(" \t\r\n");
+  if (b == std::string_view::npos) return {};
+  return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
+}
+
+std::size_t chars(std::string_view s) {
+  auto n = utf8::count_code_points(s);
+  return n ? *n : s.size();
+}
+
+class FieldReader {
+ public:
+  FieldReader(LoadedSkill& out, std::string_view file, std::vector<Diagnostic>& notes)
+      : out_(out), file_(file), notes_(notes) {}
+
+  void note(DiagnosticCode code, std::size_t line, std::string message) {
+    notes_.push_back(Diagnostic{Severity::warning, code, std::string(file_), line,
+                                std::move(message)});
+  }
+
+  // The text of a scalar field, or nullopt (with a diagnostic) for a list or map.
+  std::optional<std::string> text(const YamlEntry& e) {
+    if (e.value.kind == YamlValue::Kind::scalar) return e.value.text;
+    note(DiagnosticCode::field_not_text, e.value.line,
+         "'" + e.key + "' should be text but is a " +
+             (e.value.kind == YamlValue::Kind::map ? "map" : "list") + "; it was ignored");
+    return std::nullopt;
+  }
+
+  void metadata(const YamlEntry& e) {
+    if (e.value.kind != YamlValue::Kind::map) {
+      note(DiagnosticCode::field_not_text, e.value.line,
+           "'metadata' should be a map of text values; it was ignored");
+      return;
+    }
+    for (const auto& m : e.value.entries) {
+      if (m.value.kind == YamlValue::Kind::scalar) {
+        out_.metadata.emplace_back(m.key, m.value.text);
+        continue;
+      }
+      std::string joined;
+      for (const auto& item : m.value.items) {
+        if (item.kind != YamlValue::Kind::scalar) continue;
+        joined += (joined.empty() ? "" : ",") + item.text;
+      }
+      note(DiagnosticCode::field_not_text, m.value.line,
+           "metadata '" + m.key + "' should be text; its list items were joined with ','");
+      out_.metadata.emplace_back(m.key, joined);
+    }
+  }
+
+  void allowed_tools(const YamlEntry& e) {
+    if (e.value.kind == YamlValue::Kind::sequence) {
+      for (const auto& item : e.value.items) {
+        if (item.kind == YamlValue::Kind::scalar) out_.allowed_tools.push_back(item.text);
+      }
+      return;
+    }
+    auto t = text(e);
+    if (!t) return;
+    // The format says space-separated; commas are common in the wild and never part of a name.
+    std::string current;
+    for (char c : *t + " ") {
+      if (c == ' ' || c == ',' || c == '\t') {
+        if (!current.empty()) out_.allowed_tools.push_back(std::move(current));
+        current.clear();
+      } else {
+        current += c;
+      }
+    }
+  }
+
+ private:
+  LoadedSkill& out_;
+  std::string_view file_;
+  std::vector<Diagnostic>& notes_;
+};
+
+void settle_name(LoadedSkill& out, const YamlValue* declared, std::string_view folder_name,
+                 FieldReader& r) {
+  const std::string name = declared ? std::string(trim(declared->text)) : std::string();
+  const std::size_t line = declared ? declared->line : 0;
+  out.skill.name = std::string(folder_name);
+  if (name.empty()) {
+    r.note(DiagnosticCode::name_missing, line,
+           "no 'name'; the folder name '" + std::string(folder_name) + "' is used");
+    return;
+  }
+  const bool valid = is_valid_skill_name(name);
+  if (!valid) {
+    r.note(DiagnosticCode::name_invalid, line,
+           "name '" + name + "' is not 1-64 lowercase letters, digits and single inner hyphens; "
+           "the folder name '" + std::string(folder_name) + "' is used");
+  }
+  if (name != folder_name) {
+    r.note(DiagnosticCode::name_mismatch, line,
+           "name '" + name + "' differs from its folder '" + std::string(folder_name) + "'" +
+               (valid ? "; the declared name is used" : ""));
+  }
+  if (valid) out.skill.name = name;
+}
+
+Result<void> settle_description(LoadedSkill& out, const YamlValue* d, std::string_view file,
+                                FieldReader& r) {
+  std::string text = d && d->kind == YamlValue::Kind::scalar ? std::string(trim(d->text)) : "";
+  if (text.empty()) {
+    return Unexpected(make_error(Errc::invalid_argument,
+                                 std::string(file) + ": no 'description'; a skill needs one so "
+                                                     "the model knows when to use it"));
+  }
+  if (chars(text) > kMaxDescriptionChars) {
+    r.note(DiagnosticCode::description_too_long, d->line,
+           "description is " + std::to_string(chars(text)) + " characters, over the " +
+               std::to_string(kMaxDescriptionChars) + " the format allows; it was shortened");
+    text = std::string(utf8::truncate_code_points(text, kMaxDescriptionChars));
+  }
+  out.skill.description = std::move(text);
+  return {};
+}
+
+bool is_known_key(std::string_view key) {
+  for (std::string_view k : {"name", "description", "license", "compatibility", "metadata",
+                             "allowed-tools"}) {
+    if (key == k) return true;
+  }
+  return false;
+}
+
+void read_fields(LoadedSkill& out, const YamlValue& fields, FieldReader& r) {
+  for (const auto& e : fields.entries) {
+    if (e.key == "license") {
+      if (auto t = r.text(e)) out.license = *t;
+    } else if (e.key == "compatibility") {
+      if (auto t = r.text(e)) out.compatibility = *t;
+      if (chars(out.compatibility) > kMaxCompatibilityChars) {
+        r.note(DiagnosticCode::compatibility_too_long, e.value.line,
+               "compatibility is over " + std::to_string(kMaxCompatibilityChars) +
+                   " characters; kept as written");
+      }
+    } else if (e.key == "metadata") {
+      r.metadata(e);
+    } else if (e.key == "allowed-tools") {
+      r.allowed_tools(e);
+    } else if (e.key == "name" || e.key == "description") {
+      if (e.value.kind != YamlValue::Kind::scalar) r.text(e);
+    } else if (!is_known_key(e.key)) {
+      out.unknown_keys.push_back(e.key);
+      out.extra.push_back(e);
+      r.note(DiagnosticCode::unknown_key, e.value.line,
+             "key '" + e.key + "' is not part of the skill format; kept and ignored");
+    }
+  }
+}
+
+// ---- bundled files ------------------------------------------------------------------------------
+
+class BundleReader {
+ public:
+  BundleReader(const std::filesystem::path& root, LoadedSkill& out, std::vector<Diagnostic>& notes,
+               const SkillFolderOptions& options)
+      : root_(root), out_(out), notes_(notes), options_(options) {}
+
+  void read(const std::filesystem::path& dir, const std::string& rel, std::size_t depth) {
+    std::error_code ec;
+    std::vector<std::filesystem::directory_entry> entries;
+    for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
+      entries.push_back(*it);
+    }
+    if (ec) {
+      note(DiagnosticCode::file_unreadable, dir, "cannot list: " + ec.message());
+      return;
+    }
+    std::sort(entries.begin(), entries.end(), [](const auto& a, const auto& b) {
+      return a.path().filename() < b.path().filename();
+    });
+    for (const auto& entry : entries) visit(entry, rel, depth);
+  }
+
+ private:
+  void visit(const std::filesystem::directory_entry& entry, const std::string& rel,
+             std::size_t depth) {
+    const std::string name = entry.path().filename().string();
+    const std::string child = rel.empty() ? name : rel + "/" + name;
+    if (depth == 0 && name == kSkillFileName) return;
+    if (name == ".git" || name == "node_modules") return;
+    std::error_code ec;
+    if (entry.is_symlink(ec) && !detail::stays_inside(root_, entry.path())) {
+      note(DiagnosticCode::path_escapes, entry.path(),
+           "a symlink that leads outside the skill folder (or nowhere); not bundled");
+      return;
+    }
+    if (entry.is_directory(ec)) {
+      if (std::filesystem::exists(entry.path() / kSkillFileName, ec)) return;  // its own skill
+      if (depth + 1 >= options_.max_bundled_depth) {
+        note(DiagnosticCode::scan_limit, entry.path(), "deeper than the bundled-file depth cap");
+        return;
+      }
+      read(entry.path(), child, depth + 1);
+      return;
+    }
+    add_file(entry.path(), child);
+  }
+
+  void add_file(const std::filesystem::path& path, const std::string& rel) {
+    if (out_.skill.files.size() >= options_.max_bundled_files) {
+      if (!count_noted_) {
+        note(DiagnosticCode::scan_limit, path,
+             "more than " + std::to_string(options_.max_bundled_files) +
+                 " bundled files; this and later ones were left out");
+      }
+      count_noted_ = true;
+      return;
+    }
+    auto bytes = detail::read_capped(path, options_.max_bundled_file_bytes);
+    if (!bytes) {
+      note(DiagnosticCode::file_unreadable, path, bytes.error().message);
+      return;
+    }
+    if (bytes->truncated) {
+      note(DiagnosticCode::file_too_large, path,
+           std::to_string(bytes->size) + " bytes, over the bundled-file cap of " +
+               std::to_string(options_.max_bundled_file_bytes) + "; not bundled");
+      return;
+    }
+    out_.skill.files.push_back(SkillFile{rel, std::move(bytes->bytes)});
+  }
+
+  void note(DiagnosticCode code, const std::filesystem::path& path, std::string message) {
+    notes_.push_back(Diagnostic{Severity::warning, code, path.string(), 0, std::move(message)});
+  }
+
+  const std::filesystem::path& root_;
+  LoadedSkill& out_;
+  std::vector<Diagnostic>& notes_;
+  const SkillFolderOptions& options_;
+  bool count_noted_ = false;
+};
+
+}  // namespace
+
+bool is_valid_skill_name(std::string_view name) noexcept {
+  if (name.empty() || name.size() > kMaxNameChars) return false;
+  if (name.front() == '-' || name.back() == '-') return false;
+  for (std::size_t i = 0; i < name.size(); ++i) {
+    const char c = name[i];
+    const bool ok = (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-';
+    if (!ok || (c == '-' && name[i + 1] == '-')) return false;
+  }
+  return true;
+}
+
+Result<LoadedSkill> parse_skill_file(std::string_view text, std::string_view folder_name,
+                                     std::string_view file, std::vector<Diagnostic>& diagnostics,
+                                     const SkillFolderOptions& options) {
+  auto fm = read_front_matter(text, file, diagnostics, options.front_matter);
+  if (!fm) return Unexpected(std::move(fm).error());
+  if (!fm->present) {
+    return Unexpected(make_error(Errc::parse_error,
+                                 std::string(file) + ": no front matter; a SKILL.md opens with a "
+                                                     "'---' line, then name and description"));
+  }
+  LoadedSkill out;
+  FieldReader reader(out, file, diagnostics);
+  read_fields(out, fm->fields, reader);
+  settle_name(out, fm->fields.find("name"), folder_name, reader);
+  if (auto d = settle_description(out, fm->fields.find("description"), file, reader); !d) {
+    return Unexpected(std::move(d).error());
+  }
+  out.skill.body = std::string(text.substr(fm->body_offset));
+  return out;
+}
+
+Result<LoadedSkill> load_skill_folder(const std::filesystem::path& folder,
+                                      std::vector<Diagnostic>& diagnostics,
+                                      const SkillFolderOptions& options) {
+  std::error_code ec;
+  const std::filesystem::path abs = std::filesystem::absolute(folder, ec).lexically_normal();
+  const std::filesystem::path file = abs / kSkillFileName;
+  auto bytes = detail::read_capped(file, options.max_skill_file_bytes);
+  if (!bytes) return Unexpected(std::move(bytes).error());
+  if (bytes->truncated) {
+    return Unexpected(make_error(
+        Errc::limit_exceeded, file.string() + " is " + std::to_string(bytes->size) +
+                                  " bytes, over the cap of " +
+                                  std::to_string(options.max_skill_file_bytes) + "; not loaded"));
+  }
+  std::string folder_name = abs.filename().string();
+  auto loaded = parse_skill_file(bytes->bytes, folder_name, file.string(), diagnostics, options);
+  if (!loaded) return loaded;
+  loaded->folder = abs;
+  loaded->skill_file = file;
+  BundleReader(abs, *loaded, diagnostics, options).read(abs, "", 0);
+  return loaded;
+}
+
+}  // namespace agentkit::skills
