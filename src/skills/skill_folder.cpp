@@ -128,7 +128,8 @@ Result<void> settle_description(LoadedSkill& out, const YamlValue* d, std::strin
   if (text.empty()) {
     return Unexpected(make_error(Errc::invalid_argument,
                                  std::string(file) + ": no 'description'; a skill needs one so "
-                                                     "the model knows when to use it"));
+                                                     "the model knows when to use it")
+                          .with_detail(std::string(kDiagnosticDetail), "description_missing"));
   }
   if (chars(text) > kMaxDescriptionChars) {
     r.note(DiagnosticCode::description_too_long, d->line,
@@ -258,6 +259,11 @@ class BundleReader {
   bool count_noted_ = false;
 };
 
+// Tags an error with the diagnostic code discovery reports it under.
+Error left_out(Error e, std::string_view code) {
+  return std::move(e).with_detail(std::string(kDiagnosticDetail), std::string(code));
+}
+
 }  // namespace
 
 bool is_valid_skill_name(std::string_view name) noexcept {
@@ -275,11 +281,12 @@ Result<LoadedSkill> parse_skill_file(std::string_view text, std::string_view fol
                                      std::string_view file, std::vector<Diagnostic>& diagnostics,
                                      const SkillFolderOptions& options) {
   auto fm = read_front_matter(text, file, diagnostics, options.front_matter);
-  if (!fm) return Unexpected(std::move(fm).error());
+  if (!fm) return Unexpected(left_out(std::move(fm).error(), "front_matter_invalid"));
   if (!fm->present) {
     return Unexpected(make_error(Errc::parse_error,
                                  std::string(file) + ": no front matter; a SKILL.md opens with a "
-                                                     "'---' line, then name and description"));
+                                                     "'---' line, then name and description")
+                          .with_detail(std::string(kDiagnosticDetail), "front_matter_missing"));
   }
   LoadedSkill out;
   FieldReader reader(out, file, diagnostics);
@@ -299,12 +306,13 @@ Result<LoadedSkill> load_skill_folder(const std::filesystem::path& folder,
   const std::filesystem::path abs = std::filesystem::absolute(folder, ec).lexically_normal();
   const std::filesystem::path file = abs / kSkillFileName;
   auto bytes = detail::read_capped(file, options.max_skill_file_bytes);
-  if (!bytes) return Unexpected(std::move(bytes).error());
+  if (!bytes) return Unexpected(left_out(std::move(bytes).error(), "file_unreadable"));
   if (bytes->truncated) {
-    return Unexpected(make_error(
-        Errc::limit_exceeded, file.string() + " is " + std::to_string(bytes->size) +
-                                  " bytes, over the cap of " +
-                                  std::to_string(options.max_skill_file_bytes) + "; not loaded"));
+    return Unexpected(make_error(Errc::limit_exceeded,
+                                 file.string() + " is " + std::to_string(bytes->size) +
+                                     " bytes, over the cap of " +
+                                     std::to_string(options.max_skill_file_bytes) + "; not loaded")
+                          .with_detail(std::string(kDiagnosticDetail), "file_too_large"));
   }
   std::string folder_name = abs.filename().string();
   auto loaded = parse_skill_file(bytes->bytes, folder_name, file.string(), diagnostics, options);

@@ -54,6 +54,9 @@ struct SkillFolderOptions {
   FrontMatterOptions front_matter;
 };
 
+// The Error detail key whose value names the DiagnosticCode of a skill that was left out.
+inline constexpr std::string_view kDiagnosticDetail = "diagnostic";
+
 // Parses the text of a SKILL.md. `folder_name` is the name of its folder (for the name rules) and
 // `file` the path used in diagnostics. Errors (no front matter, unreadable front matter, no
 // description) are Errc::parse_error or Errc::invalid_argument with the reason; warnings are
