@@ -22,6 +22,7 @@
 
 #include "agentkit/base/result.hpp"
 #include "agentkit/core/skill.hpp"
+#include "agentkit/skills/context_files.hpp"
 #include "agentkit/core/tool.hpp"
 
 namespace agentkit {
@@ -44,6 +45,9 @@ struct AgentDefinition {
   std::string instructions;
   std::vector<Skill> skills;
   ToolSet tools;
+  // Project instructions (AGENTS.md and the like, from skills::load_context_files), escaped into
+  // the system prompt after the instructions, in this order.
+  std::vector<skills::ContextFile> context_files;
 };
 
 // The name of the tool installed when a definition has skills; no other tool may use it.

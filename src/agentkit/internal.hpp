@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "agentkit/agent.hpp"
+#include "agentkit/prompt.hpp"
 #include "agentkit/session/log.hpp"
 #include "deadline_timer.hpp"
 
@@ -38,7 +39,6 @@ struct AgentCore {
   std::shared_ptr<ProviderClient> provider;
   ToolRegistry registry;
   ModelCall model_call;  // the middleware chain around the provider
-  std::string base_system_prompt;  // instructions + skill listing
 
   std::mutex mu;
   std::vector<std::weak_ptr<SessionCore>> sessions;
@@ -100,8 +100,9 @@ Result<ToolRegistry> build_registry(const AgentDefinition& def,
                                     std::vector<std::pair<std::string, std::vector<ToolDefinition>>> mcp_tools,
                                     std::vector<std::string>& problems);
 ToolDefinition make_read_skill_tool(std::shared_ptr<const std::vector<Skill>> skills);
-std::string assemble_base_system_prompt(const AgentDefinition& def);
-std::string system_prompt_for_turn(const AgentCore& agent, std::span<const ToolSpec> offered);
+// The prompt of a turn offering `offered`: the definition's prompt plus those tools' guidelines.
+skills::AssembledPrompt system_prompt_for_turn(const AgentCore& agent,
+                                               std::span<const ToolSpec> offered);
 
 // session_log.cpp: the session log, written as the transcript grows. Failures are reported as
 // ErrorEvents and through on_log_error, never thrown, never fatal to the run.

@@ -98,10 +98,12 @@ class Run {
   }
 
   RunResult execute() {
-    system_prompt_ = system_prompt_for_turn(a_, offered_specs_);
+    skills::AssembledPrompt prompt = system_prompt_for_turn(a_, offered_specs_);
+    system_prompt_ = std::move(prompt.text);
     // The run's input reaches the log before the first model call: a crash in turn 1 keeps it.
     log_messages(s_, std::span<const Message>(s_.history).subspan(run_start_));
-    rc_.emit(AgentStartEvent{s_.id, a_.model->vendor, a_.model->api, a_.model->id});
+    rc_.emit(AgentStartEvent{s_.id, a_.model->vendor, a_.model->api, a_.model->id,
+                             std::move(prompt.skill_names)});
     RunStopReason reason = loop();
     return finish(reason);
   }

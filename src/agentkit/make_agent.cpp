@@ -267,7 +267,6 @@ Result<Agent> make_agent(AgentDefinition definition, RuntimeConfig runtime) {
   if (!problems.empty()) return detail::definition_error(problems);
 
   core->registry = std::move(*registry);
-  core->base_system_prompt = detail::assemble_base_system_prompt(definition);
   core->definition = std::move(definition);
   core->runtime = std::move(runtime);
   return Agent(std::move(core));

@@ -197,35 +197,36 @@ Result<ToolRegistry> build_registry(const AgentDefinition& def,
   return reg;
 }
 
-std::string assemble_base_system_prompt(const AgentDefinition& def) {
-  std::string out = def.instructions;
-  if (!def.skills.empty()) {
-    if (!out.empty()) out += "\n\n";
-    out += "# Skills\n\nThese skills are available. Before relying on one, read it with the "
-           "read_skill tool (one file per call):\n";
-    for (const auto& s : def.skills) {
-      out += "- " + s.name;
-      if (!s.description.empty()) out += ": " + s.description;
-      out += '\n';
-    }
-  }
-  return out;
-}
-
-std::string system_prompt_for_turn(const AgentCore& agent, std::span<const ToolSpec> offered) {
-  std::string out = agent.base_system_prompt;
-  bool heading = false;
+skills::AssembledPrompt system_prompt_for_turn(const AgentCore& agent,
+                                               std::span<const ToolSpec> offered) {
+  skills::PromptInputs in = prompt_inputs(agent.definition);
   for (const auto& spec : offered) {
     const RegisteredTool* tool = agent.registry.find(spec.name);
     if (tool == nullptr || tool->definition.prompt_guidelines.empty()) continue;
-    if (!heading) {
-      if (!out.empty()) out += "\n\n";
-      out += "# Tool guidelines\n";
-      heading = true;
-    }
-    out += "\n## " + spec.name + "\n" + tool->definition.prompt_guidelines + "\n";
+    in.tool_guidelines.push_back({spec.name, tool->definition.prompt_guidelines});
   }
-  return out;
+  return skills::assemble_prompt(in);
 }
 
 }  // namespace agentkit::detail
+
+namespace agentkit {
+
+skills::PromptInputs prompt_inputs(const AgentDefinition& definition) {
+  skills::PromptInputs in;
+  in.instructions = definition.instructions;
+  in.context_files = definition.context_files;
+  for (const auto& s : definition.skills) in.skills.push_back({s.name, s.description, ""});
+  in.skill_reader = std::string(kReadSkillToolName);
+  return in;
+}
+
+skills::AssembledPrompt system_prompt_record(const AgentDefinition& definition) {
+  skills::PromptInputs in = prompt_inputs(definition);
+  for (const auto& t : definition.tools.direct) {
+    if (!t.prompt_guidelines.empty()) in.tool_guidelines.push_back({t.name, t.prompt_guidelines});
+  }
+  return skills::assemble_prompt(in);
+}
+
+}  // namespace agentkit

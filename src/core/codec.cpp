@@ -488,6 +488,11 @@ json::Object event_fields(const Event& e) {
             put_string_if(o, "provider", ev.provider);
             put_string_if(o, "api", ev.api);
             put_string_if(o, "model", ev.model);
+            if (!ev.skills.empty()) {
+              json::Array names;
+              for (const auto& s : ev.skills) names.emplace_back(s);
+              o.append_unique("skills", json::Value(std::move(names)));
+            }
             return o;
           },
           [](const AgentEndEvent& ev) {
@@ -614,7 +619,11 @@ std::size_t message_size(const ToolResultMessage& m) noexcept {
 std::size_t payload_size(const Event& e) noexcept {
   return std::visit(
       Overloaded{
-          [](const AgentStartEvent& ev) { return ev.session_id.size() + ev.provider.size() + ev.api.size() + ev.model.size(); },
+          [](const AgentStartEvent& ev) {
+            std::size_t n = ev.session_id.size() + ev.provider.size() + ev.api.size() + ev.model.size();
+            for (const auto& s : ev.skills) n += s.size();
+            return n;
+          },
           [](const AgentEndEvent& ev) {
             return ev.run_usage.billed_model.size() + ev.session_usage.billed_model.size() + ev.error.size();
           },

@@ -199,7 +199,8 @@ TEST_CASE("read_skill answers a skill's body and file list, and a bundled file b
   CHECK(file.find("results")->as_array().at(0).find("content")->as_string() == "RAII");
   auto binary = read_skill_result(*s->run("the logo"));
   CHECK(binary.find("results")->as_array().at(0).find("encoding")->as_string() == "base64");
-  CHECK(fx.faux->requests()[0].system.find("- review: How we review") != std::string::npos);
+  CHECK(fx.faux->requests()[0].system.find("- name: review\n  description: How we review") !=
+        std::string::npos);
 }
 
 TEST_CASE("read_skill refuses traversal and absolute paths, per item, as data") {

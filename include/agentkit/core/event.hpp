@@ -45,6 +45,7 @@ struct AgentStartEvent {
   std::string provider;
   std::string api;
   std::string model;
+  std::vector<std::string> skills;  // the skills the system prompt lists, for the audit record
 };
 struct AgentEndEvent {
   RunStopReason reason = RunStopReason::stop;
