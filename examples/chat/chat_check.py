@@ -66,18 +66,32 @@ def main():
     server = http.server.ThreadingHTTPServer(("127.0.0.1", 0), FakeOllama)
     threading.Thread(target=server.serve_forever, daemon=True).start()
     base_url = "http://127.0.0.1:%d" % server.server_address[1]
-    with tempfile.TemporaryDirectory() as workspace:
+    with tempfile.TemporaryDirectory() as root:
+        # A repository whose root holds AGENTS.md, the workspace one folder below it, and a
+        # skills folder named with --skills; HOME is empty so the user tier adds nothing.
+        workspace = os.path.join(root, "ws")
+        skills = os.path.join(root, "skills", "demo-skill")
+        os.makedirs(os.path.join(root, ".git"))
+        os.makedirs(workspace)
+        os.makedirs(skills)
+        os.makedirs(os.path.join(root, "home"))
         with open(os.path.join(workspace, "hello.txt"), "w") as f:
             f.write("hi\n")
-        env = dict(os.environ, AGENTKIT_TELEMETRY="0")
+        with open(os.path.join(root, "AGENTS.md"), "w") as f:
+            f.write("Answer in one line.\n")
+        with open(os.path.join(skills, "SKILL.md"), "w") as f:
+            f.write("---\nname: demo-skill\ndescription: Shows that skills load.\n---\nBody\n")
+        env = dict(os.environ, AGENTKIT_TELEMETRY="0", HOME=os.path.join(root, "home"))
         env.pop("OLLAMA_HOST", None)
-        run = subprocess.run([chat, "--model", "ollama/llama3.3", "--base-url", base_url, "--workspace", workspace],
+        run = subprocess.run([chat, "--model", "ollama/llama3.3", "--base-url", base_url, "--workspace", workspace,
+                              "--skills", os.path.join(root, "skills"), "--trust-project"],
                              input="What files are here?\n/quit\n", capture_output=True, text=True, env=env, timeout=60)
     server.shutdown()
     out = run.stdout + run.stderr
     if run.returncode != 0:
         fail("chat exited %d" % run.returncode, out)
-    for expected in ["Let me look.", "→ list_files", "← hello.txt", "The workspace holds hello.txt."]:
+    for expected in ["Let me look.", "→ list_files", "← hello.txt", "The workspace holds hello.txt.",
+                     "skill: demo-skill (folder, ", "context: ", "AGENTS.md (20 bytes)"]:
         if expected not in out:
             fail("the output lacks %r" % expected, out)
     if len(RECEIVED) != 2:
@@ -85,6 +99,10 @@ def main():
     first, second = RECEIVED[0][1], RECEIVED[1][1]
     if RECEIVED[0][0] != "/api/chat" or first.get("stream") is not True or first.get("model") != "llama3.3":
         fail("the first request is not a streamed /api/chat call for llama3.3: %r" % (RECEIVED[0],))
+    system = first["messages"][0]
+    if system.get("role") != "system" or "- name: demo-skill" not in system.get("content", "") \
+            or "Answer in one line." not in system.get("content", ""):
+        fail("the system prompt lacks the skill or the context file: %r" % system)
     names = [t["function"]["name"] for t in first.get("tools", [])]
     if "list_files" not in names or "read_file" not in names:
         fail("the built-in tools were not offered: %r" % names)
@@ -94,7 +112,8 @@ def main():
     assistant = second["messages"][-2]
     if assistant.get("tool_calls") != [{"function": {"name": "list_files", "arguments": {"path": "."}}}]:
         fail("the tool call was not replayed as received: %r" % assistant)
-    print("PASS: chat streamed the reply, ran list_files and sent its result back")
+    print("PASS: chat loaded the skill and AGENTS.md, streamed the reply, ran list_files and sent its "
+          "result back")
 
 
 if __name__ == "__main__":

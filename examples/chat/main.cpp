@@ -3,6 +3,7 @@
 //   chat --model anthropic/claude-sonnet-5-5                       # key from ANTHROPIC_API_KEY
 //   chat --model ollama/llama3.3 --base-url http://127.0.0.1:11434 # a local server, no key
 //   chat --model google/gemini-4-hydrogen --thinking medium --workspace ~/src/project
+//   chat --workspace ~/src/project --trust-project --skills ~/team-skills  # skills, AGENTS.md
 //
 // Each line you type is one turn. The reply streams as it arrives; every tool call the model makes
 // is shown when it starts and when its result comes back. Tools: read_file, write_file,
@@ -28,6 +29,8 @@
 #include "agentkit/catalog/catalog.hpp"
 #include "agentkit/http/client.hpp"
 #include "agentkit/providers/pipeline.hpp"
+#include "agentkit/skills/context_files.hpp"
+#include "agentkit/skills/discovery.hpp"
 #include "agentkit/tools/coding_tools.hpp"
 #include "agentkit/tools/command_policy.hpp"
 #if AGENTKIT_CHAT_HAVE_TLS
@@ -57,11 +60,16 @@ struct Options {
                        "before you answer questions about files.";
   bool tools = true;
   bool show_thinking = false;
+  std::vector<std::string> skill_dirs;  // --skills, repeatable
+  bool trust_project = false;           // read the workspace's own skills and AGENTS.md
 };
 
 void usage(std::ostream& out) {
   out << "usage: chat [--model VENDOR/MODEL] [--base-url URL] [--workspace DIR] [--thinking LEVEL]\n"
          "            [--max-tokens N] [--system TEXT] [--no-tools] [--show-thinking]\n"
+         "            [--skills DIR]... [--trust-project]\n"
+         "  Skills load from each --skills DIR and from ~/.agents/skills and ~/.claude/skills; the\n"
+         "  workspace's own skills and AGENTS.md / CLAUDE.md files load only with --trust-project.\n"
          "  Keys are read from the vendor's environment variables (ANTHROPIC_API_KEY, OPENAI_API_KEY,\n"
          "  GEMINI_API_KEY, ...). Type a message per line; /quit or end of input leaves; Ctrl-C\n"
          "  cancels the turn in flight.\n";
@@ -81,6 +89,10 @@ std::optional<Options> parse_args(int argc, char** argv) {
       std::exit(0);
     } else if (arg == "--no-tools") {
       o.tools = false;
+    } else if (arg == "--trust-project") {
+      o.trust_project = true;
+    } else if (arg == "--skills" && (v = value())) {
+      o.skill_dirs.push_back(*v);
     } else if (arg == "--show-thinking") {
       o.show_thinking = true;
     } else if ((arg == "--model" || arg == "--base-url" || arg == "--workspace" || arg == "--thinking" ||
@@ -253,11 +265,38 @@ providers::EnvironmentLookup environment_for(const Options& o, const Model& mode
   };
 }
 
+// Skills and context files for the workspace, each shown with where it came from.
+void add_project_knowledge(const Options& o, AgentDefinition& def) {
+  skills::DiscoveryOptions discovery;
+  discovery.project_root = o.workspace;
+  discovery.trust_project = o.trust_project;
+  for (const auto& dir : o.skill_dirs) discovery.folders.emplace_back(dir);
+  skills::SkillCatalog catalog = skills::discover_skills(discovery);
+  skills::ContextFileOptions context;
+  context.working_dir = o.workspace;
+  context.trust_project = o.trust_project;
+  skills::ContextFiles files = skills::load_context_files(context);
+  for (const auto& s : catalog.skills) {
+    std::cout << "skill: " << s.loaded.skill.name << " (" << skills::skill_tier_name(s.tier) << ", "
+              << s.loaded.skill_file.string() << ")\n";
+  }
+  for (const auto& f : files.files) {
+    std::cout << "context: " << f.path.string() << " (" << f.body.size() << " bytes"
+              << (f.truncated ? ", truncated" : "") << ")\n";
+  }
+  for (const auto* notes : {&catalog.diagnostics, &files.diagnostics}) {
+    for (const auto& d : *notes) std::cerr << "chat: " << d.to_string() << "\n";
+  }
+  def.skills = catalog.definitions();
+  def.context_files = std::move(files.files);
+}
+
 Result<Agent> build_agent(const Options& o, const Model& model) {
   auto transport = transport_for(model);
   if (!transport) return transport.error();
   AgentDefinition def;
   def.instructions = o.system;
+  add_project_knowledge(o, def);
   RuntimeConfig rt;
   if (o.tools) {
     auto ws = tools::Workspace::open(o.workspace);
