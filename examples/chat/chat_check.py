@@ -83,15 +83,17 @@ def main():
             f.write("---\nname: demo-skill\ndescription: Shows that skills load.\n---\nBody\n")
         env = dict(os.environ, AGENTKIT_TELEMETRY="0", HOME=os.path.join(root, "home"))
         env.pop("OLLAMA_HOST", None)
-        run = subprocess.run([chat, "--model", "ollama/llama3.3", "--base-url", base_url, "--workspace", workspace,
-                              "--skills", os.path.join(root, "skills"), "--trust-project"],
-                             input="What files are here?\n/quit\n", capture_output=True, text=True, env=env, timeout=60)
+        argv = [chat, "--model", "ollama/llama3.3", "--base-url", base_url,
+                "--workspace", workspace, "--skills", os.path.join(root, "skills"), "--trust-project"]
+        run = subprocess.run(argv, input="What files are here?\n/quit\n", capture_output=True,
+                             text=True, env=env, timeout=60)
     server.shutdown()
     out = run.stdout + run.stderr
     if run.returncode != 0:
         fail("chat exited %d" % run.returncode, out)
-    for expected in ["Let me look.", "→ list_files", "← hello.txt", "The workspace holds hello.txt.",
-                     "skill: demo-skill (folder, ", "context: ", "AGENTS.md (20 bytes)"]:
+    for expected in ["Let me look.", "→ list_files", "← hello.txt",
+                     "The workspace holds hello.txt.", "skill: demo-skill (folder, ", "context: ",
+                     "AGENTS.md (20 bytes)"]:
         if expected not in out:
             fail("the output lacks %r" % expected, out)
     if len(RECEIVED) != 2:
@@ -112,8 +114,8 @@ def main():
     assistant = second["messages"][-2]
     if assistant.get("tool_calls") != [{"function": {"name": "list_files", "arguments": {"path": "."}}}]:
         fail("the tool call was not replayed as received: %r" % assistant)
-    print("PASS: chat loaded the skill and AGENTS.md, streamed the reply, ran list_files and sent its "
-          "result back")
+    print("PASS: chat loaded the skill and AGENTS.md, streamed the reply, ran list_files and "
+          "sent its result back")
 
 
 if __name__ == "__main__":

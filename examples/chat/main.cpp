@@ -68,8 +68,8 @@ void usage(std::ostream& out) {
   out << "usage: chat [--model VENDOR/MODEL] [--base-url URL] [--workspace DIR] [--thinking LEVEL]\n"
          "            [--max-tokens N] [--system TEXT] [--no-tools] [--show-thinking]\n"
          "            [--skills DIR]... [--trust-project]\n"
-         "  Skills load from each --skills DIR and from ~/.agents/skills and ~/.claude/skills; the\n"
-         "  workspace's own skills and AGENTS.md / CLAUDE.md files load only with --trust-project.\n"
+         "  Skills load from each --skills DIR and from ~/.agents/skills, ~/.claude/skills; the\n"
+         "  workspace's own skills and AGENTS.md / CLAUDE.md load only with --trust-project.\n"
          "  Keys are read from the vendor's environment variables (ANTHROPIC_API_KEY, OPENAI_API_KEY,\n"
          "  GEMINI_API_KEY, ...). Type a message per line; /quit or end of input leaves; Ctrl-C\n"
          "  cancels the turn in flight.\n";
