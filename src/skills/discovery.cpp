@@ -3,10 +3,12 @@
 #include "agentkit/skills/discovery.hpp"
 
 #include <pwd.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include <algorithm>
 #include <cstdlib>
+#include <map>
 #include <set>
 #include <system_error>
 
@@ -82,8 +84,10 @@ class Scanner {
  private:
   void scan(const fs::path& dir, SkillTier tier, std::size_t depth) {
     std::error_code ec;
-    fs::path canonical = fs::canonical(dir, ec);
-    if (ec || !visited_.insert(canonical.string()).second) return;  // gone, or seen: a loop
+    struct stat st {};
+    if (::stat(dir.c_str(), &st) != 0 || !visited_.insert({st.st_dev, st.st_ino}).second) {
+      return;  // gone, or seen already: a symlink loop or a second path to the same folder
+    }
     if (++folders_ > options_.max_folders) {
       if (folders_ == options_.max_folders + 1) {
         note(Severity::warning, DiagnosticCode::scan_limit, dir,
@@ -116,14 +120,15 @@ class Scanner {
            loaded.error().message + "; the skill was not loaded");
       return;
     }
-    for (const auto& s : out_.skills) {
-      if (s.loaded.skill.name != loaded->skill.name) continue;
+    if (auto it = by_name_.find(loaded->skill.name); it != by_name_.end()) {
+      const DiscoveredSkill& s = out_.skills[it->second];
       note(Severity::warning, DiagnosticCode::skill_shadowed, loaded->skill_file,
            "skill '" + s.loaded.skill.name + "' is already loaded from " +
                s.loaded.skill_file.string() + " (" + std::string(skill_tier_name(s.tier)) +
                " tier), which takes precedence; this copy was not loaded");
       return;
     }
+    by_name_.emplace(loaded->skill.name, out_.skills.size());
     out_.skills.push_back(DiscoveredSkill{std::move(*loaded), tier});
   }
 
@@ -133,7 +138,8 @@ class Scanner {
 
   const DiscoveryOptions& options_;
   SkillCatalog& out_;
-  std::set<std::string> visited_;
+  std::set<std::pair<dev_t, ino_t>> visited_;  // (device, inode): a folder seen by any path
+  std::map<std::string, std::size_t> by_name_;   // skill name -> index in out_.skills
   std::size_t folders_ = 0;
 };
 

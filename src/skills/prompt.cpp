@@ -116,13 +116,22 @@ std::string fitted_catalog(const PromptInputs& in, AssembledPrompt& out, bool& t
       return text;
     }
   }
-  std::vector<CatalogEntry> kept = in.skills;
+  // Keep the longest prefix of skills that fits: one pass over each entry's size.
+  const std::size_t cap = kDescriptionSteps[std::size(kDescriptionSteps) - 1];
+  const std::size_t frame = catalog_text({}, in.skill_reader, cap).size();
+  std::size_t size = frame;
+  std::vector<CatalogEntry> kept;
   std::string left_out;
-  while (!kept.empty() && text.size() > budget) {
-    left_out = kept.back().name + (left_out.empty() ? "" : ", ") + left_out;
-    kept.pop_back();
-    text = catalog_text(kept, in.skill_reader, kDescriptionSteps[std::size(kDescriptionSteps) - 1]);
+  for (const auto& s : in.skills) {
+    const std::size_t entry = catalog_text({s}, in.skill_reader, cap).size() - frame;
+    if (left_out.empty() && size + entry <= budget) {
+      size += entry;
+      kept.push_back(s);
+    } else {
+      left_out += (left_out.empty() ? "" : ", ") + s.name;
+    }
   }
+  text = catalog_text(kept, in.skill_reader, cap);
   out.diagnostics.push_back(Diagnostic{
       Severity::warning, DiagnosticCode::prompt_budget, "skills catalog", 0,
       "skills left out of the catalog to fit the " + std::to_string(in.skills_token_budget) +
