@@ -84,7 +84,8 @@ def main():
         env = dict(os.environ, AGENTKIT_TELEMETRY="0", HOME=os.path.join(root, "home"))
         env.pop("OLLAMA_HOST", None)
         argv = [chat, "--model", "ollama/llama3.3", "--base-url", base_url,
-                "--workspace", workspace, "--skills", os.path.join(root, "skills"), "--trust-project"]
+                "--workspace", workspace, "--skills", os.path.join(root, "skills"),
+                "--trust-project"]
         run = subprocess.run(argv, input="What files are here?\n/quit\n", capture_output=True,
                              text=True, env=env, timeout=60)
     server.shutdown()

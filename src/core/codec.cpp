@@ -620,7 +620,8 @@ std::size_t payload_size(const Event& e) noexcept {
   return std::visit(
       Overloaded{
           [](const AgentStartEvent& ev) {
-            std::size_t n = ev.session_id.size() + ev.provider.size() + ev.api.size() + ev.model.size();
+            std::size_t n = ev.session_id.size() + ev.provider.size() + ev.api.size() +
+                            ev.model.size();
             for (const auto& s : ev.skills) n += s.size();
             return n;
           },
