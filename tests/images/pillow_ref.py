@@ -5,6 +5,7 @@
   pillow_ref.py box FILE W H         -> the same, after alpha onto white and a BOX resize to WxH
   pillow_ref.py info FILE            -> "FORMAT W H" as Pillow opens it (fully loaded)
   pillow_ref.py make KIND FILE       -> writes a 37x23 gradient PNG of one colour type and depth
+  pillow_ref.py topng FILE OUT        -> re-saves FILE (oriented, RGBA) as PNG
   pillow_ref.py version              -> Pillow's version
 
 16-bit samples are reduced to their high byte, which is what Pillow does for RGB(A) and LA; its
@@ -75,6 +76,8 @@ def main():
         emit(flat.resize((int(sys.argv[3]), int(sys.argv[4])), Image.BOX).convert("RGBA"))
     elif cmd == "make":
         make(sys.argv[2], sys.argv[3])
+    elif cmd == "topng":
+        rgba(sys.argv[2]).save(sys.argv[3])
     elif cmd == "info":
         im = Image.open(sys.argv[2])
         im.load()

@@ -1,0 +1,184 @@
+// Flattening, area-averaging and the encoders, against hand-computed values and Pillow.
+#include <cmath>
+#include <string>
+#include <vector>
+
+#include "agentkit/images/encode.hpp"
+#include "agentkit/images/transform.hpp"
+#include "image_fixtures.hpp"
+#include "support/catch.hpp"
+#include "support/fixtures.hpp"
+#include "support/shared_testdata.hpp"
+
+namespace fs = std::filesystem;
+using namespace agentkit::images;
+using namespace agentkit::images::testing;
+
+namespace {
+
+Raster grey_row(std::vector<std::uint8_t> values) {
+  Raster r;
+  r.width = static_cast<std::uint32_t>(values.size());
+  r.height = 1;
+  for (std::uint8_t v : values) r.rgba.insert(r.rgba.end(), {v, v, v, 255});
+  return r;
+}
+
+double psnr(const Raster& a, const Raster& b) {
+  double se = 0;
+  std::size_t n = 0;
+  for (std::size_t i = 0; i < a.rgba.size(); ++i) {
+    if (i % 4 == 3) continue;
+    const double d = double(a.rgba[i]) - double(b.rgba[i]);
+    se += d * d;
+    ++n;
+  }
+  if (se == 0) return 99.0;
+  return 10 * std::log10(255.0 * 255.0 / (se / double(n)));
+}
+
+// A real photo as RGBA: Pillow re-saves the shared hopper.jpg as PNG, which we decode.
+std::optional<Raster> photo(const fs::path& jpg, const fs::path& png) {
+  if (!pillow("topng " + quoted(jpg) + " " + quoted(png))) return std::nullopt;
+  agentkit::Result<Raster> r = decode(read_bytes(png));
+  if (!r) return std::nullopt;
+  return *r;
+}
+
+}  // namespace
+
+TEST_CASE("downscaling averages the covered pixels instead of sampling one") {
+  // A one-pixel checkerboard halved: sampling gives all black or all white, averaging grey.
+  Raster board;
+  board.width = board.height = 4;
+  for (int y = 0; y < 4; ++y) {
+    for (int x = 0; x < 4; ++x) {
+      const std::uint8_t v = (x + y) % 2 ? 255 : 0;
+      board.rgba.insert(board.rgba.end(), {v, v, v, 255});
+    }
+  }
+  agentkit::Result<Raster> half = downscale(board, {2, 2});
+  REQUIRE(half.has_value());
+  for (std::size_t i = 0; i < half->rgba.size(); i += 4) CHECK(int(half->rgba[i]) == 128);
+}
+
+TEST_CASE("a source pixel counts toward the output pixel whose footprint holds its centre") {
+  // 3 -> 2: spans [0, 1.5) and [1.5, 3); pixel 1's centre sits on the edge and goes left.
+  agentkit::Result<Raster> r = downscale(grey_row({0, 255, 60}), {2, 1});
+  REQUIRE(r.has_value());
+  CHECK(int(r->rgba[0]) == 128);
+  CHECK(int(r->rgba[4]) == 60);
+  // 6 -> 2: three pixels each, all averaged.
+  agentkit::Result<Raster> third = downscale(grey_row({0, 30, 60, 90, 120, 150}), {2, 1});
+  REQUIRE(third.has_value());
+  CHECK(int(third->rgba[0]) == 30);
+  CHECK(int(third->rgba[4]) == 120);
+}
+
+TEST_CASE("a downscale target larger than the source is an error") {
+  agentkit::Result<Raster> r = downscale(grey_row({1, 2}), {3, 1});
+  REQUIRE_FALSE(r.has_value());
+  CHECK(r.error().code == agentkit::Errc::invalid_argument);
+}
+
+TEST_CASE("alpha is composited onto white, not dropped") {
+  Raster r;
+  r.width = 3;
+  r.height = 1;
+  r.rgba = {0, 0, 0, 0, 0, 0, 0, 128, 10, 20, 30, 255};
+  flatten_onto_white(r);
+  CHECK(r.rgba == std::vector<std::uint8_t>{255, 255, 255, 255, 127, 127, 127, 255, 10, 20, 30,
+                                            255});
+  CHECK(is_opaque(r));
+}
+
+TEST_CASE("fit_within keeps the aspect ratio under the longest side") {
+  CHECK(fit_within({4000, 3000}, 2000) == Size{2000, 1500});
+  CHECK(fit_within({1000, 30000}, 2000) == Size{67, 2000});
+  CHECK(fit_within({1999, 10}, 2000) == Size{1999, 10});
+  CHECK(fit_within({100000, 1}, 2000) == Size{2000, 1});
+}
+
+TEST_CASE("a downscaled photo is within 40 dB of Pillow's box filter") {
+  AGENTKIT_SHARED_TESTDATA(jpg, "images/jpeg/hopper.jpg");
+  AGENTKIT_REQUIRE_PILLOW();
+  agentkit::testing::TempDir tmp;
+  const fs::path png = tmp.path() / "hopper.png";
+  std::optional<Raster> src = photo(jpg, png);
+  REQUIRE(src.has_value());
+  for (Size to : {Size{64, 64}, Size{50, 37}, Size{97, 101}}) {
+    agentkit::Result<Raster> ours = downscale(*src, to);
+    REQUIRE(ours.has_value());
+    std::optional<Raster> theirs = pillow_raster("box " + quoted(png) + " " +
+                                                 std::to_string(to.width) + " " +
+                                                 std::to_string(to.height));
+    REQUIRE(theirs.has_value());
+    INFO(to.width << "x" << to.height << ": " << psnr(*ours, *theirs) << " dB");
+    CHECK(psnr(*ours, *theirs) >= 40.0);
+  }
+}
+
+TEST_CASE("every PNG we encode opens in Pillow with the same size and pixels") {
+  AGENTKIT_SHARED_TESTDATA(dir, "images");
+  AGENTKIT_REQUIRE_PILLOW();
+  agentkit::testing::TempDir tmp;
+  for (const char* name : {"png/basn2c08.png", "png/basn4a08.png", "png/tbbn3p08.png",
+                           "png/basn6a16.png", "png/basn0g16.png"}) {
+    INFO(name);
+    agentkit::Result<Raster> src = decode(read_bytes(dir / name));
+    REQUIRE(src.has_value());
+    const fs::path out = tmp.path() / "out.png";
+    write_bytes(out, encode_png(*src));
+    std::optional<Raster> back = pillow_raster("decode " + quoted(out));
+    REQUIRE(back.has_value());
+    CHECK(back->width == src->width);
+    CHECK(back->rgba == src->rgba);
+  }
+}
+
+TEST_CASE("PNG encoding compresses with deflate rather than storing") {
+  Raster flat;
+  flat.width = flat.height = 256;
+  flat.rgba.assign(256 * 256 * 4, 200);
+  for (std::size_t i = 3; i < flat.rgba.size(); i += 4) flat.rgba[i] = 255;
+  // 256*256 grey bytes plus filter bytes would be 65 KB stored.
+  CHECK(encode_png(flat).size() < 2000);
+}
+
+TEST_CASE("every JPEG we encode opens in Pillow with the same size and close pixels") {
+  AGENTKIT_SHARED_TESTDATA(jpg, "images/jpeg/hopper.jpg");
+  AGENTKIT_REQUIRE_PILLOW();
+  agentkit::testing::TempDir tmp;
+  std::optional<Raster> src = photo(jpg, tmp.path() / "hopper.png");
+  REQUIRE(src.has_value());
+  std::size_t previous = SIZE_MAX;
+  for (int quality : {95, 85, 70, 50, 30}) {
+    INFO("quality " << quality);
+    const std::vector<std::uint8_t> bytes = encode_jpeg(*src, {quality});
+    const fs::path out = tmp.path() / "out.jpg";
+    write_bytes(out, bytes);
+    std::optional<Raster> back = pillow_raster("decode " + quoted(out));
+    REQUIRE(back.has_value());
+    CHECK(back->width == src->width);
+    CHECK(back->height == src->height);
+    CHECK(psnr(*back, *src) >= (quality >= 85 ? 32.0 : quality >= 70 ? 29.0 : 25.0));
+    CHECK(bytes.size() < previous);  // the ladder: each lower rung is smaller
+    previous = bytes.size();
+  }
+}
+
+TEST_CASE("a JPEG of an image with odd sides and transparency opens in Pillow flattened") {
+  AGENTKIT_REQUIRE_PILLOW();
+  Raster r;
+  r.width = 19;
+  r.height = 7;
+  for (std::uint32_t i = 0; i < r.width * r.height; ++i) r.rgba.insert(r.rgba.end(), {0, 0, 0, 0});
+  agentkit::testing::TempDir tmp;
+  const fs::path out = tmp.path() / "clear.jpg";
+  write_bytes(out, encode_jpeg(r));
+  std::optional<Raster> back = pillow_raster("decode " + quoted(out));
+  REQUIRE(back.has_value());
+  CHECK(back->width == 19);
+  CHECK(back->height == 7);
+  CHECK(int(back->rgba[0]) >= 250);  // transparent black became white
+}
