@@ -45,21 +45,23 @@ std::string_view mime_type(Format format) noexcept {
 Result<ImageInfo> probe(std::span<const std::uint8_t> bytes) {
   switch (sniff(bytes)) {
     case Format::png: return detail::probe_png(bytes);
+    case Format::jpeg: return detail::probe_jpeg(bytes);
     case Format::unknown: return not_an_image();
     default:
-      return make_error(Errc::unsupported, "this build reads only PNG headers so far");
+      return make_error(Errc::unsupported, "this build reads only PNG and JPEG headers so far");
   }
 }
 
 Result<Raster> decode(std::span<const std::uint8_t> bytes, const DecodeLimits& limits) {
   switch (sniff(bytes)) {
     case Format::png: return detail::decode_png(bytes, limits);
+    case Format::jpeg: return detail::decode_jpeg(bytes, limits);
     case Format::webp:
       return make_error(Errc::unsupported, "WebP cannot be decoded here; it can only be passed "
                                            "through unchanged when it already fits");
     case Format::unknown: return not_an_image();
     default:
-      return make_error(Errc::unsupported, "this build decodes only PNG so far");
+      return make_error(Errc::unsupported, "this build decodes only PNG and JPEG so far");
   }
 }
 

@@ -1,0 +1,811 @@
+// JPEG (ITU-T T.81) decoder: baseline and extended sequential (SOF0/SOF1) and progressive (SOF2)
+// Huffman-coded 8-bit images with one (grey) or three components, any sampling factors up to 4,
+// restart markers, Adam RGB (APP14 transform 0) and EXIF orientation. Every scan fills one
+// coefficient array per component; dequantisation, IDCT, upsampling and colour conversion run
+// once at the end, so sequential and progressive files share everything after entropy decoding.
+// Refused with a reason: CMYK/YCCK (four components), 12-bit precision, lossless and
+// arithmetic-coded files, and anything truncated (no EOI) or inconsistent.
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <string>
+
+#include "codecs.hpp"
+#include "jpeg_tables.hpp"
+
+namespace agentkit::images::detail {
+namespace {
+
+constexpr int kMaxComponents = 3;
+constexpr int kFastBits = 9;
+constexpr double kPi = 3.14159265358979323846;
+
+Error bad(const std::string& why) { return make_error(Errc::parse_error, "JPEG: " + why); }
+Error refused(const std::string& why) { return make_error(Errc::unsupported, "JPEG: " + why); }
+
+struct HuffTable {
+  bool defined = false;
+  std::array<std::uint8_t, 256> symbols{};
+  // Canonical decoding: for length l, codes in [min_code[l], max_code[l]] map to
+  // symbols[offset[l] + code - min_code[l]].
+  std::array<std::int32_t, 18> max_code{};
+  std::array<std::int32_t, 17> offset{};
+  std::array<std::int32_t, 17> min_code{};
+  // Codes of up to kFastBits bits resolve in one lookup: (length << 8) | symbol, 0 when longer.
+  std::array<std::uint16_t, 1 << kFastBits> fast{};
+};
+
+Result<void> build_table(HuffTable& t, const std::uint8_t* counts, const std::uint8_t* symbols,
+                         int total) {
+  t = HuffTable{};
+  t.defined = true;
+  std::copy(symbols, symbols + total, t.symbols.begin());
+  std::int32_t code = 0;
+  int k = 0;
+  for (int len = 1; len <= 16; ++len) {
+    t.offset[len] = k;
+    t.min_code[len] = code;
+    for (int i = 0; i < counts[len - 1]; ++i, ++k, ++code) {
+      if (len <= kFastBits) {
+        const int shift = kFastBits - len;
+        for (int f = 0; f < (1 << shift); ++f) {
+          t.fast[static_cast<std::size_t>((code << shift) | f)] =
+              static_cast<std::uint16_t>((len << 8) | symbols[k]);
+        }
+      }
+    }
+    t.max_code[len] = counts[len - 1] ? code - 1 : -1;
+    if (code > (1 << len)) return bad("a Huffman table has more codes than its lengths allow");
+    code <<= 1;
+  }
+  t.max_code[17] = 0x7fffffff;
+  return {};
+}
+
+// Entropy-coded data: skips stuffed zero bytes, stops at a marker (feeding zeros after it).
+class BitReader {
+ public:
+  void reset(const std::uint8_t* p, const std::uint8_t* end) {
+    p_ = p;
+    end_ = end;
+    buffer_ = 0;
+    count_ = 0;
+    marker_ = 0;
+    fed_zeros_ = 0;
+  }
+  void fill() {
+    while (count_ <= 24) {
+      std::uint32_t byte = 0;
+      if (marker_ == 0 && p_ < end_) {
+        byte = *p_;
+        if (byte == 0xff) {
+          const std::uint8_t next = p_ + 1 < end_ ? p_[1] : 0xd9;
+          if (next == 0) {
+            p_ += 2;
+          } else {
+            marker_ = next;
+            byte = 0;
+            ++fed_zeros_;
+          }
+        } else {
+          ++p_;
+        }
+      } else {
+        ++fed_zeros_;
+      }
+      buffer_ |= byte << (24 - count_);
+      count_ += 8;
+    }
+  }
+  std::uint32_t peek(int n) {
+    if (count_ < n) fill();
+    return buffer_ >> (32 - n);
+  }
+  void skip(int n) {
+    buffer_ <<= n;
+    count_ -= n;
+  }
+  int bit() {
+    const int b = static_cast<int>(peek(1));
+    skip(1);
+    return b;
+  }
+  int bits(int n) {
+    if (n == 0) return 0;
+    const int v = static_cast<int>(peek(n));
+    skip(n);
+    return v;
+  }
+  // Reads n bits as a signed magnitude-coded value (T.81 F.2.2.1, EXTEND).
+  int receive_extend(int n) {
+    if (n == 0) return 0;
+    const int v = bits(n);
+    return v < (1 << (n - 1)) ? v - (1 << n) + 1 : v;
+  }
+  int decode(const HuffTable& t) {
+    const std::uint32_t look = peek(kFastBits);
+    if (const std::uint16_t e = t.fast[look]; e != 0) {
+      skip(e >> 8);
+      return e & 0xff;
+    }
+    const std::uint32_t wide = peek(16);
+    for (int len = kFastBits + 1; len <= 16; ++len) {
+      const auto code = static_cast<std::int32_t>(wide >> (16 - len));
+      if (code <= t.max_code[len]) {
+        skip(len);
+        const std::int32_t index = t.offset[len] + code - t.min_code[len];
+        return index >= 0 && index < 256 ? t.symbols[static_cast<std::size_t>(index)] : -1;
+      }
+    }
+    return -1;
+  }
+  // At the end of an interval or scan: what is left in the buffer is padding, and the next bytes
+  // must be a marker (after optional 0xFF fill bytes).
+  void sync_to_marker() {
+    buffer_ = 0;
+    count_ = 0;
+    if (marker_ != 0) return;
+    while (p_ + 2 < end_ && p_[0] == 0xff && p_[1] == 0xff) ++p_;
+    if (p_ + 1 < end_ && p_[0] == 0xff && p_[1] != 0) marker_ = p_[1];
+  }
+  // Too many zeros fed past the data: the scan is truncated (or corrupt).
+  bool starved() const { return fed_zeros_ > 4; }
+  std::uint8_t marker() const { return marker_; }
+  // Position of the marker the data stopped at, or end.
+  const std::uint8_t* position() const { return p_; }
+  void consume_marker() {
+    if (marker_ != 0) p_ += 2;
+    marker_ = 0;
+    buffer_ = 0;
+    count_ = 0;
+    fed_zeros_ = 0;
+  }
+
+ private:
+  const std::uint8_t* p_ = nullptr;
+  const std::uint8_t* end_ = nullptr;
+  std::uint32_t buffer_ = 0;
+  int count_ = 0;
+  std::uint8_t marker_ = 0;
+  int fed_zeros_ = 0;
+};
+
+struct Component {
+  int id = 0;
+  int h = 1, v = 1;
+  int tq = 0;
+  int td = 0, ta = 0;
+  std::uint32_t blocks_w = 0, blocks_h = 0;  // in the coefficient array (padded to whole MCUs)
+  std::vector<std::int16_t> coef;
+  int dc_pred = 0;
+  std::int16_t* block(std::uint32_t bx, std::uint32_t by) {
+    return coef.data() + (std::size_t{by} * blocks_w + bx) * 64;
+  }
+};
+
+struct Frame {
+  bool progressive = false;
+  std::uint32_t width = 0, height = 0;
+  int hmax = 1, vmax = 1;
+  std::uint32_t mcus_x = 0, mcus_y = 0;
+  std::vector<Component> comps;
+};
+
+struct Scan {
+  std::array<int, 4> comp{};  // indices into Frame::comps
+  int count = 0;
+  int ss = 0, se = 63, ah = 0, al = 0;
+};
+
+class Decoder {
+ public:
+  Decoder(std::span<const std::uint8_t> bytes, const DecodeLimits& limits)
+      : bytes_(bytes), limits_(limits) {}
+
+  Result<Raster> run() {
+    if (auto r = read_segments(); !r) return r.error();
+    Raster out = render();
+    apply_orientation(out);
+    return out;
+  }
+
+  // Header-only: reads up to the frame header.
+  Result<ImageInfo> probe() {
+    std::size_t pos = 2;
+    for (;;) {
+      Result<std::pair<std::uint8_t, std::span<const std::uint8_t>>> seg = segment(pos);
+      if (!seg) return seg.error();
+      const std::uint8_t m = seg->first;
+      if ((m >= 0xc0 && m <= 0xcf && m != 0xc4 && m != 0xc8 && m != 0xcc)) {
+        if (seg->second.size() < 6) return bad("short frame header");
+        const std::uint8_t* p = seg->second.data();
+        return ImageInfo{Format::jpeg, be16(p + 3), be16(p + 1), false};
+      }
+      if (m == 0xda || m == 0xd9) return bad("no frame header before the scan");
+    }
+  }
+
+ private:
+  // Reads the marker at pos and its segment; advances pos past it.
+  Result<std::pair<std::uint8_t, std::span<const std::uint8_t>>> segment(std::size_t& pos) {
+    while (pos < bytes_.size() && bytes_[pos] == 0xff && pos + 1 < bytes_.size() &&
+           bytes_[pos + 1] == 0xff) {
+      ++pos;  // fill bytes before a marker are allowed
+    }
+    if (pos + 2 > bytes_.size()) return bad("truncated before the end-of-image marker");
+    if (bytes_[pos] != 0xff) return bad("expected a marker at byte " + std::to_string(pos));
+    const std::uint8_t m = bytes_[pos + 1];
+    if (m == 0xd9) {
+      pos += 2;
+      return std::pair{m, std::span<const std::uint8_t>{}};
+    }
+    if (pos + 4 > bytes_.size()) return bad("truncated inside a marker segment");
+    const std::size_t len = be16(bytes_.data() + pos + 2);
+    if (len < 2 || pos + 2 + len > bytes_.size()) return bad("truncated inside a marker segment");
+    auto payload = bytes_.subspan(pos + 4, len - 2);
+    pos += 2 + len;
+    return std::pair{m, payload};
+  }
+
+  Result<void> read_segments() {
+    std::size_t pos = 2;
+    for (;;) {
+      auto seg = segment(pos);
+      if (!seg) return seg.error();
+      const auto [m, data] = *seg;
+      Result<void> r;
+      if (m == 0xd9) {
+        if (frame_.comps.empty() || scans_ == 0) return bad("no image data before end of image");
+        return {};
+      } else if (m == 0xc0 || m == 0xc1 || m == 0xc2) {
+        r = read_frame(data, m == 0xc2);
+      } else if ((m >= 0xc3 && m <= 0xcf) && m != 0xc4 && m != 0xc8 && m != 0xcc) {
+        r = refused("lossless, hierarchical or arithmetic-coded files are not supported");
+      } else if (m == 0xc4) {
+        r = read_dht(data);
+      } else if (m == 0xdb) {
+        r = read_dqt(data);
+      } else if (m == 0xdd) {
+        r = data.size() == 2 ? Result<void>() : Result<void>(bad("bad DRI length"));
+        if (r) restart_interval_ = be16(data.data());
+      } else if (m == 0xe1) {
+        read_exif(data);
+      } else if (m == 0xee) {
+        if (data.size() >= 12 && std::equal(data.begin(), data.begin() + 5, "Adobe")) {
+          adobe_transform_ = data[11];
+        }
+      } else if (m == 0xda) {
+        r = read_scan(data, pos);
+      }
+      if (!r) return r;
+    }
+  }
+
+  Result<void> read_frame(std::span<const std::uint8_t> d, bool progressive) {
+    if (!frame_.comps.empty()) return bad("more than one frame header");
+    if (d.size() < 6) return bad("short frame header");
+    if (d[0] != 8) {
+      return refused(std::to_string(d[0]) + "-bit samples; only 8-bit JPEG is supported");
+    }
+    frame_.progressive = progressive;
+    frame_.height = be16(d.data() + 1);
+    frame_.width = be16(d.data() + 3);
+    const int n = d[5];
+    if (frame_.height == 0) return refused("a height defined later by a DNL marker");
+    if (n == 4) return refused("CMYK or YCCK (four components); convert it to RGB first");
+    if (n != 1 && n != 3) return bad(std::to_string(n) + " components");
+    if (d.size() < 6 + 3 * std::size_t(n)) return bad("short frame header");
+    if (auto r = check_dimensions("JPEG", frame_.width, frame_.height, limits_); !r) return r;
+    for (int i = 0; i < n; ++i) {
+      Component c;
+      c.id = d[6 + 3 * i];
+      c.h = d[7 + 3 * i] >> 4;
+      c.v = d[7 + 3 * i] & 15;
+      c.tq = d[8 + 3 * i];
+      if (c.h < 1 || c.h > 4 || c.v < 1 || c.v > 4 || c.tq > 3) return bad("bad component");
+      frame_.hmax = std::max(frame_.hmax, c.h);
+      frame_.vmax = std::max(frame_.vmax, c.v);
+      frame_.comps.push_back(std::move(c));
+    }
+    frame_.mcus_x = (frame_.width + 8 * frame_.hmax - 1) / (8 * frame_.hmax);
+    frame_.mcus_y = (frame_.height + 8 * frame_.vmax - 1) / (8 * frame_.vmax);
+    for (Component& c : frame_.comps) {
+      if (frame_.hmax % c.h != 0 || frame_.vmax % c.v != 0) {
+        return refused("sampling factors that do not divide the largest one");
+      }
+      c.blocks_w = frame_.mcus_x * static_cast<std::uint32_t>(c.h);
+      c.blocks_h = frame_.mcus_y * static_cast<std::uint32_t>(c.v);
+      c.coef.assign(std::size_t{c.blocks_w} * c.blocks_h * 64, 0);
+    }
+    return {};
+  }
+
+  Result<void> read_dht(std::span<const std::uint8_t> d) {
+    std::size_t i = 0;
+    while (i < d.size()) {
+      if (d.size() - i < 17) return bad("short Huffman table");
+      const int tc = d[i] >> 4, th = d[i] & 15;
+      if (tc > 1 || th > 3) return bad("bad Huffman table id");
+      int total = 0;
+      for (int k = 0; k < 16; ++k) total += d[i + 1 + std::size_t(k)];
+      if (total > 256 || d.size() - i - 17 < std::size_t(total)) return bad("short Huffman table");
+      HuffTable& t = (tc == 0 ? dc_ : ac_)[static_cast<std::size_t>(th)];
+      if (auto r = build_table(t, d.data() + i + 1, d.data() + i + 17, total); !r) return r;
+      i += 17 + std::size_t(total);
+    }
+    return {};
+  }
+
+  Result<void> read_dqt(std::span<const std::uint8_t> d) {
+    std::size_t i = 0;
+    while (i < d.size()) {
+      const int pq = d[i] >> 4, tq = d[i] & 15;
+      if (pq > 1 || tq > 3) return bad("bad quantisation table id");
+      const std::size_t need = 1 + 64 * (pq + 1);
+      if (d.size() - i < need) return bad("short quantisation table");
+      for (std::size_t k = 0; k < 64; ++k) {
+        const std::uint16_t q = pq ? be16(d.data() + i + 1 + 2 * k) : d[i + 1 + k];
+        quant_[static_cast<std::size_t>(tq)][kZigZag[k]] = q;
+      }
+      i += need;
+    }
+    return {};
+  }
+
+  void read_exif(std::span<const std::uint8_t> d) {
+    // "Exif\0\0", then a TIFF header; the orientation is tag 0x0112 in IFD0.
+    if (d.size() < 14 || !std::equal(d.begin(), d.begin() + 6, "Exif\0\0")) return;
+    const std::uint8_t* t = d.data() + 6;
+    const std::size_t n = d.size() - 6;
+    const bool le = t[0] == 'I';
+    auto u16 = [&](std::size_t o) -> unsigned {
+      return o + 2 <= n ? (le ? t[o] | (t[o + 1] << 8) : (t[o] << 8) | t[o + 1]) : 0;
+    };
+    auto u32 = [&](std::size_t o) -> std::size_t {
+      return o + 4 <= n ? (le ? u16(o) | (std::size_t(u16(o + 2)) << 16)
+                              : (std::size_t(u16(o)) << 16) | u16(o + 2))
+                        : 0;
+    };
+    const std::size_t ifd = u32(4);
+    const unsigned entries = u16(ifd);
+    for (unsigned e = 0; e < entries; ++e) {
+      const std::size_t at = ifd + 2 + 12 * std::size_t(e);
+      if (at + 12 > n) return;
+      if (u16(at) == 0x0112) {
+        const unsigned v = u16(at + 8);
+        if (v >= 1 && v <= 8) orientation_ = static_cast<int>(v);
+        return;
+      }
+    }
+  }
+
+  Result<void> read_scan(std::span<const std::uint8_t> d, std::size_t& pos) {
+    if (frame_.comps.empty()) return bad("a scan before the frame header");
+    if (d.empty()) return bad("short scan header");
+    Scan s;
+    s.count = d[0];
+    if (s.count < 1 || s.count > static_cast<int>(frame_.comps.size()) ||
+        d.size() != 1 + 2 * std::size_t(s.count) + 3) {
+      return bad("bad scan header");
+    }
+    for (int i = 0; i < s.count; ++i) {
+      const int id = d[1 + 2 * i];
+      auto it = std::find_if(frame_.comps.begin(), frame_.comps.end(),
+                             [&](const Component& c) { return c.id == id; });
+      if (it == frame_.comps.end()) return bad("a scan names an unknown component");
+      s.comp[static_cast<std::size_t>(i)] = static_cast<int>(it - frame_.comps.begin());
+      it->td = d[2 + 2 * i] >> 4;
+      it->ta = d[2 + 2 * i] & 15;
+      if (it->td > 3 || it->ta > 3) return bad("bad Huffman table selector");
+    }
+    const std::uint8_t* tail = d.data() + 1 + 2 * s.count;
+    s.ss = tail[0];
+    s.se = tail[1];
+    s.ah = tail[2] >> 4;
+    s.al = tail[2] & 15;
+    if (frame_.progressive) {
+      if (s.ss > s.se || s.se > 63 || (s.ss == 0 && s.se != 0) || (s.ss > 0 && s.count != 1) ||
+          s.al > 13) {
+        return bad("bad progressive scan parameters");
+      }
+    } else if (s.ss != 0 || s.se != 63 || s.ah != 0 || s.al != 0) {
+      return bad("bad sequential scan parameters");
+    }
+    ++scans_;
+    bits_.reset(bytes_.data() + pos, bytes_.data() + bytes_.size());
+    if (auto r = decode_scan(s); !r) return r;
+    // Continue after the entropy-coded data: at the marker that ended it.
+    bits_.sync_to_marker();
+    const std::uint8_t* p = bits_.position();
+    if (bits_.marker() == 0) return bad("truncated scan data (no end-of-image marker)");
+    pos = static_cast<std::size_t>(p - bytes_.data());
+    return {};
+  }
+
+  Result<void> check_tables(const Scan& s) {
+    for (int i = 0; i < s.count; ++i) {
+      const Component& c = frame_.comps[static_cast<std::size_t>(s.comp[static_cast<std::size_t>(i)])];
+      const bool needs_dc = s.ss == 0 && s.ah == 0;
+      const bool needs_ac = s.se > 0;
+      if ((needs_dc && !dc_[static_cast<std::size_t>(c.td)].defined) ||
+          (needs_ac && !ac_[static_cast<std::size_t>(c.ta)].defined)) {
+        return bad("a scan uses an undefined Huffman table");
+      }
+    }
+    return {};
+  }
+
+  Result<void> decode_scan(const Scan& s) {
+    if (auto r = check_tables(s); !r) return r;
+    for (Component& c : frame_.comps) c.dc_pred = 0;
+    eobrun_ = 0;
+    // One component alone is coded over its own block grid, not in MCUs (T.81 A.2.2).
+    const bool single = s.count == 1;
+    Component& first = frame_.comps[static_cast<std::size_t>(s.comp[0])];
+    const std::uint32_t units_x = single ? (ceil_div(frame_.width * static_cast<std::uint32_t>(first.h),
+                                                     static_cast<std::uint32_t>(frame_.hmax)) + 7) / 8
+                                         : frame_.mcus_x;
+    const std::uint32_t units_y = single ? (ceil_div(frame_.height * static_cast<std::uint32_t>(first.v),
+                                                     static_cast<std::uint32_t>(frame_.vmax)) + 7) / 8
+                                         : frame_.mcus_y;
+    std::uint32_t until_restart = restart_interval_;
+    int expected_rst = 0;
+    for (std::uint32_t uy = 0; uy < units_y; ++uy) {
+      for (std::uint32_t ux = 0; ux < units_x; ++ux) {
+        if (restart_interval_ != 0 && until_restart == 0) {
+          if (auto r = restart(expected_rst); !r) return r;
+          expected_rst = (expected_rst + 1) & 7;
+          until_restart = restart_interval_;
+        }
+        if (single) {
+          if (auto r = block(s, first, first.block(ux, uy)); !r) return r;
+        } else {
+          for (int i = 0; i < s.count; ++i) {
+            Component& c = frame_.comps[static_cast<std::size_t>(s.comp[static_cast<std::size_t>(i)])];
+            for (int by = 0; by < c.v; ++by) {
+              for (int bx = 0; bx < c.h; ++bx) {
+                std::int16_t* b = c.block(ux * static_cast<std::uint32_t>(c.h) + static_cast<std::uint32_t>(bx),
+                                          uy * static_cast<std::uint32_t>(c.v) + static_cast<std::uint32_t>(by));
+                if (auto r = block(s, c, b); !r) return r;
+              }
+            }
+          }
+        }
+        if (bits_.starved()) return bad("truncated scan data");
+        if (restart_interval_ != 0) --until_restart;
+      }
+    }
+    return {};
+  }
+
+  static std::uint32_t ceil_div(std::uint32_t a, std::uint32_t b) { return (a + b - 1) / b; }
+
+  Result<void> restart(int expected) {
+    bits_.sync_to_marker();
+    if (bits_.marker() != 0xd0 + expected) {
+      return bad("expected restart marker RST" + std::to_string(expected));
+    }
+    bits_.consume_marker();
+    for (Component& c : frame_.comps) c.dc_pred = 0;
+    eobrun_ = 0;
+    return {};
+  }
+
+  Result<void> block(const Scan& s, Component& c, std::int16_t* b) {
+    if (!frame_.progressive) return sequential(c, b);
+    if (s.ss == 0) return s.ah == 0 ? dc_first(c, b, s.al) : dc_refine(b, s.al);
+    return s.ah == 0 ? ac_first(c, b, s) : ac_refine(c, b, s);
+  }
+
+  // DC predictions stay in 16 bits, so a hostile run of differences cannot overflow an int.
+  static int wrap16(int v) { return static_cast<std::int16_t>(v); }
+
+  Result<int> dc_diff(Component& c) {
+    const int t = bits_.decode(dc_[static_cast<std::size_t>(c.td)]);
+    if (t < 0 || t > 11) return bad("bad DC code");
+    return bits_.receive_extend(t);
+  }
+
+  Result<void> sequential(Component& c, std::int16_t* b) {
+    Result<int> diff = dc_diff(c);
+    if (!diff) return diff.error();
+    c.dc_pred = wrap16(c.dc_pred + *diff);
+    b[0] = static_cast<std::int16_t>(c.dc_pred);
+    const HuffTable& ac = ac_[static_cast<std::size_t>(c.ta)];
+    for (int k = 1; k < 64;) {
+      const int rs = bits_.decode(ac);
+      if (rs < 0) return bad("bad AC code");
+      const int r = rs >> 4, size = rs & 15;
+      if (size == 0) {
+        if (r != 15) break;  // end of block
+        k += 16;
+        continue;
+      }
+      k += r;
+      if (k > 63) return bad("AC coefficients run past the block");
+      b[kZigZag[static_cast<std::size_t>(k++)]] = static_cast<std::int16_t>(bits_.receive_extend(size));
+    }
+    return {};
+  }
+
+  Result<void> dc_first(Component& c, std::int16_t* b, int al) {
+    Result<int> diff = dc_diff(c);
+    if (!diff) return diff.error();
+    c.dc_pred = wrap16(c.dc_pred + *diff);
+    b[0] = static_cast<std::int16_t>(c.dc_pred * (1 << al));
+    return {};
+  }
+
+  Result<void> dc_refine(std::int16_t* b, int al) {
+    if (bits_.bit()) b[0] = static_cast<std::int16_t>(b[0] | (1 << al));
+    return {};
+  }
+
+  Result<void> ac_first(Component& c, std::int16_t* b, const Scan& s) {
+    if (eobrun_ > 0) {
+      --eobrun_;
+      return {};
+    }
+    const HuffTable& ac = ac_[static_cast<std::size_t>(c.ta)];
+    for (int k = s.ss; k <= s.se;) {
+      const int rs = bits_.decode(ac);
+      if (rs < 0) return bad("bad AC code");
+      const int r = rs >> 4, size = rs & 15;
+      if (size == 0) {
+        if (r < 15) {
+          eobrun_ = (1 << r) - 1 + bits_.bits(r);
+          break;
+        }
+        k += 16;
+        continue;
+      }
+      k += r;
+      if (k > 63) return bad("AC coefficients run past the block");
+      b[kZigZag[static_cast<std::size_t>(k++)]] =
+          static_cast<std::int16_t>(bits_.receive_extend(size) * (1 << s.al));
+    }
+    return {};
+  }
+
+  // Successive approximation of AC coefficients (T.81 G.1.2.3): nonzero coefficients gain a
+  // correction bit; zero ones are skipped by run length, and one may become +-1 << al.
+  Result<void> ac_refine(Component& c, std::int16_t* b, const Scan& s) {
+    const int p1 = 1 << s.al;
+    const int m1 = -p1;
+    int k = s.ss;
+    auto refine = [&](std::int16_t& coef) {
+      if (bits_.bit() && (coef & p1) == 0) coef = static_cast<std::int16_t>(coef >= 0 ? coef + p1 : coef + m1);
+    };
+    if (eobrun_ <= 0) {
+      const HuffTable& ac = ac_[static_cast<std::size_t>(c.ta)];
+      for (; k <= s.se;) {
+        const int rs = bits_.decode(ac);
+        if (rs < 0) return bad("bad AC code");
+        int r = rs >> 4;
+        const int size = rs & 15;
+        int value = 0;
+        if (size == 0) {
+          if (r < 15) {
+            eobrun_ = (1 << r) + bits_.bits(r);
+            break;
+          }
+        } else {
+          if (size != 1) return bad("bad AC refinement size");
+          value = bits_.bit() ? p1 : m1;
+        }
+        while (k <= s.se) {
+          std::int16_t& coef = b[kZigZag[static_cast<std::size_t>(k)]];
+          if (coef != 0) {
+            refine(coef);
+          } else {
+            if (r == 0) {
+              if (value != 0) coef = static_cast<std::int16_t>(value);
+              ++k;
+              break;
+            }
+            --r;
+          }
+          ++k;
+        }
+      }
+    }
+    if (eobrun_ > 0) {
+      for (; k <= s.se; ++k) {
+        std::int16_t& coef = b[kZigZag[static_cast<std::size_t>(k)]];
+        if (coef != 0) refine(coef);
+      }
+      --eobrun_;
+    }
+    return {};
+  }
+
+  // ---- after entropy decoding ----------------------------------------------------------------
+
+  // Dequantises and inverse-transforms every block of a component into a plane of samples.
+  std::vector<std::uint8_t> plane(const Component& c) const {
+    const std::size_t w = std::size_t{c.blocks_w} * 8;
+    std::vector<std::uint8_t> out(w * c.blocks_h * 8);
+    const auto& q = quant_[static_cast<std::size_t>(c.tq)];
+    std::array<float, 64> f{};
+    for (std::uint32_t by = 0; by < c.blocks_h; ++by) {
+      for (std::uint32_t bx = 0; bx < c.blocks_w; ++bx) {
+        const std::int16_t* b = c.coef.data() + (std::size_t{by} * c.blocks_w + bx) * 64;
+        for (std::size_t i = 0; i < 64; ++i) f[i] = static_cast<float>(b[i] * q[i]);
+        idct(f);
+        for (std::size_t y = 0; y < 8; ++y) {
+          std::uint8_t* row = out.data() + (std::size_t{by} * 8 + y) * w + std::size_t{bx} * 8;
+          for (std::size_t x = 0; x < 8; ++x) {
+            row[x] = static_cast<std::uint8_t>(std::clamp(std::lround(f[y * 8 + x] + 128.0f), 0L, 255L));
+          }
+        }
+      }
+    }
+    return out;
+  }
+
+  static void idct(std::array<float, 64>& f) {
+    static const auto basis = [] {
+      std::array<std::array<float, 8>, 8> m{};  // m[x][u]
+      for (int x = 0; x < 8; ++x) {
+        for (int u = 0; u < 8; ++u) {
+          const double cu = u == 0 ? std::sqrt(0.125) : 0.5;
+          m[x][u] = static_cast<float>(cu * std::cos((2 * x + 1) * u * kPi / 16));
+        }
+      }
+      return m;
+    }();
+    std::array<float, 64> tmp{};
+    for (int v = 0; v < 8; ++v) {  // rows of coefficients -> rows of samples
+      for (int x = 0; x < 8; ++x) {
+        float s = 0;
+        for (int u = 0; u < 8; ++u) s += basis[x][u] * f[v * 8 + u];
+        tmp[v * 8 + x] = s;
+      }
+    }
+    for (int x = 0; x < 8; ++x) {
+      for (int y = 0; y < 8; ++y) {
+        float s = 0;
+        for (int v = 0; v < 8; ++v) s += basis[y][v] * tmp[v * 8 + x];
+        f[y * 8 + x] = s;
+      }
+    }
+  }
+
+  // Chroma at full resolution. 2x horizontally and 2x2 use libjpeg's "fancy" triangle filter
+  // (what Pillow shows by default); other factors replicate.
+  std::vector<std::uint8_t> upsample(const Component& c, const std::vector<std::uint8_t>& src) const {
+    const std::size_t sw = std::size_t{c.blocks_w} * 8;
+    const std::size_t sh = std::size_t{c.blocks_h} * 8;
+    const int fx = frame_.hmax / c.h, fy = frame_.vmax / c.v;
+    const std::size_t w = frame_.width, h = frame_.height;
+    std::vector<std::uint8_t> out(w * h);
+    const std::size_t cw = (w + static_cast<std::size_t>(fx) - 1) / static_cast<std::size_t>(fx);
+    const std::size_t ch = (h + static_cast<std::size_t>(fy) - 1) / static_cast<std::size_t>(fy);
+    auto at = [&](std::size_t x, std::size_t y) -> int {
+      return src[std::min(y, std::min(ch, sh) - 1) * sw + std::min(x, std::min(cw, sw) - 1)];
+    };
+    if (fx == 2 && (fy == 1 || fy == 2)) {
+      for (std::size_t y = 0; y < h; ++y) {
+        const std::size_t cy = y / static_cast<std::size_t>(fy);
+        // Vertical neighbour for 2x2: the row above for even output rows, below for odd.
+        const std::size_t ny = fy == 1 ? cy : (y % 2 == 0 ? (cy == 0 ? 0 : cy - 1) : cy + 1);
+        for (std::size_t x = 0; x < w; ++x) {
+          const std::size_t cx = x / 2;
+          const std::size_t nx = x % 2 == 0 ? (cx == 0 ? 0 : cx - 1) : cx + 1;
+          int v;
+          if (fy == 1) {
+            v = (3 * at(cx, cy) + at(nx, cy) + (x % 2 == 0 ? 1 : 2)) >> 2;
+          } else {
+            const int here = 3 * at(cx, cy) + at(cx, ny);
+            const int near = 3 * at(nx, cy) + at(nx, ny);
+            v = (3 * here + near + (x % 2 == 0 ? 8 : 7)) >> 4;
+          }
+          out[y * w + x] = static_cast<std::uint8_t>(v);
+        }
+      }
+      return out;
+    }
+    for (std::size_t y = 0; y < h; ++y) {
+      for (std::size_t x = 0; x < w; ++x) {
+        out[y * w + x] = static_cast<std::uint8_t>(at(x / static_cast<std::size_t>(fx), y / static_cast<std::size_t>(fy)));
+      }
+    }
+    return out;
+  }
+
+  bool stored_as_rgb() const {
+    if (adobe_transform_ == 0) return true;
+    const auto& c = frame_.comps;
+    return adobe_transform_ < 0 && c[0].id == 'R' && c[1].id == 'G' && c[2].id == 'B';
+  }
+
+  Raster render() const {
+    Raster out;
+    out.width = frame_.width;
+    out.height = frame_.height;
+    const std::size_t n = std::size_t{out.width} * out.height;
+    out.rgba.resize(n * 4);
+    std::array<std::vector<std::uint8_t>, kMaxComponents> planes;
+    for (std::size_t i = 0; i < frame_.comps.size(); ++i) {
+      planes[i] = upsample(frame_.comps[i], plane(frame_.comps[i]));
+    }
+    const bool grey = frame_.comps.size() == 1;
+    const bool rgb = !grey && stored_as_rgb();
+    for (std::size_t i = 0; i < n; ++i) {
+      std::uint8_t* px = out.rgba.data() + i * 4;
+      px[3] = 255;
+      if (grey) {
+        px[0] = px[1] = px[2] = planes[0][i];
+        continue;
+      }
+      if (rgb) {
+        px[0] = planes[0][i];
+        px[1] = planes[1][i];
+        px[2] = planes[2][i];
+        continue;
+      }
+      const float y = planes[0][i], cb = planes[1][i] - 128.0f, cr = planes[2][i] - 128.0f;
+      px[0] = clamp_byte(y + 1.402f * cr);
+      px[1] = clamp_byte(y - 0.344136f * cb - 0.714136f * cr);
+      px[2] = clamp_byte(y + 1.772f * cb);
+    }
+    return out;
+  }
+
+  static std::uint8_t clamp_byte(float v) {
+    return static_cast<std::uint8_t>(std::clamp(std::lround(v), 0L, 255L));
+  }
+
+  // EXIF orientation 2-8: mirror and/or rotate so the pixels stand upright.
+  void apply_orientation(Raster& img) const {
+    if (orientation_ <= 1) return;
+    const bool swap = orientation_ >= 5;
+    Raster out;
+    out.width = swap ? img.height : img.width;
+    out.height = swap ? img.width : img.height;
+    out.rgba.resize(img.rgba.size());
+    const std::uint32_t W = img.width, H = img.height;
+    for (std::uint32_t y = 0; y < out.height; ++y) {
+      for (std::uint32_t x = 0; x < out.width; ++x) {
+        std::uint32_t sx = x, sy = y;
+        switch (orientation_) {
+          case 2: sx = W - 1 - x; break;
+          case 3: sx = W - 1 - x; sy = H - 1 - y; break;
+          case 4: sy = H - 1 - y; break;
+          case 5: sx = y; sy = x; break;
+          case 6: sx = y; sy = H - 1 - x; break;
+          case 7: sx = W - 1 - y; sy = H - 1 - x; break;
+          case 8: sx = W - 1 - y; sy = x; break;
+          default: break;
+        }
+        std::copy_n(img.rgba.data() + (std::size_t{sy} * W + sx) * 4, 4,
+                    out.rgba.data() + (std::size_t{y} * out.width + x) * 4);
+      }
+    }
+    img = std::move(out);
+  }
+
+  std::span<const std::uint8_t> bytes_;
+  DecodeLimits limits_;
+  Frame frame_;
+  std::array<HuffTable, 4> dc_{}, ac_{};
+  std::array<std::array<std::uint16_t, 64>, 4> quant_{};
+  std::uint32_t restart_interval_ = 0;
+  int adobe_transform_ = -1;
+  int orientation_ = 1;
+  int scans_ = 0;
+  int eobrun_ = 0;
+  BitReader bits_;
+};
+
+}  // namespace
+
+Result<ImageInfo> probe_jpeg(std::span<const std::uint8_t> bytes) {
+  return Decoder(bytes, {}).probe();
+}
+
+Result<Raster> decode_jpeg(std::span<const std::uint8_t> bytes, const DecodeLimits& limits) {
+  return Decoder(bytes, limits).run();
+}
+
+}  // namespace agentkit::images::detail
