@@ -16,6 +16,9 @@ Result<Raster> decode_png(std::span<const std::uint8_t> bytes, const DecodeLimit
 Result<ImageInfo> probe_jpeg(std::span<const std::uint8_t> bytes);
 Result<Raster> decode_jpeg(std::span<const std::uint8_t> bytes, const DecodeLimits& limits);
 
+Result<ImageInfo> probe_gif(std::span<const std::uint8_t> bytes);
+Result<Raster> decode_gif(std::span<const std::uint8_t> bytes, const DecodeLimits& limits);
+
 // Refuses a declared size over the limits, before anything is allocated for it.
 Result<void> check_dimensions(std::string_view format, std::uint64_t width, std::uint64_t height,
                               const DecodeLimits& limits);

@@ -24,6 +24,39 @@ Format sniff(std::span<const std::uint8_t> bytes) {
   return Format::unknown;
 }
 
+std::uint32_t le24(const std::uint8_t* p) { return p[0] | (p[1] << 8) | (std::uint32_t{p[2]} << 16); }
+
+// WebP is never decoded here, but its size and animation flag are in the first chunk: VP8 (lossy
+// key frame header), VP8L (lossless bit-packed header) or VP8X (extended canvas and flags).
+Result<ImageInfo> probe_webp(std::span<const std::uint8_t> b) {
+  constexpr std::size_t kChunk = 12;
+  auto bad = [](const char* why) {
+    return make_error(Errc::parse_error, std::string("WebP: ") + why);
+  };
+  if (b.size() < kChunk + 8 + 10) return bad("truncated header");
+  const std::uint8_t* c = b.data() + kChunk;
+  const std::uint8_t* d = c + 8;
+  ImageInfo info{Format::webp, 0, 0, false};
+  if (std::memcmp(c, "VP8 ", 4) == 0) {
+    if (d[3] != 0x9d || d[4] != 0x01 || d[5] != 0x2a) return bad("no VP8 key frame start code");
+    info.width = (d[6] | (d[7] << 8)) & 0x3fff;
+    info.height = (d[8] | (d[9] << 8)) & 0x3fff;
+  } else if (std::memcmp(c, "VP8L", 4) == 0) {
+    if (d[0] != 0x2f) return bad("no VP8L signature");
+    const std::uint32_t bits = d[1] | (d[2] << 8) | (std::uint32_t{d[3]} << 16) |
+                               (std::uint32_t{d[4]} << 24);
+    info.width = (bits & 0x3fff) + 1;
+    info.height = ((bits >> 14) & 0x3fff) + 1;
+  } else if (std::memcmp(c, "VP8X", 4) == 0) {
+    info.animated = (d[0] & 0x02) != 0;
+    info.width = le24(d + 4) + 1;
+    info.height = le24(d + 7) + 1;
+  } else {
+    return bad("unknown first chunk");
+  }
+  return info;
+}
+
 Error not_an_image() {
   return make_error(Errc::unsupported,
                     "not a PNG, JPEG, GIF or WebP image (the first bytes match none of them)");
@@ -46,23 +79,24 @@ Result<ImageInfo> probe(std::span<const std::uint8_t> bytes) {
   switch (sniff(bytes)) {
     case Format::png: return detail::probe_png(bytes);
     case Format::jpeg: return detail::probe_jpeg(bytes);
-    case Format::unknown: return not_an_image();
-    default:
-      return make_error(Errc::unsupported, "this build reads only PNG and JPEG headers so far");
+    case Format::gif: return detail::probe_gif(bytes);
+    case Format::webp: return probe_webp(bytes);
+    case Format::unknown: break;
   }
+  return not_an_image();
 }
 
 Result<Raster> decode(std::span<const std::uint8_t> bytes, const DecodeLimits& limits) {
   switch (sniff(bytes)) {
     case Format::png: return detail::decode_png(bytes, limits);
     case Format::jpeg: return detail::decode_jpeg(bytes, limits);
+    case Format::gif: return detail::decode_gif(bytes, limits);
     case Format::webp:
       return make_error(Errc::unsupported, "WebP cannot be decoded here; it can only be passed "
                                            "through unchanged when it already fits");
-    case Format::unknown: return not_an_image();
-    default:
-      return make_error(Errc::unsupported, "this build decodes only PNG and JPEG so far");
+    case Format::unknown: break;
   }
+  return not_an_image();
 }
 
 namespace detail {
