@@ -1,0 +1,270 @@
+// The image normaliser: a header-only fast path for images that already fit, and decode ->
+// flatten -> area-average -> re-encode for those that do not, cached by content hash.
+#include "agentkit/images/normalize.hpp"
+
+#include <array>
+#include <atomic>
+#include <cmath>
+#include <cstdio>
+#include <mutex>
+#include <unordered_map>
+#include <unordered_set>
+
+#include "agentkit/base/base64.hpp"
+#include "agentkit/base/sha256.hpp"
+#include "agentkit/images/encode.hpp"
+
+namespace agentkit::images {
+namespace {
+
+// Enough of the file for every header probe() reads except GIF's (which walks all frames):
+// JPEG files put their EXIF, XMP and ICC segments (tens of KB) before the frame header.
+constexpr std::size_t kHeaderPrefixChars = 256 * 1024;
+// Each retry when no encoding fits shrinks the sides to this fraction.
+constexpr double kShrinkStep = 0.7;
+constexpr int kMaxShrinks = 6;
+constexpr std::size_t kCacheEntries = 256;
+// A lossless source with at most this many colours is a diagram or text: PNG keeps it sharp.
+constexpr std::size_t kFewColours = 256;
+
+// True when `text` is already strict, padded, standard base64 (what providers require).
+bool is_strict_base64(std::string_view text) {
+  static constexpr auto kValid = [] {
+    std::array<bool, 256> t{};
+    for (int c = 'A'; c <= 'Z'; ++c) t[static_cast<std::size_t>(c)] = true;
+    for (int c = 'a'; c <= 'z'; ++c) t[static_cast<std::size_t>(c)] = true;
+    for (int c = '0'; c <= '9'; ++c) t[static_cast<std::size_t>(c)] = true;
+    t['+'] = t['/'] = true;
+    return t;
+  }();
+  if (text.size() % 4 != 0) return false;
+  std::size_t end = text.size();
+  if (end > 0 && text[end - 1] == '=') --end;
+  if (end > 0 && text[end - 1] == '=') --end;
+  for (std::size_t i = 0; i < end; ++i) {
+    if (!kValid[static_cast<unsigned char>(text[i])]) return false;
+  }
+  return true;
+}
+
+// Base64 as tools and MCP servers really send it: wrapped lines, the URL-safe alphabet, missing
+// padding. Everything becomes URL-safe and unpadded, which base64::decode accepts.
+Result<std::string> lenient_base64_decode(std::string_view text) {
+  std::string clean;
+  clean.reserve(text.size());
+  for (char c : text) {
+    if (c == ' ' || c == '\n' || c == '\r' || c == '\t' || c == '=') continue;
+    clean.push_back(c == '+' ? '-' : c == '/' ? '_' : c);
+  }
+  return base64::decode(clean, base64::Alphabet::url);
+}
+
+std::span<const std::uint8_t> as_bytes(const std::string& s) {
+  return {reinterpret_cast<const std::uint8_t*>(s.data()), s.size()};
+}
+
+std::string size_text(Size s) { return std::to_string(s.width) + "x" + std::to_string(s.height); }
+
+std::string kb(std::size_t bytes) { return std::to_string((bytes + 512) / 1024) + " KB"; }
+
+NormalizedImage refusal(std::string_view mime, std::string_view data, Size original,
+                        const std::string& why) {
+  NormalizedImage out;
+  out.outcome = Outcome::refused;
+  out.mime_type = std::string(mime);
+  out.data_base64 = std::string(data);
+  out.original = out.sent = original;
+  out.note = "[Image not usable as sent: " + why + ".]";
+  return out;
+}
+
+bool few_colours(const Raster& r) {
+  std::unordered_set<std::uint32_t> seen;
+  for (std::size_t i = 0; i + 3 < r.rgba.size(); i += 4) {
+    seen.insert(r.rgba[i] | (r.rgba[i + 1] << 8) | (std::uint32_t{r.rgba[i + 2]} << 16));
+    if (seen.size() > kFewColours) return false;
+  }
+  return true;
+}
+
+struct Encoded {
+  std::string mime;
+  std::string base64;
+};
+
+// The smaller encoding that fits `max_chars` of base64, or nothing.
+std::optional<Encoded> encode_within(const Raster& pixels, bool lossless_source,
+                                     const ImageBudget& budget, std::size_t max_chars) {
+  std::optional<Encoded> png;
+  if (lossless_source) {
+    const std::vector<std::uint8_t> bytes = encode_png(pixels);
+    if (base64::encoded_size(bytes.size()) <= max_chars) {
+      png = Encoded{"image/png", base64::encode({reinterpret_cast<const char*>(bytes.data()),
+                                                 bytes.size()})};
+      if (few_colours(pixels)) return png;
+    }
+  }
+  for (int quality : budget.jpeg_quality_ladder) {
+    const std::vector<std::uint8_t> bytes = encode_jpeg(pixels, {quality});
+    const std::size_t chars = base64::encoded_size(bytes.size());
+    if (chars > max_chars) continue;
+    if (png && png->base64.size() <= chars) return png;
+    return Encoded{"image/jpeg",
+                   base64::encode({reinterpret_cast<const char*>(bytes.data()), bytes.size()})};
+  }
+  return png;
+}
+
+}  // namespace
+
+ImageLimits limits_for_request(const ImageBudget& budget, std::size_t images) {
+  ImageLimits l;
+  l.max_side = images > budget.many_images ? std::min(budget.max_side, budget.max_side_when_many)
+                                           : budget.max_side;
+  l.max_base64_bytes = budget.max_base64_bytes;
+  if (images > 0) {
+    l.max_base64_bytes = std::min(l.max_base64_bytes, budget.max_request_base64_bytes / images);
+  }
+  return l;
+}
+
+struct ImageNormalizer::State {
+  ImageBudget budget;
+  mutable std::mutex mu;
+  mutable std::unordered_map<std::string, NormalizedImage> cache;
+  mutable std::atomic<std::size_t> encodes{0};
+  mutable std::atomic<std::size_t> hits{0};
+
+  NormalizedImage slow_path(std::string_view mime, std::string_view data, const ImageInfo& info,
+                            const ImageLimits& limits) const;
+  NormalizedImage fit(std::string_view mime, std::string_view data, const std::string& bytes,
+                      const ImageInfo& info, const ImageLimits& limits) const;
+};
+
+ImageNormalizer::ImageNormalizer(ImageBudget budget) : state_(std::make_unique<State>()) {
+  state_->budget = std::move(budget);
+}
+ImageNormalizer::~ImageNormalizer() = default;
+ImageNormalizer::ImageNormalizer(ImageNormalizer&&) noexcept = default;
+ImageNormalizer& ImageNormalizer::operator=(ImageNormalizer&&) noexcept = default;
+
+const ImageBudget& ImageNormalizer::budget() const noexcept { return state_->budget; }
+std::size_t ImageNormalizer::encodes() const noexcept { return state_->encodes.load(); }
+std::size_t ImageNormalizer::cache_hits() const noexcept { return state_->hits.load(); }
+
+NormalizedImage ImageNormalizer::normalize(std::string_view mime, std::string_view data,
+                                           std::size_t images_in_request) const {
+  const ImageLimits limits = limits_for_request(state_->budget, images_in_request);
+  const bool strict = is_strict_base64(data);
+  // Headers first, from a prefix of the text: a conforming image is never decoded in full.
+  std::string head;
+  if (strict) {
+    const std::size_t n = std::min(data.size(), kHeaderPrefixChars);
+    Result<std::string> prefix = base64::decode(data.substr(0, n - n % 4));
+    if (prefix) head = std::move(*prefix);
+  }
+  Result<ImageInfo> info = probe(as_bytes(head));
+  const bool whole = !strict || head.size() * 4 / 3 + 4 >= data.size();
+  if (!whole && (!info || info->format == Format::gif)) {
+    head.clear();  // a prefix was not enough (or GIF, whose animation flag needs every frame)
+  }
+  if (head.empty()) {
+    Result<std::string> all = lenient_base64_decode(data);
+    if (!all) return refusal(mime, data, {}, "its base64 text does not decode");
+    head = std::move(*all);
+    info = probe(as_bytes(head));
+  }
+  if (!info) return refusal(mime, data, {}, info.error().message);
+  const Size size{info->width, info->height};
+  if (info->animated) return refusal(mime, data, size, "it is animated; only still images are sent");
+  const bool fits = std::max(size.width, size.height) <= limits.max_side &&
+                    data.size() <= limits.max_base64_bytes;
+  if (fits && strict) {
+    NormalizedImage out;
+    out.mime_type = std::string(mime_type(info->format));
+    out.outcome = out.mime_type == mime ? Outcome::unchanged : Outcome::mime_corrected;
+    out.data_base64 = std::string(data);
+    out.original = out.sent = size;
+    return out;
+  }
+  return state_->slow_path(mime, data, *info, limits);
+}
+
+NormalizedImage ImageNormalizer::State::slow_path(std::string_view mime, std::string_view data,
+                                                  const ImageInfo& info,
+                                                  const ImageLimits& limits) const {
+  Result<std::string> bytes = lenient_base64_decode(data);
+  if (!bytes) return refusal(mime, data, {}, "its base64 text does not decode");
+  const std::string key = sha256_hex(*bytes) + "/" + std::to_string(limits.max_side) + "/" +
+                          std::to_string(limits.max_base64_bytes);
+  {
+    std::lock_guard<std::mutex> lock(mu);
+    if (auto it = cache.find(key); it != cache.end()) {
+      hits.fetch_add(1);
+      return it->second;
+    }
+  }
+  NormalizedImage out = fit(mime, data, *bytes, info, limits);
+  std::lock_guard<std::mutex> lock(mu);
+  if (cache.size() >= kCacheEntries) cache.clear();
+  cache.emplace(key, out);
+  return out;
+}
+
+NormalizedImage ImageNormalizer::State::fit(std::string_view mime, std::string_view data,
+                                            const std::string& bytes, const ImageInfo& info,
+                                            const ImageLimits& limits) const {
+  const Size original{info.width, info.height};
+  const bool fits = std::max(original.width, original.height) <= limits.max_side &&
+                    base64::encoded_size(bytes.size()) <= limits.max_base64_bytes;
+  if (fits) {  // only the base64 text was off (wrapped or URL-safe): same bytes, re-encoded text
+    NormalizedImage out;
+    out.outcome = Outcome::reencoded;
+    out.mime_type = std::string(mime_type(info.format));
+    out.data_base64 = base64::encode(bytes);
+    out.original = out.sent = original;
+    return out;
+  }
+  if (info.format == Format::webp) {
+    return refusal(mime, data, original,
+                   "it is WebP over the limits, and WebP cannot be re-encoded here");
+  }
+  Result<Raster> pixels = decode(as_bytes(bytes), budget.decode);
+  if (!pixels) return refusal(mime, data, original, pixels.error().message);
+  encodes.fetch_add(1);
+  flatten_onto_white(*pixels);
+  const bool lossless = info.format != Format::jpeg;
+  Size target = fit_within({pixels->width, pixels->height}, limits.max_side);
+  for (int attempt = 0; attempt <= kMaxShrinks; ++attempt) {
+    Result<Raster> scaled = downscale(*pixels, target);
+    if (!scaled) break;
+    if (std::optional<Encoded> e = encode_within(*scaled, lossless, budget, limits.max_base64_bytes)) {
+      NormalizedImage out;
+      out.mime_type = std::move(e->mime);
+      out.data_base64 = std::move(e->base64);
+      out.original = {pixels->width, pixels->height};
+      out.sent = target;
+      if (target == out.original) {
+        out.outcome = Outcome::reencoded;
+        out.note = "[Image re-encoded as " + out.mime_type + " to fit the size limit: " +
+                   kb(data.size()) + " of base64 became " + kb(out.data_base64.size()) +
+                   "; still " + size_text(target) + " px.]";
+      } else {
+        out.outcome = Outcome::downscaled;
+        char ratio[32];
+        std::snprintf(ratio, sizeof ratio, "%.4g",
+                      static_cast<double>(out.original.width) / target.width);
+        out.note = "[Image downscaled from " + size_text(out.original) + " to " +
+                   size_text(target) + " px to fit the model's image limits; multiply " +
+                   "coordinates in it by " + ratio + " to map them to the original.]";
+      }
+      return out;
+    }
+    target = {std::max<std::uint32_t>(1, static_cast<std::uint32_t>(target.width * kShrinkStep)),
+              std::max<std::uint32_t>(1, static_cast<std::uint32_t>(target.height * kShrinkStep))};
+  }
+  return refusal(mime, data, original,
+                 "no encoding fits " + kb(limits.max_base64_bytes) + " of base64");
+}
+
+}  // namespace agentkit::images

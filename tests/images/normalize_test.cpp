@@ -1,0 +1,227 @@
+// The normaliser: what passes untouched, what is re-encoded or downscaled, what is refused, and
+// that the budget is the base64 text sent.
+#include <string>
+#include <vector>
+
+#include "agentkit/base/base64.hpp"
+#include "agentkit/images/encode.hpp"
+#include "agentkit/images/normalize.hpp"
+#include "image_fixtures.hpp"
+#include "support/catch.hpp"
+#include "support/fixtures.hpp"
+#include "support/shared_testdata.hpp"
+
+namespace fs = std::filesystem;
+using namespace agentkit::images;
+using namespace agentkit::images::testing;
+
+namespace {
+
+std::string b64(const std::vector<std::uint8_t>& bytes) {
+  return agentkit::base64::encode({reinterpret_cast<const char*>(bytes.data()), bytes.size()});
+}
+
+std::vector<std::uint8_t> unb64(const std::string& text) {
+  const std::string s = agentkit::base64::decode(text).value();
+  return {s.begin(), s.end()};
+}
+
+Raster gradient(std::uint32_t w, std::uint32_t h, std::uint8_t alpha = 255) {
+  Raster r;
+  r.width = w;
+  r.height = h;
+  r.rgba.resize(std::size_t{w} * h * 4);
+  for (std::uint32_t y = 0; y < h; ++y) {
+    for (std::uint32_t x = 0; x < w; ++x) {
+      std::uint8_t* p = r.rgba.data() + (std::size_t{y} * w + x) * 4;
+      p[0] = static_cast<std::uint8_t>(x * 255 / w);
+      p[1] = static_cast<std::uint8_t>(y * 255 / h);
+      p[2] = static_cast<std::uint8_t>((x ^ y) & 0xff);
+      p[3] = alpha;
+    }
+  }
+  return r;
+}
+
+// Wraps base64 text at 76 columns and switches it to the URL-safe alphabet without padding,
+// as some MCP servers send it.
+std::string wrapped_url_safe(const std::string& text) {
+  std::string out;
+  for (std::size_t i = 0; i < text.size(); ++i) {
+    char c = text[i];
+    if (c == '=') continue;
+    if (c == '+') c = '-';
+    if (c == '/') c = '_';
+    out.push_back(c);
+    if (i % 76 == 75) out += "\r\n";
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a conforming image is returned byte for byte") {
+  AGENTKIT_SHARED_TESTDATA(dir, "images");
+  ImageNormalizer normalizer;
+  for (const char* name : {"png/basn2c08.png", "jpeg/hopper.jpg", "gif/hopper.gif",
+                           "webp/simple.webp", "jpeg/xmp_test.jpg"}) {
+    INFO(name);
+    const std::string text = b64(read_bytes(dir / name));
+    const std::string mime(mime_type(probe(read_bytes(dir / name))->format));
+    NormalizedImage out = normalizer.normalize(mime, text);
+    CHECK(out.outcome == Outcome::unchanged);
+    CHECK(out.data_base64 == text);
+    CHECK(out.note.empty());
+  }
+  CHECK(normalizer.encodes() == 0);
+}
+
+TEST_CASE("the budget is measured on the base64 text, not the decoded bytes") {
+  AGENTKIT_SHARED_TESTDATA(file, "images/jpeg/hopper.jpg");
+  const std::vector<std::uint8_t> bytes = read_bytes(file);  // 6412 bytes, 8552 of base64
+  ImageBudget budget;
+  budget.max_base64_bytes = 7000;  // over the bytes, under their base64
+  NormalizedImage out = ImageNormalizer(budget).normalize("image/jpeg", b64(bytes));
+  CHECK(out.outcome == Outcome::reencoded);
+  CHECK(out.data_base64.size() <= 7000);
+  CHECK(out.note.find("re-encoded") != std::string::npos);
+}
+
+TEST_CASE("a transparent PNG is flattened onto white") {
+  ImageBudget budget;
+  budget.max_side = 20;
+  const std::string text = b64(encode_png(gradient(40, 40, 0)));
+  NormalizedImage out = ImageNormalizer(budget).normalize("image/png", text);
+  REQUIRE(out.outcome == Outcome::downscaled);
+  agentkit::Result<Raster> px = decode(unb64(out.data_base64));
+  REQUIRE(px.has_value());
+  for (std::size_t i = 0; i < px->rgba.size(); ++i) CHECK(int(px->rgba[i]) >= 250);
+}
+
+TEST_CASE("a downscaled photo carries a note with both sizes and opens in Pillow") {
+  AGENTKIT_SHARED_TESTDATA(file, "images/jpeg/pillars-2048x2048.jpg");
+  NormalizedImage out = ImageNormalizer().normalize("image/jpeg", b64(read_bytes(file)));
+  REQUIRE(out.outcome == Outcome::downscaled);
+  CHECK(out.sent == Size{2000, 2000});
+  CHECK(out.note.find("2048x2048") != std::string::npos);
+  CHECK(out.note.find("2000x2000") != std::string::npos);
+  CHECK(out.data_base64.size() <= 4'500'000);
+  agentkit::testing::TempDir tmp;
+  write_bytes(tmp.path() / "out.jpg", unb64(out.data_base64));
+  AGENTKIT_REQUIRE_PILLOW();
+  CHECK(pillow("info " + quoted(tmp.path() / "out.jpg")) == std::string("JPEG 2000 2000\n"));
+}
+
+TEST_CASE("a 5000x3000 PNG sent as wrapped base64url comes out within the limits") {
+  const std::string text = wrapped_url_safe(b64(encode_png(gradient(5000, 3000))));
+  NormalizedImage out = ImageNormalizer().normalize("image/png", text);
+  REQUIRE(out.outcome == Outcome::downscaled);
+  CHECK(out.sent == Size{2000, 1200});
+  CHECK(out.data_base64.size() <= 4'500'000);
+  agentkit::Result<ImageInfo> info = probe(unb64(out.data_base64));  // strict base64 now
+  REQUIRE(info.has_value());
+  CHECK(info->width == 2000);
+}
+
+TEST_CASE("a conforming image in wrapped base64url is re-sent as standard base64, same bytes") {
+  AGENTKIT_SHARED_TESTDATA(file, "images/png/basn2c08.png");
+  const std::vector<std::uint8_t> bytes = read_bytes(file);
+  NormalizedImage out = ImageNormalizer().normalize("image/png", wrapped_url_safe(b64(bytes)));
+  CHECK(out.outcome == Outcome::reencoded);
+  CHECK(out.data_base64 == b64(bytes));
+}
+
+TEST_CASE("more than twenty images in a request tighten the side limit") {
+  ImageBudget budget;
+  budget.max_side = 8000;
+  ImageNormalizer normalizer(budget);
+  const std::string text = b64(encode_png(gradient(2400, 300)));
+  CHECK(normalizer.normalize("image/png", text, 20).outcome == Outcome::unchanged);
+  NormalizedImage many = normalizer.normalize("image/png", text, 21);
+  CHECK(many.outcome == Outcome::downscaled);
+  CHECK(many.sent.width == 2000);
+}
+
+TEST_CASE("the request total is shared between its images") {
+  ImageBudget budget;
+  budget.max_request_base64_bytes = 10'000'000;
+  CHECK(limits_for_request(budget, 1).max_base64_bytes == 4'500'000);
+  CHECK(limits_for_request(budget, 4).max_base64_bytes == 2'500'000);
+  CHECK(limits_for_request(budget, 21).max_side == 2000);
+}
+
+TEST_CASE("an animated image is refused and keeps its original data") {
+  AGENTKIT_SHARED_TESTDATA(dir, "images");
+  for (const char* name : {"apng/basic_f20.png", "gif/rotating-squares.gif", "webp/anim.webp"}) {
+    INFO(name);
+    const std::string text = b64(read_bytes(dir / name));
+    NormalizedImage out = ImageNormalizer().normalize("image/png", text);
+    CHECK(out.outcome == Outcome::refused);
+    CHECK(out.data_base64 == text);
+    CHECK(out.note.find("animated") != std::string::npos);
+  }
+}
+
+TEST_CASE("an image that cannot be decoded keeps its original block and says why") {
+  AGENTKIT_SHARED_TESTDATA(dir, "images");
+  ImageBudget budget;
+  budget.max_side = 64;  // so the CMYK file must be decoded, and cannot be
+  for (const char* name : {"jpeg/pil_sample_cmyk.jpg", "jpeg/truncated_jpeg.jpg",
+                           "png/xs1n0g01.png", "jpeg/giant-image.jpg"}) {
+    INFO(name);
+    const std::string text = b64(read_bytes(dir / name));
+    NormalizedImage out = ImageNormalizer(budget).normalize("image/jpeg", text);
+    CHECK(out.outcome == Outcome::refused);
+    CHECK(out.data_base64 == text);
+    CHECK_FALSE(out.note.empty());
+  }
+  NormalizedImage junk = ImageNormalizer().normalize("image/png", "not base64 at all!");
+  CHECK(junk.outcome == Outcome::refused);
+  CHECK(junk.data_base64 == "not base64 at all!");
+}
+
+TEST_CASE("the same image is re-encoded only once for the same limits") {
+  ImageBudget budget;
+  budget.max_side = 100;
+  ImageNormalizer normalizer(budget);
+  const std::string text = b64(encode_png(gradient(300, 200)));
+  NormalizedImage first = normalizer.normalize("image/png", text);
+  NormalizedImage second = normalizer.normalize("image/png", text);
+  CHECK(first.data_base64 == second.data_base64);
+  CHECK(normalizer.encodes() == 1);
+  CHECK(normalizer.cache_hits() == 1);
+}
+
+TEST_CASE("a MIME type that contradicts the magic bytes is corrected, bytes untouched") {
+  AGENTKIT_SHARED_TESTDATA(file, "images/jpeg/flower.png.im_q85_420_progr.jpg");
+  ImageBudget budget;
+  budget.max_side = 4000;
+  const std::string text = b64(read_bytes(file));
+  NormalizedImage out = ImageNormalizer(budget).normalize("image/png", text);
+  CHECK(out.outcome == Outcome::mime_corrected);
+  CHECK(out.mime_type == "image/jpeg");
+  CHECK(out.data_base64 == text);
+}
+
+TEST_CASE("a WebP over the limits is reported, not re-encoded") {
+  AGENTKIT_SHARED_TESTDATA(file, "images/webp/simple.webp");
+  ImageBudget budget;
+  budget.max_side = 100;
+  const std::string text = b64(read_bytes(file));
+  NormalizedImage out = ImageNormalizer(budget).normalize("image/webp", text);
+  CHECK(out.outcome == Outcome::refused);
+  CHECK(out.note.find("WebP") != std::string::npos);
+  CHECK(out.data_base64 == text);
+}
+
+TEST_CASE("a screenshot-like image with few colours is re-encoded as PNG") {
+  Raster r = gradient(400, 100);
+  for (std::size_t i = 0; i < r.rgba.size(); ++i) {
+    if (i % 4 != 3) r.rgba[i] = r.rgba[i] & 0xc0;  // at most 64 colours
+  }
+  ImageBudget budget;
+  budget.max_side = 200;
+  NormalizedImage out = ImageNormalizer(budget).normalize("image/png", b64(encode_png(r)));
+  CHECK(out.outcome == Outcome::downscaled);
+  CHECK(out.mime_type == "image/png");
+}
