@@ -13,6 +13,7 @@
 
 #include "agentkit/base/thread.hpp"
 
+#include "image_boundary.hpp"
 #include "run_context.hpp"
 
 namespace agentkit::detail {
@@ -245,6 +246,8 @@ class Batch {
         slot.terminate = *vote;
       }
     }
+    // After the hook: it is the one path that can add an image no tool knows about.
+    normalize_images_for_history(rc_.agent.image_normalizer, slot.message.content);
     slot.finalized = true;
     rc_.emit(ToolExecutionEndEvent{slot.call->id, slot.call->name, slot.message, elapsed});
   }

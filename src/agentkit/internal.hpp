@@ -11,6 +11,7 @@
 #include <vector>
 
 #include "agentkit/agent.hpp"
+#include "agentkit/images/normalize.hpp"
 #include "agentkit/prompt.hpp"
 #include "agentkit/session/log.hpp"
 #include "deadline_timer.hpp"
@@ -39,6 +40,9 @@ struct AgentCore {
   std::shared_ptr<ProviderClient> provider;
   ToolRegistry registry;
   ModelCall model_call;  // the middleware chain around the provider
+  // Every image entering history, and every request's images, pass through this one normaliser
+  // (its cache is shared by the agent's sessions).
+  images::ImageNormalizer image_normalizer;
 
   std::mutex mu;
   std::vector<std::weak_ptr<SessionCore>> sessions;

@@ -9,6 +9,7 @@
 //   release the slot only when no accepted send() is left undelivered
 #include <algorithm>
 
+#include "image_boundary.hpp"
 #include "run_context.hpp"
 
 namespace agentkit::detail {
@@ -78,6 +79,7 @@ class Run {
     }
     run_start_ = s_.history.size();
     if (!input.empty()) {
+      normalize_images_for_history(a_.image_normalizer, input.content);
       s_.history.emplace_back(UserMessage{std::move(input.content), a_.now()});
     } else if (!model_owes_reply(s_.history)) {
       // Continuing after a completed answer needs something queued to say (REQ-LOOP-16).
@@ -173,6 +175,9 @@ class Run {
                                                        "untransformed): " + failure), false});
       }
     }
+    // Replayed images are re-checked against this request's limits (the many-images rule).
+    std::optional<std::vector<Message>> fitted = fit_request_images(a_.image_normalizer, view);
+    if (fitted) view = *fitted;
     Request req;
     req.model = a_.model;
     req.system = system_prompt_;
@@ -215,6 +220,7 @@ class Run {
 
   void deliver(std::vector<UserMessage>& messages, bool steering) {
     for (auto& m : messages) {
+      normalize_images_for_history(a_.image_normalizer, m.content);
       if (s_.has_listeners()) rc_.emit(UserMessageEvent{m, steering});
       append(Message(std::move(m)));
     }

@@ -17,9 +17,13 @@
 namespace agentkit::images {
 namespace {
 
-// Enough of the file for every header probe() reads except GIF's (which walks all frames):
-// JPEG files put their EXIF, XMP and ICC segments (tens of KB) before the frame header.
-constexpr std::size_t kHeaderPrefixChars = 256 * 1024;
+// How much base64 is decoded to read headers: a small prefix first (PNG, WebP and most JPEGs),
+// then a larger one (JPEGs put EXIF, XMP and ICC segments, tens of KB, before the frame header).
+// GIF needs every byte: its animation flag is a second image anywhere in the file.
+constexpr std::array<std::size_t, 2> kHeaderPrefixChars = {8 * 1024, 256 * 1024};
+// The fast path checks the base64 alphabet this far into the text and at its end; wrapped or
+// URL-safe text shows itself within the first line.
+constexpr std::size_t kAlphabetCheckChars = 8 * 1024;
 // Each retry when no encoding fits shrinks the sides to this fraction.
 constexpr double kShrinkStep = 0.7;
 constexpr int kMaxShrinks = 6;
@@ -27,8 +31,9 @@ constexpr std::size_t kCacheEntries = 256;
 // A lossless source with at most this many colours is a diagram or text: PNG keeps it sharp.
 constexpr std::size_t kFewColours = 256;
 
-// True when `text` is already strict, padded, standard base64 (what providers require).
-bool is_strict_base64(std::string_view text) {
+// True when `text` is strict, padded, standard base64 (what providers require) in its first
+// kAlphabetCheckChars and its last block.
+bool looks_strict_base64(std::string_view text) {
   static constexpr auto kValid = [] {
     std::array<bool, 256> t{};
     for (int c = 'A'; c <= 'Z'; ++c) t[static_cast<std::size_t>(c)] = true;
@@ -41,10 +46,14 @@ bool is_strict_base64(std::string_view text) {
   std::size_t end = text.size();
   if (end > 0 && text[end - 1] == '=') --end;
   if (end > 0 && text[end - 1] == '=') --end;
-  for (std::size_t i = 0; i < end; ++i) {
-    if (!kValid[static_cast<unsigned char>(text[i])]) return false;
-  }
-  return true;
+  auto valid = [&](std::size_t from, std::size_t to) {
+    for (std::size_t i = from; i < to; ++i) {
+      if (!kValid[static_cast<unsigned char>(text[i])]) return false;
+    }
+    return true;
+  };
+  const std::size_t head = std::min(end, kAlphabetCheckChars);
+  return valid(0, head) && valid(std::max(head, end >= 4 ? end - 4 : 0), end);
 }
 
 // Base64 as tools and MCP servers really send it: wrapped lines, the URL-safe alphabet, missing
@@ -155,18 +164,20 @@ std::size_t ImageNormalizer::cache_hits() const noexcept { return state_->hits.l
 NormalizedImage ImageNormalizer::normalize(std::string_view mime, std::string_view data,
                                            std::size_t images_in_request) const {
   const ImageLimits limits = limits_for_request(state_->budget, images_in_request);
-  const bool strict = is_strict_base64(data);
+  const bool strict = looks_strict_base64(data);
   // Headers first, from a prefix of the text: a conforming image is never decoded in full.
   std::string head;
-  if (strict) {
-    const std::size_t n = std::min(data.size(), kHeaderPrefixChars);
-    Result<std::string> prefix = base64::decode(data.substr(0, n - n % 4));
-    if (prefix) head = std::move(*prefix);
-  }
-  Result<ImageInfo> info = probe(as_bytes(head));
-  const bool whole = !strict || head.size() * 4 / 3 + 4 >= data.size();
-  if (!whole && (!info || info->format == Format::gif)) {
-    head.clear();  // a prefix was not enough (or GIF, whose animation flag needs every frame)
+  Result<ImageInfo> info = make_error(Errc::parse_error, "no header read yet");
+  for (std::size_t chars : kHeaderPrefixChars) {
+    if (!strict || chars >= data.size()) break;
+    Result<std::string> prefix = base64::decode(data.substr(0, chars));
+    if (!prefix) break;
+    info = probe(as_bytes(*prefix));
+    if (info && info->format == Format::gif) break;  // needs every frame
+    if (info) {
+      head = std::move(*prefix);
+      break;
+    }
   }
   if (head.empty()) {
     Result<std::string> all = lenient_base64_decode(data);
