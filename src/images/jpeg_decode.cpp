@@ -219,6 +219,9 @@ class Decoder {
       if ((m >= 0xc0 && m <= 0xcf && m != 0xc4 && m != 0xc8 && m != 0xcc)) {
         if (seg->second.size() < 6) return bad("short frame header");
         const std::uint8_t* p = seg->second.data();
+        // Refused from the header alone, so a fitting file is never passed on unreadable.
+        if (p[0] != 8) return refused(std::to_string(p[0]) + "-bit samples; only 8-bit JPEG is supported");
+        if (p[5] == 4) return refused("CMYK or YCCK (four components); convert it to RGB first");
         return ImageInfo{Format::jpeg, be16(p + 3), be16(p + 1), false};
       }
       if (m == 0xda || m == 0xd9) return bad("no frame header before the scan");

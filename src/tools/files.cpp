@@ -11,6 +11,7 @@
 #include <random>
 
 #include "agentkit/base/base64.hpp"
+#include "agentkit/images/image.hpp"
 #include "agentkit/tools/process.hpp"
 #include "text.hpp"
 
@@ -261,6 +262,15 @@ Result<FileContent> read_file(const Workspace& workspace, std::string_view path,
       done += static_cast<std::size_t>(n);
     }
     bytes.resize(done);
+    // The headers must be readable and the image still: an animated, CMYK or broken file would
+    // otherwise sit in history as bytes no provider accepts.
+    Result<images::ImageInfo> info = images::probe(
+        {reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()});
+    if (!info || info->animated) {
+      return fail(Errc::unsupported, "image '" + std::string(path) + "' cannot be sent to a model: " +
+                                         (info ? std::string("it is animated") : info.error().message))
+          .with_detail("code", "unsupported_image");
+    }
     out.image = ImageContent{*mime, base64::encode(bytes), done};
     return out;
   }

@@ -11,6 +11,7 @@
 #include "agentkit/base/thread.hpp"
 
 #include "agentkit/base/base64.hpp"
+#include "agentkit/images/encode.hpp"
 #include "support/catch.hpp"
 #include "support/fixtures.hpp"
 
@@ -162,7 +163,11 @@ TEST_CASE("read_file arguments arriving as strings or nulls are coerced before t
 
 TEST_CASE("read_file gives an image file as a note plus an image block") {
   Fixture f;
-  const std::string png = std::string("\x89PNG\r\n\x1a\n", 8) + std::string("\0\0\0\rIHDR", 8) + "rest";
+  agentkit::images::Raster pixels;
+  pixels.width = pixels.height = 2;
+  pixels.rgba.assign(16, 90);
+  const auto encoded = agentkit::images::encode_png(pixels);  // read_file reads real headers
+  const std::string png(encoded.begin(), encoded.end());
   f.dir.write("pic.bin", png);
   ToolResult r = call(f.tool("read_file"), R"({"path":"pic.bin"})");
   REQUIRE(r.ok);

@@ -9,7 +9,9 @@
 #include <string>
 
 #include "agentkit/base/base64.hpp"
+#include "agentkit/images/encode.hpp"
 #include "support/catch.hpp"
+#include "support/shared_testdata.hpp"
 #include "support/fixtures.hpp"
 
 namespace fs = std::filesystem;
@@ -119,13 +121,38 @@ TEST_CASE("a 10 GB sparse file is read capped and fast, never whole") {
   CHECK(std::chrono::steady_clock::now() - start < std::chrono::seconds(5));
 }
 
+namespace {
+
+// Real (tiny) image files: read_file reads their headers, so bare magic bytes are not enough.
+std::string tiny_png() {
+  agentkit::images::Raster r;
+  r.width = r.height = 2;
+  r.rgba.assign(16, 200);
+  const auto png = agentkit::images::encode_png(r);
+  return std::string(png.begin(), png.end());
+}
+std::string tiny_jpeg() {
+  agentkit::images::Raster r;
+  r.width = r.height = 2;
+  r.rgba.assign(16, 200);
+  const auto jpg = agentkit::images::encode_jpeg(r);
+  return std::string(jpg.begin(), jpg.end());
+}
+const std::string kTinyGif("GIF89a\x02\0\x02\0\x80\0\0\xff\0\0\0\0\xff"
+                           "\x2c\0\0\0\0\x02\0\x02\0\0\x02\x03\x44\x02\x05\0\x3b", 36);
+// RIFF/WEBP with a VP8 key frame header of 4x4 (the payload is never decoded).
+const std::string kTinyWebp("RIFF\x1a\0\0\0WEBPVP8 \x0e\0\0\0\0\0\0\x9d\x01\x2a\x04\0\x04\0\0\0\0\0",
+                            34);
+
+}  // namespace
+
 TEST_CASE("images are recognised by magic bytes and returned as base64 image data") {
   TempDir t;
-  const std::string png = std::string("\x89PNG\r\n\x1a\n", 8) + std::string("\0\0\0\rIHDR", 8) + "rest";
+  const std::string png = tiny_png();
   t.write("pic.dat", png);  // the extension does not matter
-  t.write("a.gif", "GIF89a....");
-  t.write("a.webp", std::string("RIFF\x10\0\0\0WEBPVP8 ", 16));
-  t.write("a.jpg", "\xFF\xD8\xFF\xE0....");
+  t.write("a.gif", kTinyGif);
+  t.write("a.webp", kTinyWebp);
+  t.write("a.jpg", tiny_jpeg());
   auto r = tools::read_file(ws_of(t), "pic.dat");
   REQUIRE(r.has_value());
   REQUIRE(r->image.has_value());
@@ -134,6 +161,24 @@ TEST_CASE("images are recognised by magic bytes and returned as base64 image dat
   CHECK(tools::read_file(ws_of(t), "a.gif")->image->mime_type == "image/gif");
   CHECK(tools::read_file(ws_of(t), "a.webp")->image->mime_type == "image/webp");
   CHECK(tools::read_file(ws_of(t), "a.jpg")->image->mime_type == "image/jpeg");
+}
+
+TEST_CASE("read_file refuses an animated PNG, a CMYK JPEG and a PNG whose first chunk is not IHDR") {
+  TempDir t;
+  std::string no_ihdr = tiny_png();
+  no_ihdr.replace(12, 4, "tEXt");  // the first chunk's type
+  t.write("bad.png", no_ihdr);
+  auto bad = tools::read_file(ws_of(t), "bad.png");
+  REQUIRE_FALSE(bad.has_value());
+  CHECK(bad.error().find_detail("code") == std::optional<std::string_view>{"unsupported_image"});
+  AGENTKIT_SHARED_TESTDATA(dir, "images");
+  for (const char* name : {"apng/basic_f20.png", "jpeg/pil_sample_cmyk.jpg"}) {
+    INFO(name);
+    std::filesystem::copy_file(dir / name, t.path() / std::filesystem::path(name).filename());
+    auto r = tools::read_file(ws_of(t), std::filesystem::path(name).filename().string());
+    REQUIRE_FALSE(r.has_value());
+    CHECK(r.error().code == agentkit::Errc::unsupported);
+  }
 }
 
 TEST_CASE("a binary file is refused, invalid UTF-8 in text shows as a replacement character") {
