@@ -278,7 +278,8 @@ class Inflater {
       if (d > pos_) return corrupt("distance reaches before the start of the output");
       if (auto r = reserve(len); !r) return r;
       std::uint8_t* o = out_.data() + pos_;
-      for (std::size_t i = 0; i < len; ++i) o[i] = o[i - d];  // overlapping copies repeat
+      const std::uint8_t* from = o - d;
+      for (std::size_t i = 0; i < len; ++i) o[i] = from[i];  // overlapping copies repeat
       pos_ += len;
     }
   }

@@ -46,6 +46,7 @@ Result<void> build_table(HuffTable& t, const std::uint8_t* counts, const std::ui
     t.offset[len] = k;
     t.min_code[len] = code;
     for (int i = 0; i < counts[len - 1]; ++i, ++k, ++code) {
+      if (code >= (1 << len)) return bad("a Huffman table has more codes than its lengths allow");
       if (len <= kFastBits) {
         const int shift = kFastBits - len;
         for (int f = 0; f < (1 << shift); ++f) {
@@ -55,7 +56,6 @@ Result<void> build_table(HuffTable& t, const std::uint8_t* counts, const std::ui
       }
     }
     t.max_code[len] = counts[len - 1] ? code - 1 : -1;
-    if (code > (1 << len)) return bad("a Huffman table has more codes than its lengths allow");
     code <<= 1;
   }
   t.max_code[17] = 0x7fffffff;

@@ -208,17 +208,28 @@ NormalizedImage ImageNormalizer::State::slow_path(std::string_view mime, std::st
   if (!bytes) return refusal(mime, data, {}, "its base64 text does not decode");
   const std::string key = sha256_hex(*bytes) + "/" + std::to_string(limits.max_side) + "/" +
                           std::to_string(limits.max_base64_bytes);
+  NormalizedImage out;
+  bool cached = false;
   {
     std::lock_guard<std::mutex> lock(mu);
     if (auto it = cache.find(key); it != cache.end()) {
       hits.fetch_add(1);
-      return it->second;
+      out = it->second;
+      cached = true;
     }
   }
-  NormalizedImage out = fit(mime, data, *bytes, info, limits);
-  std::lock_guard<std::mutex> lock(mu);
-  if (cache.size() >= kCacheEntries) cache.clear();
-  cache.emplace(key, out);
+  if (!cached) {
+    out = fit(mime, data, *bytes, info, limits);
+    std::lock_guard<std::mutex> lock(mu);
+    if (cache.size() >= kCacheEntries) cache.clear();
+    cache.emplace(key, out);
+  }
+  if (out.outcome == Outcome::refused) {
+    // The key is the decoded bytes: another text of the same bytes (wrapped, URL-safe) may have
+    // made this entry, and a refusal must hand back this caller's own block.
+    out.mime_type = std::string(mime);
+    out.data_base64 = std::string(data);
+  }
   return out;
 }
 

@@ -225,3 +225,19 @@ TEST_CASE("a screenshot-like image with few colours is re-encoded as PNG") {
   CHECK(out.outcome == Outcome::downscaled);
   CHECK(out.mime_type == "image/png");
 }
+
+TEST_CASE("a cached refusal still hands back each caller's own base64 text") {
+  // Found by fuzz_image_normalize: the cache is keyed by the decoded bytes, so a wrapped copy of
+  // the same file hit the entry the plain copy made and got the plain text back.
+  AGENTKIT_SHARED_TESTDATA(file, "images/jpeg/truncated_jpeg.jpg");
+  ImageBudget budget;
+  budget.max_side = 64;  // 100x100 must be decoded, and the truncated scan cannot be
+  ImageNormalizer normalizer(budget);
+  const std::string plain = b64(read_bytes(file));
+  const std::string wrapped = wrapped_url_safe(plain);
+  CHECK(normalizer.normalize("image/jpeg", plain).data_base64 == plain);
+  NormalizedImage second = normalizer.normalize("image/jpeg", wrapped);
+  CHECK(second.outcome == Outcome::refused);
+  CHECK(second.data_base64 == wrapped);
+  CHECK(normalizer.cache_hits() == 1);
+}
