@@ -57,17 +57,17 @@ void put_literal_length(BitWriter& w, int sym) {
 }
 
 void put_match(BitWriter& w, int length, int distance) {
-  static constexpr std::array<int, 29> kLenBase = {3,  4,  5,  6,  7,  8,  9,  10,  11,  13,
-                                                   15, 17, 19, 23, 27, 31, 35, 43,  51,  59,
+  static constexpr std::array<int, 29> kLenBase = {3,  4,  5,  6,   7,   8,   9,   10,  11, 13,
+                                                   15, 17, 19, 23,  27,  31,  35,  43,  51, 59,
                                                    67, 83, 99, 115, 131, 163, 195, 227, 258};
   static constexpr std::array<int, 29> kLenExtra = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
                                                     2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
   static constexpr std::array<int, 30> kDistBase = {
       1,   2,   3,   4,   5,   7,    9,    13,   17,   25,   33,   49,   65,    97,    129,
       193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577};
-  static constexpr std::array<int, 30> kDistExtra = {0, 0, 0, 0, 1, 1, 2, 2, 3, 3, 4, 4, 5, 5, 6,
-                                                     6, 7, 7, 8, 8, 9, 9, 10, 10, 11, 11, 12, 12,
-                                                     13, 13};
+  static constexpr std::array<int, 30> kDistExtra = {0, 0, 0,  0,  1,  1,  2,  2,  3,  3,
+                                                     4, 4, 5,  5,  6,  6,  7,  7,  8,  8,
+                                                     9, 9, 10, 10, 11, 11, 12, 12, 13, 13};
   int li = 28;
   while (kLenBase[li] > length) --li;
   put_literal_length(w, 257 + li);
@@ -112,9 +112,12 @@ std::vector<std::uint8_t> zlib_deflate(std::span<const std::uint8_t> in) {
       for (int chain = 0; cand >= 0 && chain < kMaxChain; ++chain) {
         const std::size_t c = static_cast<std::size_t>(cand);
         if (i - c > kWindow - 1) break;
-        if (data[c + static_cast<std::size_t>(best_len)] == data[i + static_cast<std::size_t>(best_len)]) {
+        if (data[c + static_cast<std::size_t>(best_len)] ==
+            data[i + static_cast<std::size_t>(best_len)]) {
           int len = 0;
-          while (len < max_len && data[c + static_cast<std::size_t>(len)] == data[i + static_cast<std::size_t>(len)]) ++len;
+          while (len < max_len &&
+                 data[c + static_cast<std::size_t>(len)] == data[i + static_cast<std::size_t>(len)])
+            ++len;
           if (len > best_len) {
             best_len = len;
             best_dist = static_cast<int>(i - c);

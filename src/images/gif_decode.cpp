@@ -47,7 +47,8 @@ Result<void> sub_blocks(Cursor& in, std::vector<std::uint8_t>* out) {
 }
 
 // Decodes LZW data into exactly out.size() colour indices.
-Result<void> lzw(const std::vector<std::uint8_t>& data, int min_bits, std::vector<std::uint8_t>& out) {
+Result<void> lzw(const std::vector<std::uint8_t>& data, int min_bits,
+                 std::vector<std::uint8_t>& out) {
   if (min_bits < 2 || min_bits > 8) return bad("bad LZW minimum code size");
   const int clear = 1 << min_bits;
   const int stop = clear + 1;
@@ -56,7 +57,8 @@ Result<void> lzw(const std::vector<std::uint8_t>& data, int min_bits, std::vecto
   std::array<std::uint8_t, kMaxCodes> first{};
   std::array<std::uint16_t, kMaxCodes> length{};
   for (int i = 0; i < clear; ++i) {
-    suffix[static_cast<std::size_t>(i)] = first[static_cast<std::size_t>(i)] = static_cast<std::uint8_t>(i);
+    suffix[static_cast<std::size_t>(i)] = first[static_cast<std::size_t>(i)] =
+        static_cast<std::uint8_t>(i);
     length[static_cast<std::size_t>(i)] = 1;
   }
   int bits = min_bits + 1;
@@ -91,7 +93,8 @@ Result<void> lzw(const std::vector<std::uint8_t>& data, int min_bits, std::vecto
       const auto n = static_cast<std::size_t>(next);
       prefix[n] = static_cast<std::uint16_t>(prev);
       first[n] = first[static_cast<std::size_t>(prev)];
-      suffix[n] = code == next ? first[static_cast<std::size_t>(prev)] : first[static_cast<std::size_t>(code)];
+      suffix[n] = code == next ? first[static_cast<std::size_t>(prev)]
+                               : first[static_cast<std::size_t>(code)];
       length[n] = static_cast<std::uint16_t>(length[static_cast<std::size_t>(prev)] + 1);
       ++next;
       if (next == (1 << bits) && bits < kMaxCodeBits) ++bits;

@@ -24,7 +24,9 @@ Format sniff(std::span<const std::uint8_t> bytes) {
   return Format::unknown;
 }
 
-std::uint32_t le24(const std::uint8_t* p) { return p[0] | (p[1] << 8) | (std::uint32_t{p[2]} << 16); }
+std::uint32_t le24(const std::uint8_t* p) {
+  return p[0] | (p[1] << 8) | (std::uint32_t{p[2]} << 16);
+}
 
 // WebP is never decoded here, but its size and animation flag are in the first chunk: VP8 (lossy
 // key frame header), VP8L (lossless bit-packed header) or VP8X (extended canvas and flags).
@@ -43,8 +45,8 @@ Result<ImageInfo> probe_webp(std::span<const std::uint8_t> b) {
     info.height = (d[8] | (d[9] << 8)) & 0x3fff;
   } else if (std::memcmp(c, "VP8L", 4) == 0) {
     if (d[0] != 0x2f) return bad("no VP8L signature");
-    const std::uint32_t bits = d[1] | (d[2] << 8) | (std::uint32_t{d[3]} << 16) |
-                               (std::uint32_t{d[4]} << 24);
+    const std::uint32_t bits =
+        d[1] | (d[2] << 8) | (std::uint32_t{d[3]} << 16) | (std::uint32_t{d[4]} << 24);
     info.width = (bits & 0x3fff) + 1;
     info.height = ((bits >> 14) & 0x3fff) + 1;
   } else if (std::memcmp(c, "VP8X", 4) == 0) {
@@ -66,35 +68,50 @@ Error not_an_image() {
 
 std::string_view mime_type(Format format) noexcept {
   switch (format) {
-    case Format::png: return "image/png";
-    case Format::jpeg: return "image/jpeg";
-    case Format::gif: return "image/gif";
-    case Format::webp: return "image/webp";
-    case Format::unknown: break;
+    case Format::png:
+      return "image/png";
+    case Format::jpeg:
+      return "image/jpeg";
+    case Format::gif:
+      return "image/gif";
+    case Format::webp:
+      return "image/webp";
+    case Format::unknown:
+      break;
   }
   return {};
 }
 
 Result<ImageInfo> probe(std::span<const std::uint8_t> bytes) {
   switch (sniff(bytes)) {
-    case Format::png: return detail::probe_png(bytes);
-    case Format::jpeg: return detail::probe_jpeg(bytes);
-    case Format::gif: return detail::probe_gif(bytes);
-    case Format::webp: return probe_webp(bytes);
-    case Format::unknown: break;
+    case Format::png:
+      return detail::probe_png(bytes);
+    case Format::jpeg:
+      return detail::probe_jpeg(bytes);
+    case Format::gif:
+      return detail::probe_gif(bytes);
+    case Format::webp:
+      return probe_webp(bytes);
+    case Format::unknown:
+      break;
   }
   return not_an_image();
 }
 
 Result<Raster> decode(std::span<const std::uint8_t> bytes, const DecodeLimits& limits) {
   switch (sniff(bytes)) {
-    case Format::png: return detail::decode_png(bytes, limits);
-    case Format::jpeg: return detail::decode_jpeg(bytes, limits);
-    case Format::gif: return detail::decode_gif(bytes, limits);
+    case Format::png:
+      return detail::decode_png(bytes, limits);
+    case Format::jpeg:
+      return detail::decode_jpeg(bytes, limits);
+    case Format::gif:
+      return detail::decode_gif(bytes, limits);
     case Format::webp:
-      return make_error(Errc::unsupported, "WebP cannot be decoded here; it can only be passed "
-                                           "through unchanged when it already fits");
-    case Format::unknown: break;
+      return make_error(Errc::unsupported,
+                        "WebP cannot be decoded here; it can only be passed "
+                        "through unchanged when it already fits");
+    case Format::unknown:
+      break;
   }
   return not_an_image();
 }
@@ -107,11 +124,11 @@ Result<void> check_dimensions(std::string_view format, std::uint64_t width, std:
     return make_error(Errc::parse_error, std::string(format) + ": zero width or height");
   }
   if (width > limits.max_side || height > limits.max_side || width * height > limits.max_pixels) {
-    return make_error(Errc::limit_exceeded,
-                      std::string(format) + ": " + std::to_string(width) + "x" +
-                          std::to_string(height) + " is over the decode limit of " +
-                          std::to_string(limits.max_pixels) + " pixels and " +
-                          std::to_string(limits.max_side) + " px per side; refusing to allocate it");
+    return make_error(
+        Errc::limit_exceeded,
+        std::string(format) + ": " + std::to_string(width) + "x" + std::to_string(height) +
+            " is over the decode limit of " + std::to_string(limits.max_pixels) + " pixels and " +
+            std::to_string(limits.max_side) + " px per side; refusing to allocate it");
   }
   return {};
 }

@@ -18,7 +18,6 @@ namespace {
 
 constexpr int kMaxComponents = 3;
 constexpr int kFastBits = 9;
-constexpr double kPi = 3.14159265358979323846;
 
 Error bad(const std::string& why) { return make_error(Errc::parse_error, "JPEG: " + why); }
 Error refused(const std::string& why) { return make_error(Errc::unsupported, "JPEG: " + why); }
@@ -220,7 +219,8 @@ class Decoder {
         if (seg->second.size() < 6) return bad("short frame header");
         const std::uint8_t* p = seg->second.data();
         // Refused from the header alone, so a fitting file is never passed on unreadable.
-        if (p[0] != 8) return refused(std::to_string(p[0]) + "-bit samples; only 8-bit JPEG is supported");
+        if (p[0] != 8)
+          return refused(std::to_string(p[0]) + "-bit samples; only 8-bit JPEG is supported");
         if (p[5] == 4) return refused("CMYK or YCCK (four components); convert it to RGB first");
         return ImageInfo{Format::jpeg, be16(p + 3), be16(p + 1), false};
       }
@@ -427,7 +427,8 @@ class Decoder {
 
   Result<void> check_tables(const Scan& s) {
     for (int i = 0; i < s.count; ++i) {
-      const Component& c = frame_.comps[static_cast<std::size_t>(s.comp[static_cast<std::size_t>(i)])];
+      const Component& c =
+          frame_.comps[static_cast<std::size_t>(s.comp[static_cast<std::size_t>(i)])];
       const bool needs_dc = s.ss == 0 && s.ah == 0;
       const bool needs_ac = s.se > 0;
       if ((needs_dc && !dc_[static_cast<std::size_t>(c.td)].defined) ||
@@ -445,12 +446,18 @@ class Decoder {
     // One component alone is coded over its own block grid, not in MCUs (T.81 A.2.2).
     const bool single = s.count == 1;
     Component& first = frame_.comps[static_cast<std::size_t>(s.comp[0])];
-    const std::uint32_t units_x = single ? (ceil_div(frame_.width * static_cast<std::uint32_t>(first.h),
-                                                     static_cast<std::uint32_t>(frame_.hmax)) + 7) / 8
-                                         : frame_.mcus_x;
-    const std::uint32_t units_y = single ? (ceil_div(frame_.height * static_cast<std::uint32_t>(first.v),
-                                                     static_cast<std::uint32_t>(frame_.vmax)) + 7) / 8
-                                         : frame_.mcus_y;
+    const std::uint32_t units_x =
+        single ? (ceil_div(frame_.width * static_cast<std::uint32_t>(first.h),
+                           static_cast<std::uint32_t>(frame_.hmax)) +
+                  7) /
+                     8
+               : frame_.mcus_x;
+    const std::uint32_t units_y =
+        single ? (ceil_div(frame_.height * static_cast<std::uint32_t>(first.v),
+                           static_cast<std::uint32_t>(frame_.vmax)) +
+                  7) /
+                     8
+               : frame_.mcus_y;
     std::uint32_t until_restart = restart_interval_;
     int expected_rst = 0;
     for (std::uint32_t uy = 0; uy < units_y; ++uy) {
@@ -464,11 +471,13 @@ class Decoder {
           if (auto r = block(s, first, first.block(ux, uy)); !r) return r;
         } else {
           for (int i = 0; i < s.count; ++i) {
-            Component& c = frame_.comps[static_cast<std::size_t>(s.comp[static_cast<std::size_t>(i)])];
+            Component& c =
+                frame_.comps[static_cast<std::size_t>(s.comp[static_cast<std::size_t>(i)])];
             for (int by = 0; by < c.v; ++by) {
               for (int bx = 0; bx < c.h; ++bx) {
-                std::int16_t* b = c.block(ux * static_cast<std::uint32_t>(c.h) + static_cast<std::uint32_t>(bx),
-                                          uy * static_cast<std::uint32_t>(c.v) + static_cast<std::uint32_t>(by));
+                std::int16_t* b =
+                    c.block(ux * static_cast<std::uint32_t>(c.h) + static_cast<std::uint32_t>(bx),
+                            uy * static_cast<std::uint32_t>(c.v) + static_cast<std::uint32_t>(by));
                 if (auto r = block(s, c, b); !r) return r;
               }
             }
@@ -526,7 +535,8 @@ class Decoder {
       }
       k += r;
       if (k > 63) return bad("AC coefficients run past the block");
-      b[kZigZag[static_cast<std::size_t>(k++)]] = static_cast<std::int16_t>(bits_.receive_extend(size));
+      b[kZigZag[static_cast<std::size_t>(k++)]] =
+          static_cast<std::int16_t>(bits_.receive_extend(size));
     }
     return {};
   }
@@ -577,7 +587,8 @@ class Decoder {
     const int m1 = -p1;
     int k = s.ss;
     auto refine = [&](std::int16_t& coef) {
-      if (bits_.bit() && (coef & p1) == 0) coef = static_cast<std::int16_t>(coef >= 0 ? coef + p1 : coef + m1);
+      if (bits_.bit() && (coef & p1) == 0)
+        coef = static_cast<std::int16_t>(coef >= 0 ? coef + p1 : coef + m1);
     };
     if (eobrun_ <= 0) {
       const HuffTable& ac = ac_[static_cast<std::size_t>(c.ta)];
@@ -638,7 +649,8 @@ class Decoder {
         for (std::size_t y = 0; y < 8; ++y) {
           std::uint8_t* row = out.data() + (std::size_t{by} * 8 + y) * w + std::size_t{bx} * 8;
           for (std::size_t x = 0; x < 8; ++x) {
-            row[x] = static_cast<std::uint8_t>(std::clamp(std::lround(f[y * 8 + x] + 128.0f), 0L, 255L));
+            row[x] =
+                static_cast<std::uint8_t>(std::clamp(std::lround(f[y * 8 + x] + 128.0f), 0L, 255L));
           }
         }
       }
@@ -647,28 +659,19 @@ class Decoder {
   }
 
   static void idct(std::array<float, 64>& f) {
-    static const auto basis = [] {
-      std::array<std::array<float, 8>, 8> m{};  // m[x][u]
-      for (int x = 0; x < 8; ++x) {
-        for (int u = 0; u < 8; ++u) {
-          const double cu = u == 0 ? std::sqrt(0.125) : 0.5;
-          m[x][u] = static_cast<float>(cu * std::cos((2 * x + 1) * u * kPi / 16));
-        }
-      }
-      return m;
-    }();
+    const auto& basis = dct_basis();  // basis[u][x]
     std::array<float, 64> tmp{};
     for (int v = 0; v < 8; ++v) {  // rows of coefficients -> rows of samples
       for (int x = 0; x < 8; ++x) {
         float s = 0;
-        for (int u = 0; u < 8; ++u) s += basis[x][u] * f[v * 8 + u];
+        for (int u = 0; u < 8; ++u) s += basis[u][x] * f[v * 8 + u];
         tmp[v * 8 + x] = s;
       }
     }
     for (int x = 0; x < 8; ++x) {
       for (int y = 0; y < 8; ++y) {
         float s = 0;
-        for (int v = 0; v < 8; ++v) s += basis[y][v] * tmp[v * 8 + x];
+        for (int v = 0; v < 8; ++v) s += basis[v][y] * tmp[v * 8 + x];
         f[y * 8 + x] = s;
       }
     }
@@ -676,7 +679,8 @@ class Decoder {
 
   // Chroma at full resolution. 2x horizontally and 2x2 use libjpeg's "fancy" triangle filter
   // (what Pillow shows by default); other factors replicate.
-  std::vector<std::uint8_t> upsample(const Component& c, const std::vector<std::uint8_t>& src) const {
+  std::vector<std::uint8_t> upsample(const Component& c,
+                                     const std::vector<std::uint8_t>& src) const {
     const std::size_t sw = std::size_t{c.blocks_w} * 8;
     const std::size_t sh = std::size_t{c.blocks_h} * 8;
     const int fx = frame_.hmax / c.h, fy = frame_.vmax / c.v;
@@ -710,7 +714,8 @@ class Decoder {
     }
     for (std::size_t y = 0; y < h; ++y) {
       for (std::size_t x = 0; x < w; ++x) {
-        out[y * w + x] = static_cast<std::uint8_t>(at(x / static_cast<std::size_t>(fx), y / static_cast<std::size_t>(fy)));
+        out[y * w + x] = static_cast<std::uint8_t>(
+            at(x / static_cast<std::size_t>(fx), y / static_cast<std::size_t>(fy)));
       }
     }
     return out;
@@ -772,14 +777,34 @@ class Decoder {
       for (std::uint32_t x = 0; x < out.width; ++x) {
         std::uint32_t sx = x, sy = y;
         switch (orientation_) {
-          case 2: sx = W - 1 - x; break;
-          case 3: sx = W - 1 - x; sy = H - 1 - y; break;
-          case 4: sy = H - 1 - y; break;
-          case 5: sx = y; sy = x; break;
-          case 6: sx = y; sy = H - 1 - x; break;
-          case 7: sx = W - 1 - y; sy = H - 1 - x; break;
-          case 8: sx = W - 1 - y; sy = x; break;
-          default: break;
+          case 2:
+            sx = W - 1 - x;
+            break;
+          case 3:
+            sx = W - 1 - x;
+            sy = H - 1 - y;
+            break;
+          case 4:
+            sy = H - 1 - y;
+            break;
+          case 5:
+            sx = y;
+            sy = x;
+            break;
+          case 6:
+            sx = y;
+            sy = H - 1 - x;
+            break;
+          case 7:
+            sx = W - 1 - y;
+            sy = H - 1 - x;
+            break;
+          case 8:
+            sx = W - 1 - y;
+            sy = x;
+            break;
+          default:
+            break;
         }
         std::copy_n(img.rgba.data() + (std::size_t{sy} * W + sx) * 4, 4,
                     out.rgba.data() + (std::size_t{y} * out.width + x) * 4);

@@ -17,7 +17,6 @@ using detail::kZigZag;
 
 constexpr int kMinQuality = 1;
 constexpr int kMaxQuality = 100;
-constexpr double kPi = 3.14159265358979323846;
 
 struct Code {
   std::uint16_t bits = 0;
@@ -75,19 +74,6 @@ class BitSink {
   int count_ = 0;
 };
 
-// The 8-point DCT-II basis with the orthonormal scale folded in.
-const std::array<std::array<float, 8>, 8>& dct_basis() {
-  static const auto basis = [] {
-    std::array<std::array<float, 8>, 8> b{};
-    for (int u = 0; u < 8; ++u) {
-      const double cu = u == 0 ? std::sqrt(0.125) : 0.5;
-      for (int x = 0; x < 8; ++x) b[u][x] = static_cast<float>(cu * std::cos((2 * x + 1) * u * kPi / 16));
-    }
-    return b;
-  }();
-  return basis;
-}
-
 class Encoder {
  public:
   Encoder(const Raster& image, int quality, std::vector<std::uint8_t>& out)
@@ -99,7 +85,9 @@ class Encoder {
     ac_[0] = build_codes(detail::kLumaAc);
     ac_[1] = build_codes(detail::kChromaAc);
   }
-  const std::array<std::uint8_t, 64>& quant(int table) const { return quant_[static_cast<std::size_t>(table)]; }
+  const std::array<std::uint8_t, 64>& quant(int table) const {
+    return quant_[static_cast<std::size_t>(table)];
+  }
 
   void scan() {
     for (std::uint32_t my = 0; my < image_.height; my += 16) {
@@ -136,7 +124,9 @@ class Encoder {
       std::array<float, 64> block{};
       const int ox = (b % 2) * 8, oy = (b / 2) * 8;
       for (int j = 0; j < 8; ++j) {
-        for (int i = 0; i < 8; ++i) block[static_cast<std::size_t>(j * 8 + i)] = y[static_cast<std::size_t>((oy + j) * 16 + ox + i)];
+        for (int i = 0; i < 8; ++i)
+          block[static_cast<std::size_t>(j * 8 + i)] =
+              y[static_cast<std::size_t>((oy + j) * 16 + ox + i)];
       }
       code_block(block, 0, 0);
     }
@@ -145,7 +135,7 @@ class Encoder {
   }
 
   static void dct(std::array<float, 64>& block) {
-    const auto& basis = dct_basis();
+    const auto& basis = detail::dct_basis();
     std::array<float, 64> tmp{};
     for (int r = 0; r < 8; ++r) {
       for (int u = 0; u < 8; ++u) {
@@ -221,20 +211,21 @@ void put16(std::vector<std::uint8_t>& out, unsigned v) {
 }
 
 void put_headers(std::vector<std::uint8_t>& out, const Raster& image, const Encoder& enc) {
-  out.insert(out.end(), {0xff, 0xd8});                                 // SOI
+  out.insert(out.end(), {0xff, 0xd8});  // SOI
   out.insert(out.end(), {0xff, 0xe0, 0, 16, 'J', 'F', 'I', 'F', 0, 1, 1, 0, 0, 1, 0, 1, 0, 0});
-  for (int t = 0; t < 2; ++t) {                                        // DQT, in zig-zag order
+  for (int t = 0; t < 2; ++t) {  // DQT, in zig-zag order
     out.insert(out.end(), {0xff, 0xdb, 0, 67, static_cast<std::uint8_t>(t)});
     for (std::size_t k = 0; k < 64; ++k) out.push_back(enc.quant(t)[k]);
   }
-  out.insert(out.end(), {0xff, 0xc0, 0, 17, 8});                       // SOF0
+  out.insert(out.end(), {0xff, 0xc0, 0, 17, 8});  // SOF0
   put16(out, image.height);
   put16(out, image.width);
   out.insert(out.end(), {3, 1, 0x22, 0, 2, 0x11, 1, 3, 0x11, 1});
-  const std::pair<int, const HuffmanSpec*> tables[] = {
-      {0x00, &detail::kLumaDc}, {0x10, &detail::kLumaAc}, {0x01, &detail::kChromaDc},
-      {0x11, &detail::kChromaAc}};
-  for (const auto& [id, spec] : tables) {                              // DHT
+  const std::pair<int, const HuffmanSpec*> tables[] = {{0x00, &detail::kLumaDc},
+                                                       {0x10, &detail::kLumaAc},
+                                                       {0x01, &detail::kChromaDc},
+                                                       {0x11, &detail::kChromaAc}};
+  for (const auto& [id, spec] : tables) {  // DHT
     out.insert(out.end(), {0xff, 0xc4});
     put16(out, static_cast<unsigned>(2 + 1 + 16 + spec->symbol_count));
     out.push_back(static_cast<std::uint8_t>(id));

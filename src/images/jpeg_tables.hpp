@@ -3,6 +3,7 @@
 #pragma once
 
 #include <array>
+#include <cmath>
 #include <cstdint>
 
 namespace agentkit::images::detail {
@@ -59,13 +60,30 @@ inline constexpr std::uint8_t kChromaAcSymbols[162] = {
     0xd2, 0xd3, 0xd4, 0xd5, 0xd6, 0xd7, 0xd8, 0xd9, 0xda, 0xe2, 0xe3, 0xe4, 0xe5, 0xe6, 0xe7,
     0xe8, 0xe9, 0xea, 0xf2, 0xf3, 0xf4, 0xf5, 0xf6, 0xf7, 0xf8, 0xf9, 0xfa};
 
-inline constexpr HuffmanSpec kLumaDc = {{0, 1, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0},
-                                        kDcSymbols, 12};
-inline constexpr HuffmanSpec kChromaDc = {{0, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0},
-                                          kDcSymbols, 12};
-inline constexpr HuffmanSpec kLumaAc = {{0, 2, 1, 3, 3, 2, 4, 3, 5, 5, 4, 4, 0, 0, 1, 0x7d},
-                                        kLumaAcSymbols, 162};
-inline constexpr HuffmanSpec kChromaAc = {{0, 2, 1, 2, 4, 4, 3, 4, 7, 5, 4, 4, 0, 1, 2, 0x77},
-                                          kChromaAcSymbols, 162};
+inline constexpr HuffmanSpec kLumaDc = {
+    {0, 1, 5, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0, 0, 0}, kDcSymbols, 12};
+inline constexpr HuffmanSpec kChromaDc = {
+    {0, 3, 1, 1, 1, 1, 1, 1, 1, 1, 1, 0, 0, 0, 0, 0}, kDcSymbols, 12};
+inline constexpr HuffmanSpec kLumaAc = {
+    {0, 2, 1, 3, 3, 2, 4, 3, 5, 5, 4, 4, 0, 0, 1, 0x7d}, kLumaAcSymbols, 162};
+inline constexpr HuffmanSpec kChromaAc = {
+    {0, 2, 1, 2, 4, 4, 3, 4, 7, 5, 4, 4, 0, 1, 2, 0x77}, kChromaAcSymbols, 162};
+
+// The 8-point DCT-II basis with the orthonormal scale folded in: basis[u][x]. The forward
+// transform sums basis[u][x] * f(x); the inverse sums basis[u][x] * F(u).
+inline const std::array<std::array<float, 8>, 8>& dct_basis() {
+  static const auto basis = [] {
+    constexpr double kPi = 3.14159265358979323846;
+    std::array<std::array<float, 8>, 8> b{};
+    for (int u = 0; u < 8; ++u) {
+      const double cu = u == 0 ? std::sqrt(0.125) : 0.5;
+      for (int x = 0; x < 8; ++x) {
+        b[u][x] = static_cast<float>(cu * std::cos((2 * x + 1) * u * kPi / 16));
+      }
+    }
+    return b;
+  }();
+  return basis;
+}
 
 }  // namespace agentkit::images::detail

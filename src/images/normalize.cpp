@@ -18,9 +18,9 @@ namespace agentkit::images {
 namespace {
 
 // How much base64 is decoded to read headers: a small prefix first (PNG, WebP and most JPEGs),
-// then a larger one (JPEGs put EXIF, XMP and ICC segments, tens of KB, before the frame header).
+// then larger ones (JPEGs put EXIF, XMP and ICC segments, tens of KB, before the frame header).
 // GIF needs every byte: its animation flag is a second image anywhere in the file.
-constexpr std::array<std::size_t, 2> kHeaderPrefixChars = {8 * 1024, 256 * 1024};
+constexpr std::array<std::size_t, 3> kHeaderPrefixChars = {8 * 1024, 64 * 1024, 256 * 1024};
 // The fast path checks the base64 alphabet this far into the text and at its end; wrapped or
 // URL-safe text shows itself within the first line.
 constexpr std::size_t kAlphabetCheckChars = 8 * 1024;
@@ -108,8 +108,8 @@ std::optional<Encoded> encode_within(const Raster& pixels, bool lossless_source,
   if (lossless_source) {
     const std::vector<std::uint8_t> bytes = encode_png(pixels);
     if (base64::encoded_size(bytes.size()) <= max_chars) {
-      png = Encoded{"image/png", base64::encode({reinterpret_cast<const char*>(bytes.data()),
-                                                 bytes.size()})};
+      png = Encoded{"image/png",
+                    base64::encode({reinterpret_cast<const char*>(bytes.data()), bytes.size()})};
       if (few_colours(pixels)) return png;
     }
   }
@@ -187,7 +187,8 @@ NormalizedImage ImageNormalizer::normalize(std::string_view mime, std::string_vi
   }
   if (!info) return refusal(mime, data, {}, info.error().message);
   const Size size{info->width, info->height};
-  if (info->animated) return refusal(mime, data, size, "it is animated; only still images are sent");
+  if (info->animated)
+    return refusal(mime, data, size, "it is animated; only still images are sent");
   const bool fits = std::max(size.width, size.height) <= limits.max_side &&
                     data.size() <= limits.max_base64_bytes;
   if (fits && strict) {
@@ -260,7 +261,8 @@ NormalizedImage ImageNormalizer::State::fit(std::string_view mime, std::string_v
   for (int attempt = 0; attempt <= kMaxShrinks; ++attempt) {
     Result<Raster> scaled = downscale(*pixels, target);
     if (!scaled) break;
-    if (std::optional<Encoded> e = encode_within(*scaled, lossless, budget, limits.max_base64_bytes)) {
+    if (std::optional<Encoded> e =
+            encode_within(*scaled, lossless, budget, limits.max_base64_bytes)) {
       NormalizedImage out;
       out.mime_type = std::move(e->mime);
       out.data_base64 = std::move(e->base64);
@@ -268,9 +270,9 @@ NormalizedImage ImageNormalizer::State::fit(std::string_view mime, std::string_v
       out.sent = target;
       if (target == out.original) {
         out.outcome = Outcome::reencoded;
-        out.note = "[Image re-encoded as " + out.mime_type + " to fit the size limit: " +
-                   kb(data.size()) + " of base64 became " + kb(out.data_base64.size()) +
-                   "; still " + size_text(target) + " px.]";
+        out.note = "[Image re-encoded as " + out.mime_type +
+                   " to fit the size limit: " + kb(data.size()) + " of base64 became " +
+                   kb(out.data_base64.size()) + "; still " + size_text(target) + " px.]";
       } else {
         out.outcome = Outcome::downscaled;
         char ratio[32];

@@ -22,7 +22,9 @@ struct Header {
   int depth = 0;
   int color = 0;
   bool interlaced = false;
-  int channels() const { return color == 0 ? 1 : color == 2 ? 3 : color == 3 ? 1 : color == 4 ? 2 : 4; }
+  int channels() const {
+    return color == 0 ? 1 : color == 2 ? 3 : color == 3 ? 1 : color == 4 ? 2 : 4;
+  }
   int bits_per_pixel() const { return depth * channels(); }
   std::size_t row_bytes(std::uint32_t w) const {
     return (static_cast<std::size_t>(w) * static_cast<std::size_t>(bits_per_pixel()) + 7) / 8;
@@ -42,7 +44,8 @@ constexpr std::uint32_t tag(const char (&s)[5]) {
 // Walks the chunk list. next() returns the next chunk with its CRC checked, or an error.
 class ChunkReader {
  public:
-  explicit ChunkReader(std::span<const std::uint8_t> bytes) : bytes_(bytes), pos_(kSignature.size()) {}
+  explicit ChunkReader(std::span<const std::uint8_t> bytes)
+      : bytes_(bytes), pos_(kSignature.size()) {}
   Result<Chunk> next() {
     if (bytes_.size() - pos_ < kChunkOverhead) return bad("truncated before the IEND chunk");
     const std::uint8_t* p = bytes_.data() + pos_;
@@ -88,9 +91,8 @@ Result<Header> parse_ihdr(const Chunk& c) {
 struct Pass {
   std::uint32_t x0, y0, dx, dy;
 };
-constexpr std::array<Pass, 7> kAdam7 = {
-    Pass{0, 0, 8, 8}, {4, 0, 8, 8}, {0, 4, 4, 8}, {2, 0, 4, 4}, {0, 2, 2, 4}, {1, 0, 2, 2},
-    {0, 1, 1, 2}};
+constexpr std::array<Pass, 7> kAdam7 = {Pass{0, 0, 8, 8}, {4, 0, 8, 8}, {0, 4, 4, 8}, {2, 0, 4, 4},
+                                        {0, 2, 2, 4},     {1, 0, 2, 2}, {0, 1, 1, 2}};
 constexpr Pass kWhole = {0, 0, 1, 1};
 
 std::uint32_t pass_size(std::uint32_t total, std::uint32_t start, std::uint32_t step) {
@@ -113,7 +115,8 @@ Result<void> unfilter(int type, std::uint8_t* row, const std::uint8_t* prior, st
     case 0:
       return {};
     case 1:
-      for (std::size_t i = bpp; i < n; ++i) row[i] = static_cast<std::uint8_t>(row[i] + row[i - bpp]);
+      for (std::size_t i = bpp; i < n; ++i)
+        row[i] = static_cast<std::uint8_t>(row[i] + row[i - bpp]);
       return {};
     case 2:
       for (std::size_t i = 0; i < n; ++i) row[i] = static_cast<std::uint8_t>(row[i] + prior[i]);
@@ -143,10 +146,11 @@ class PixelWriter {
               const std::vector<std::uint8_t>& trns, Raster& out)
       : h_(h), palette_(palette), trns_(trns), out_(out) {}
 
-  Result<void> row(const std::uint8_t* row, std::uint32_t count, std::uint32_t y, const Pass& pass) {
+  Result<void> row(const std::uint8_t* row, std::uint32_t count, std::uint32_t y,
+                   const Pass& pass) {
     for (std::uint32_t i = 0; i < count; ++i) {
-      std::uint8_t* px = out_.rgba.data() +
-                         (static_cast<std::size_t>(y) * h_.width + pass.x0 + i * pass.dx) * 4;
+      std::uint8_t* px =
+          out_.rgba.data() + (static_cast<std::size_t>(y) * h_.width + pass.x0 + i * pass.dx) * 4;
       if (auto r = pixel(row, i, px); !r) return r;
     }
     return {};
@@ -155,8 +159,9 @@ class PixelWriter {
  private:
   // Sample c of pixel i at the image's bit depth (16-bit samples whole).
   unsigned sample(const std::uint8_t* row, std::uint32_t i, int c) const {
-    const std::size_t index = static_cast<std::size_t>(i) * static_cast<std::size_t>(h_.channels()) +
-                              static_cast<std::size_t>(c);
+    const std::size_t index =
+        static_cast<std::size_t>(i) * static_cast<std::size_t>(h_.channels()) +
+        static_cast<std::size_t>(c);
     switch (h_.depth) {
       case 16:
         return be16(row + index * 2);
@@ -171,9 +176,12 @@ class PixelWriter {
   }
   std::uint8_t to8(unsigned v) const {
     switch (h_.depth) {
-      case 16: return static_cast<std::uint8_t>(v >> 8);
-      case 8: return static_cast<std::uint8_t>(v);
-      default: return static_cast<std::uint8_t>(v * 255 / ((1u << h_.depth) - 1));
+      case 16:
+        return static_cast<std::uint8_t>(v >> 8);
+      case 8:
+        return static_cast<std::uint8_t>(v);
+      default:
+        return static_cast<std::uint8_t>(v * 255 / ((1u << h_.depth) - 1));
     }
   }
   unsigned trns_sample(int c) const { return be16(trns_.data() + 2 * c); }
@@ -191,8 +199,8 @@ class PixelWriter {
         px[0] = to8(r);
         px[1] = to8(g);
         px[2] = to8(b);
-        const bool clear = trns_.size() >= 6 && r == trns_sample(0) && g == trns_sample(1) &&
-                           b == trns_sample(2);
+        const bool clear =
+            trns_.size() >= 6 && r == trns_sample(0) && g == trns_sample(1) && b == trns_sample(2);
         px[3] = clear ? 0 : 255;
         return {};
       }
@@ -269,7 +277,8 @@ struct Parsed {
 
 Result<void> read_ancillary(const Chunk& c, Parsed& p) {
   if (c.type == tag("PLTE")) {
-    if (c.data.size() % 3 != 0 || c.data.empty() || c.data.size() > 768) return bad("bad PLTE size");
+    if (c.data.size() % 3 != 0 || c.data.empty() || c.data.size() > 768)
+      return bad("bad PLTE size");
     p.palette.assign(c.data.begin(), c.data.end());
   } else if (c.type == tag("tRNS")) {
     p.trns.assign(c.data.begin(), c.data.end());

@@ -49,11 +49,20 @@ void filter_row(int type, const std::uint8_t* row, const std::uint8_t* prior, st
     const int c = i >= bpp ? prior[i - bpp] : 0;
     int predicted = 0;
     switch (type) {
-      case 1: predicted = a; break;
-      case 2: predicted = b; break;
-      case 3: predicted = (a + b) >> 1; break;
-      case 4: predicted = paeth(a, b, c); break;
-      default: break;
+      case 1:
+        predicted = a;
+        break;
+      case 2:
+        predicted = b;
+        break;
+      case 3:
+        predicted = (a + b) >> 1;
+        break;
+      case 4:
+        predicted = paeth(a, b, c);
+        break;
+      default:
+        break;
     }
     out[i] = static_cast<std::uint8_t>(row[i] - predicted);
   }
@@ -98,7 +107,8 @@ std::vector<std::uint8_t> encode_png(const Raster& image) {
   pixels.reserve(std::size_t{image.width} * image.height * static_cast<std::size_t>(channels));
   static constexpr int kPick[5][4] = {{}, {0}, {0, 3}, {0, 1, 2}, {0, 1, 2, 3}};
   for (std::size_t i = 0; i + 3 < image.rgba.size(); i += 4) {
-    for (int c = 0; c < channels; ++c) pixels.push_back(image.rgba[i + static_cast<std::size_t>(kPick[channels][c])]);
+    for (int c = 0; c < channels; ++c)
+      pixels.push_back(image.rgba[i + static_cast<std::size_t>(kPick[channels][c])]);
   }
   const std::size_t row_bytes = std::size_t{image.width} * static_cast<std::size_t>(channels);
   std::vector<std::uint8_t> png = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};

@@ -1,12 +1,12 @@
 // Alpha flattening and the area-averaging resampler. The resampler is separable: a horizontal
 // pass into an 8-bit intermediate, then a vertical pass; each pass precomputes, per output
 // position, the span of source pixels it averages.
+#include "agentkit/images/transform.hpp"
+
 #include <algorithm>
 #include <cmath>
 #include <string>
 #include <vector>
-
-#include "agentkit/images/transform.hpp"
 
 namespace agentkit::images {
 namespace {
@@ -105,11 +105,12 @@ Size fit_within(Size size, std::uint32_t max_side) {
 
 Result<Raster> downscale(const Raster& image, Size to) {
   if (to.width == 0 || to.height == 0 || to.width > image.width || to.height > image.height) {
-    return make_error(Errc::invalid_argument,
-                      "downscale to " + std::to_string(to.width) + "x" + std::to_string(to.height) +
-                          " from " + std::to_string(image.width) + "x" +
-                          std::to_string(image.height) + ": the target must be non-empty and "
-                          "no larger than the source");
+    return make_error(Errc::invalid_argument, "downscale to " + std::to_string(to.width) + "x" +
+                                                  std::to_string(to.height) + " from " +
+                                                  std::to_string(image.width) + "x" +
+                                                  std::to_string(image.height) +
+                                                  ": the target must be non-empty and "
+                                                  "no larger than the source");
   }
   if (to.width == image.width && to.height == image.height) return image;
   const std::size_t row = std::size_t{image.width} * kChannels;

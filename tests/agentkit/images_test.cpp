@@ -32,8 +32,7 @@ std::string png_base64(std::uint32_t w, std::uint32_t h) {
 
 images::ImageInfo info_of(const ImageBlock& b) {
   const std::string bytes = base64::decode(b.data_base64).value();
-  return images::probe({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()})
-      .value();
+  return images::probe({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()}).value();
 }
 
 const ToolResultMessage& only_tool_result(const RunResult& r) {
@@ -46,12 +45,12 @@ const ToolResultMessage& only_tool_result(const RunResult& r) {
 }
 
 ToolDefinition image_tool(std::string base64_text, std::string mime = "image/png") {
-  return tool_with("shot", [text = std::move(base64_text), mime](const json::Value&,
-                                                                 const ToolContext&) {
-    ToolResult r = ToolResult::text_result("here it is");
-    r.images.push_back(ImageBlock{mime, text});
-    return r;
-  });
+  return tool_with("shot",
+                   [text = std::move(base64_text), mime](const json::Value&, const ToolContext&) {
+                     ToolResult r = ToolResult::text_result("here it is");
+                     r.images.push_back(ImageBlock{mime, text});
+                     return r;
+                   });
 }
 
 std::vector<faux::FauxResponse> one_call() {

@@ -17,8 +17,8 @@ namespace {
 // A 2x2 GIF89a with a two-colour global table; `lzw` is the image data after the minimum code
 // size byte (2), as one sub-block.
 std::vector<std::uint8_t> tiny_gif(std::vector<std::uint8_t> lzw, bool transparent = false) {
-  std::vector<std::uint8_t> g = {'G', 'I', 'F', '8', '9', 'a', 2, 0, 2, 0, 0x80, 0, 0,
-                                 255, 0, 0, 0, 0, 255};
+  std::vector<std::uint8_t> g = {'G',  'I', 'F', '8', '9', 'a', 2, 0, 2,  0,
+                                 0x80, 0,   0,   255, 0,   0,   0, 0, 255};
   if (transparent) g.insert(g.end(), {0x21, 0xf9, 4, 1, 0, 0, 1, 0});  // index 1 is clear
   g.insert(g.end(), {0x2c, 0, 0, 0, 0, 2, 0, 2, 0, 0, 2});
   g.push_back(static_cast<std::uint8_t>(lzw.size()));
@@ -58,8 +58,8 @@ TEST_CASE("a GIF's transparent index decodes as alpha zero") {
   const std::vector<std::uint8_t> lzw = {0x44, 0x02, 0x05};
   agentkit::Result<Raster> r = decode(tiny_gif(lzw, true));
   REQUIRE(r.has_value());
-  CHECK(r->rgba == std::vector<std::uint8_t>{255, 0, 0, 255, 0, 0, 0, 0, 0, 0, 0, 0,
-                                             255, 0, 0, 255});
+  CHECK(r->rgba ==
+        std::vector<std::uint8_t>{255, 0, 0, 255, 0, 0, 0, 0, 0, 0, 0, 0, 255, 0, 0, 255});
 }
 
 TEST_CASE("a GIF whose LZW code points past the table is refused") {
@@ -86,10 +86,9 @@ TEST_CASE("WebP headers give the size and animation flag, and WebP is never deco
     std::uint32_t w, h;
     bool animated;
   };
-  for (const Want& want : {Want{"simple-rgb.webp", 100, 100, false},
-                           Want{"simple.webp", 300, 300, false},
-                           Want{"lossy_alpha.webp", 100, 100, false},
-                           Want{"anim.webp", 200, 200, true}}) {
+  for (const Want& want :
+       {Want{"simple-rgb.webp", 100, 100, false}, Want{"simple.webp", 300, 300, false},
+        Want{"lossy_alpha.webp", 100, 100, false}, Want{"anim.webp", 200, 200, true}}) {
     INFO(want.name);
     const std::vector<std::uint8_t> bytes = read_bytes(dir / want.name);
     agentkit::Result<ImageInfo> info = probe(bytes);

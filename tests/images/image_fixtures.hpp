@@ -75,9 +75,9 @@ inline std::string quoted(const std::filesystem::path& p) { return "'" + p.strin
 }  // namespace agentkit::images::testing
 
 // Skips (or fails under AGENTKIT_REQUIRE_INTEROP=1) when Pillow is not installed.
-#define AGENTKIT_REQUIRE_PILLOW()                                                            \
-  if (!::agentkit::images::testing::pillow_available()) {                                    \
+#define AGENTKIT_REQUIRE_PILLOW()                                                              \
+  if (!::agentkit::images::testing::pillow_available()) {                                      \
     if (::agentkit::testing::shared_testdata_required()) FAIL("python3-pil is not installed"); \
-    WARN("SKIPPED: python3-pil is not installed (tools/install-test-deps installs it)");     \
-    return;                                                                                  \
+    WARN("SKIPPED: python3-pil is not installed (tools/install-test-deps installs it)");       \
+    return;                                                                                    \
   }

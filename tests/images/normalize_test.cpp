@@ -1,11 +1,12 @@
 // The normaliser: what passes untouched, what is re-encoded or downscaled, what is refused, and
 // that the budget is the base64 text sent.
+#include "agentkit/images/normalize.hpp"
+
 #include <string>
 #include <vector>
 
 #include "agentkit/base/base64.hpp"
 #include "agentkit/images/encode.hpp"
-#include "agentkit/images/normalize.hpp"
 #include "image_fixtures.hpp"
 #include "support/catch.hpp"
 #include "support/fixtures.hpp"

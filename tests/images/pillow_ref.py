@@ -6,6 +6,8 @@
   pillow_ref.py info FILE            -> "FORMAT W H" as Pillow opens it (fully loaded)
   pillow_ref.py make KIND FILE       -> writes a 37x23 gradient PNG of one colour type and depth
   pillow_ref.py topng FILE OUT        -> re-saves FILE (oriented, RGBA) as PNG
+  pillow_ref.py fixtures SRC DIR      -> DIR/12mp.jpg (4000x3000, q90) and DIR/4mp.png from SRC
+  pillow_ref.py bench JPG PNG N      -> best-of-N seconds per step, one "step seconds" per line
   pillow_ref.py version              -> Pillow's version
 
 16-bit samples are reduced to their high byte, which is what Pillow does for RGB(A) and LA; its
@@ -58,6 +60,32 @@ def make(kind, path):
         Image.fromarray(rgb, "RGB").save(path, transparency=(14, 14, 14))
 
 
+def bench(jpg, png, n):
+    import io
+    import time
+
+    def best(fn):
+        t = float("inf")
+        for _ in range(n):
+            start = time.perf_counter()
+            fn()
+            t = min(t, time.perf_counter() - start)
+        return t
+
+    def load(path):
+        im = Image.open(path)
+        im.load()
+        return im
+
+    photo = load(jpg).convert("RGB")
+    small = photo.resize((2000, 1500), Image.BOX)
+    print("decode_jpeg", best(lambda: load(jpg)))
+    print("decode_png", best(lambda: load(png)))
+    print("downscale", best(lambda: photo.resize((2000, 1500), Image.BOX)))
+    print("encode_jpeg", best(lambda: small.save(io.BytesIO(), "JPEG", quality=85)))
+    print("encode_png", best(lambda: small.save(io.BytesIO(), "PNG")))
+
+
 def emit(im):
     sys.stdout.buffer.write(b"%d %d\n" % im.size)
     sys.stdout.buffer.write(im.tobytes())
@@ -76,6 +104,12 @@ def main():
         emit(flat.resize((int(sys.argv[3]), int(sys.argv[4])), Image.BOX).convert("RGBA"))
     elif cmd == "make":
         make(sys.argv[2], sys.argv[3])
+    elif cmd == "fixtures":
+        src = Image.open(sys.argv[2]).convert("RGB")
+        src.resize((4000, 3000), Image.BICUBIC).save(sys.argv[3] + "/12mp.jpg", quality=90)
+        src.resize((2000, 2000), Image.BICUBIC).save(sys.argv[3] + "/4mp.png")
+    elif cmd == "bench":
+        bench(sys.argv[2], sys.argv[3], int(sys.argv[4]))
     elif cmd == "topng":
         rgba(sys.argv[2]).save(sys.argv[3])
     elif cmd == "info":

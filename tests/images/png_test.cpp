@@ -42,7 +42,8 @@ void put_chunk(std::vector<std::uint8_t>& out, const char* type, std::vector<std
   put_be32(out, agentkit::images::detail::crc32(typed));
 }
 
-std::vector<std::uint8_t> png_with(std::uint32_t w, std::uint32_t h, std::vector<std::uint8_t> idat) {
+std::vector<std::uint8_t> png_with(std::uint32_t w, std::uint32_t h,
+                                   std::vector<std::uint8_t> idat) {
   std::vector<std::uint8_t> png = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
   std::vector<std::uint8_t> ihdr;
   put_be32(ihdr, w);

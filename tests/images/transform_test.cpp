@@ -1,10 +1,11 @@
 // Flattening, area-averaging and the encoders, against hand-computed values and Pillow.
+#include "agentkit/images/transform.hpp"
+
 #include <cmath>
 #include <string>
 #include <vector>
 
 #include "agentkit/images/encode.hpp"
-#include "agentkit/images/transform.hpp"
 #include "image_fixtures.hpp"
 #include "support/catch.hpp"
 #include "support/fixtures.hpp"
@@ -87,8 +88,8 @@ TEST_CASE("alpha is composited onto white, not dropped") {
   r.height = 1;
   r.rgba = {0, 0, 0, 0, 0, 0, 0, 128, 10, 20, 30, 255};
   flatten_onto_white(r);
-  CHECK(r.rgba == std::vector<std::uint8_t>{255, 255, 255, 255, 127, 127, 127, 255, 10, 20, 30,
-                                            255});
+  CHECK(r.rgba ==
+        std::vector<std::uint8_t>{255, 255, 255, 255, 127, 127, 127, 255, 10, 20, 30, 255});
   CHECK(is_opaque(r));
 }
 
@@ -109,9 +110,8 @@ TEST_CASE("a downscaled photo is within 40 dB of Pillow's box filter") {
   for (Size to : {Size{64, 64}, Size{50, 37}, Size{97, 101}}) {
     agentkit::Result<Raster> ours = downscale(*src, to);
     REQUIRE(ours.has_value());
-    std::optional<Raster> theirs = pillow_raster("box " + quoted(png) + " " +
-                                                 std::to_string(to.width) + " " +
-                                                 std::to_string(to.height));
+    std::optional<Raster> theirs = pillow_raster(
+        "box " + quoted(png) + " " + std::to_string(to.width) + " " + std::to_string(to.height));
     REQUIRE(theirs.has_value());
     INFO(to.width << "x" << to.height << ": " << psnr(*ours, *theirs) << " dB");
     CHECK(psnr(*ours, *theirs) >= 40.0);

@@ -1,10 +1,11 @@
 // The private zlib layer: our inflate against our deflate, Python's zlib, and hostile streams.
+#include "zlib.hpp"
+
 #include <random>
 #include <string>
 #include <vector>
 
 #include "support/catch.hpp"
-#include "zlib.hpp"
 
 using agentkit::Errc;
 using agentkit::images::detail::zlib_deflate;
@@ -72,7 +73,8 @@ TEST_CASE("inflate decodes stored, fixed and dynamic blocks written by zlib itse
       {"7801012400dbff6167656e746b6974206167656e746b6974206167656e746b6974206167656e746b69742003f9"
        "0ddd",
        "agentkit agentkit agentkit agentkit "},
-      {"78da4b4c4fcd2bc9ce2c51481c65d0920100e1038a99", [] {
+      {"78da4b4c4fcd2bc9ce2c51481c65d0920100e1038a99",
+       [] {
          std::string s;
          for (int i = 0; i < 40; ++i) s += "agentkit ";
          return s;

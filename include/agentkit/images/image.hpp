@@ -34,7 +34,8 @@ struct ImageInfo {
   Format format = Format::unknown;
   std::uint32_t width = 0;
   std::uint32_t height = 0;
-  // More than one frame is shown (APNG with num_frames > 1, GIF with a second image, animated WebP).
+  // More than one frame is shown (APNG with num_frames > 1, GIF with a second image, animated
+  // WebP).
   bool animated = false;
 };
 

@@ -1,0 +1,121 @@
+// Image pipeline (issue 14) side by side with Pillow in the same run on the same files: decode a
+// 12-megapixel JPEG and a 4-megapixel PNG, downscale the photo to 2000 px, encode it as JPEG and
+// PNG; then the normaliser's cost on an image that already fits (it must read headers only).
+// Prints best-of-N milliseconds and our/Pillow ratios; asserts nothing. The fixtures are made by
+// Pillow from the shared pillars-2048x2048.jpg into a scratch folder.
+//   bench_images [--repeat N]
+#include <algorithm>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <iterator>
+#include <map>
+#include <sstream>
+#include <string>
+#include <vector>
+
+#include "agentkit/base/base64.hpp"
+#include "agentkit/images/encode.hpp"
+#include "agentkit/images/image.hpp"
+#include "agentkit/images/normalize.hpp"
+#include "agentkit/images/transform.hpp"
+
+namespace fs = std::filesystem;
+using namespace agentkit::images;
+using BenchClock = std::chrono::steady_clock;
+
+namespace {
+
+std::vector<std::uint8_t> read_bytes(const fs::path& p) {
+  std::ifstream in(p, std::ios::binary);
+  return {std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+}
+
+std::string run(const std::string& cmd) {
+  std::string out;
+  FILE* pipe = ::popen(cmd.c_str(), "r");
+  if (pipe == nullptr) return out;
+  char buf[4096];
+  std::size_t n = 0;
+  while ((n = std::fread(buf, 1, sizeof buf, pipe)) > 0) out.append(buf, n);
+  ::pclose(pipe);
+  return out;
+}
+
+template <class F>
+double best_seconds(int repeat, F&& f) {
+  double best = 1e30;
+  for (int i = 0; i < repeat; ++i) {
+    const auto start = BenchClock::now();
+    f();
+    best = std::min(best, std::chrono::duration<double>(BenchClock::now() - start).count());
+  }
+  return best;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int repeat = 3;
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::string(argv[i]) == "--repeat") repeat = std::max(1, std::atoi(argv[i + 1]));
+  }
+  const fs::path source = fs::path(AGENTKIT_SOURCE_DIR) / ".." / "shared" / "testdata" / "images";
+  const fs::path work = fs::temp_directory_path() / "agentkit_images_bench";
+  fs::create_directories(work);
+  const std::string script = std::string(AGENTKIT_SOURCE_DIR) + "/tests/images/pillow_ref.py";
+  std::string python = "python3";
+  if (run(python + " '" + script + "' version 2>/dev/null").empty()) python = "/usr/bin/python3";
+  run(python + " '" + script + "' fixtures '" + (source / "jpeg/pillars-2048x2048.jpg").string() +
+      "' '" + work.string() + "'");
+  const std::vector<std::uint8_t> jpg = read_bytes(work / "12mp.jpg");
+  const std::vector<std::uint8_t> png = read_bytes(work / "4mp.png");
+  if (jpg.empty() || png.empty()) {
+    std::printf("images bench: needs python3-pil and %s\n", source.string().c_str());
+    return 1;
+  }
+
+  std::map<std::string, double> ours;
+  Raster photo;
+  ours["decode_jpeg"] = best_seconds(repeat, [&] { photo = decode(jpg).value(); });
+  ours["decode_png"] = best_seconds(repeat, [&] { (void)decode(png).value(); });
+  Raster small;
+  ours["downscale"] = best_seconds(repeat, [&] { small = downscale(photo, {2000, 1500}).value(); });
+  ours["encode_jpeg"] = best_seconds(repeat, [&] { (void)encode_jpeg(small, {85}); });
+  ours["encode_png"] = best_seconds(repeat, [&] { (void)encode_png(small); });
+
+  std::map<std::string, double> pillow;
+  std::istringstream lines(run(python + " '" + script + "' bench '" + (work / "12mp.jpg").string() +
+                               "' '" + (work / "4mp.png").string() + "' " +
+                               std::to_string(repeat)));
+  std::string step;
+  double seconds = 0;
+  while (lines >> step >> seconds) pillow[step] = seconds;
+
+  std::printf("%-34s %10s %10s %8s\n", "step (best of N)", "ours ms", "Pillow ms", "ratio");
+  for (const char* name : {"decode_jpeg", "decode_png", "downscale", "encode_jpeg", "encode_png"}) {
+    const double p = pillow.count(name) ? pillow[name] : 0;
+    std::printf("%-34s %10.1f %10.1f %8.2f\n", name, ours[name] * 1e3, p * 1e3,
+                p > 0 ? ours[name] / p : 0.0);
+  }
+
+  // The normaliser on images that already fit: a small JPEG and the 1.8 MB boundary photo.
+  ImageNormalizer normalizer;
+  for (const char* name : {"jpeg/hopper.jpg", "jpeg/xmp_test.jpg", "png/basn6a16.png"}) {
+    const std::vector<std::uint8_t> bytes = read_bytes(source / name);
+    const std::string text =
+        agentkit::base64::encode({reinterpret_cast<const char*>(bytes.data()), bytes.size()});
+    constexpr int kCalls = 200;
+    const double s = best_seconds(repeat, [&] {
+      for (int i = 0; i < kCalls; ++i) {
+        if (normalizer.normalize("image/jpeg", text).data_base64.size() != text.size())
+          std::abort();
+      }
+    });
+    std::printf("normalize conforming %-20s %8.1f us per call (%zu KB of base64)\n", name,
+                s / kCalls * 1e6, text.size() / 1024);
+  }
+  return 0;
+}
