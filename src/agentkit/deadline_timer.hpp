@@ -10,6 +10,7 @@
 #include "agentkit/base/stop_token.hpp"
 #include <thread>
 
+#include "agentkit/base/condition_variable.hpp"
 #include "agentkit/base/thread.hpp"
 
 namespace agentkit::detail {
@@ -33,7 +34,7 @@ class DeadlineTimer {
   void run(agentkit::stop_token stop);
 
   std::mutex mu_;
-  std::condition_variable_any cv_;
+  agentkit::condition_variable_any cv_;
   std::multimap<Clock::time_point, std::pair<std::uint64_t, agentkit::stop_source>> pending_;
   std::uint64_t next_ticket_ = 1;
   agentkit::jthread thread_;

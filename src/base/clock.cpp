@@ -3,6 +3,8 @@
 #include <condition_variable>
 #include <mutex>
 
+#include "agentkit/base/condition_variable.hpp"
+
 namespace agentkit {
 
 std::chrono::steady_clock::time_point SystemClock::now() const { return std::chrono::steady_clock::now(); }
@@ -16,7 +18,7 @@ bool SystemClock::sleep_for(std::chrono::nanoseconds duration, agentkit::stop_to
   // condition_variable_any::wait_for with a stop_token returns as soon as the token fires, so a
   // cancelled backoff does not hold the caller for the rest of the delay.
   std::mutex m;
-  std::condition_variable_any cv;
+  agentkit::condition_variable_any cv;
   std::unique_lock lock(m);
   const bool stopped = cv.wait_for(lock, stop, duration, [] { return false; });
   return !stopped && !stop.stop_requested();
@@ -24,7 +26,7 @@ bool SystemClock::sleep_for(std::chrono::nanoseconds duration, agentkit::stop_to
 
 struct ManualClock::State {
   mutable std::mutex mutex;
-  mutable std::condition_variable_any changed;
+  mutable agentkit::condition_variable_any changed;
   std::chrono::nanoseconds elapsed{0};
   std::chrono::system_clock::time_point wall_start;
   mutable int sleepers = 0;

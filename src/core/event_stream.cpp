@@ -4,6 +4,7 @@
 #include <deque>
 #include <mutex>
 
+#include "agentkit/base/condition_variable.hpp"
 #include "agentkit/core/event.hpp"
 
 namespace agentkit {
@@ -14,7 +15,7 @@ struct EventChannel {
 
   EventStreamOptions options;
   mutable std::mutex mu;
-  std::condition_variable_any cv;
+  agentkit::condition_variable_any cv;
   std::deque<Event> queue;
   std::size_t pending_bytes = 0;
   bool finished = false;       // the producer is done (finish, close, or sink destroyed)

@@ -10,6 +10,7 @@
 #include <mutex>
 #include <thread>
 
+#include "agentkit/base/condition_variable.hpp"
 #include "agentkit/base/thread.hpp"
 
 namespace agentkit::http {
@@ -66,7 +67,7 @@ Result<std::vector<IpAddress>> run_getaddrinfo(const std::string& host) {
 
 struct Lookup {
   std::mutex mutex;
-  std::condition_variable_any done_cv;
+  agentkit::condition_variable_any done_cv;
   bool done = false;
   Result<std::vector<IpAddress>> result;
 };

@@ -12,6 +12,7 @@
 #include <string>
 #include <system_error>
 
+#include "agentkit/base/charconv.hpp"
 #include "agentkit/json/value.hpp"
 #include "dom_access.hpp"
 #include "text_scan.hpp"
@@ -597,7 +598,7 @@ Result<double> Value::to_double() const {
   if (!is_number()) return not_a_number(type(), "a double");
   const std::string_view text = number_text();
   double out = 0;
-  const auto [ptr, ec] = std::from_chars(text.data(), text.data() + text.size(), out);
+  const auto [ptr, ec] = agentkit::from_chars(text.data(), text.data() + text.size(), out);
   if (ec == std::errc()) return out;
   // from_chars reports underflow and overflow alike. Underflow is ordinary rounding (to zero, as
   // every JSON reader does); overflow does not fit.

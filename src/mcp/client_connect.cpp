@@ -4,6 +4,7 @@
 #include <cstdlib>
 #include <span>
 
+#include "agentkit/base/condition_variable.hpp"
 #include "agentkit/base/strings.hpp"
 #include "agentkit/http/url.hpp"
 #include "agentkit/mcp/config.hpp"
@@ -182,7 +183,7 @@ enum class ProbeOutcome { modern, legacy, died };
 
 void sleep_unless_stopped(std::chrono::milliseconds pause, const agentkit::stop_token& stop) {
   std::mutex m;
-  std::condition_variable_any cv;
+  agentkit::condition_variable_any cv;
   std::unique_lock lock(m);
   (void)cv.wait_for(lock, stop, pause, [] { return false; });
 }

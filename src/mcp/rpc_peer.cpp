@@ -7,6 +7,7 @@
 #include <thread>
 #include <utility>
 
+#include "agentkit/base/condition_variable.hpp"
 #include "agentkit/mcp/protocol.hpp"
 
 namespace agentkit::mcp::detail {
@@ -34,7 +35,7 @@ constexpr std::chrono::microseconds kReplyLinger{50};
 }  // namespace
 
 struct RpcPeer::Pending {
-  std::condition_variable_any cv;
+  agentkit::condition_variable_any cv;
   bool done = false;
   // `done` for a caller lingering before it sleeps (read without mu_); set together with it.
   std::atomic<bool> settled{false};

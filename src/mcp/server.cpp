@@ -5,6 +5,7 @@
 #include <condition_variable>
 #include <mutex>
 
+#include "agentkit/base/condition_variable.hpp"
 #include "server_core.hpp"
 #include "stdio_channel.hpp"
 
@@ -167,7 +168,7 @@ class StdioConnection final : public ChangeListener {
   std::atomic<bool> has_session_{false};
   std::mutex init_mu_;
   std::mutex mu_;
-  std::condition_variable_any cv_;
+  agentkit::condition_variable_any cv_;
   bool closing_ = false;
   std::vector<std::pair<RequestId, ListenFilter>> listens_;
 };
@@ -202,7 +203,7 @@ std::size_t Server::handlers_running() const { return core_->handlers_running();
 Result<void> Server::serve_stdio(agentkit::stop_token stop, int in_fd, int out_fd) {
   auto conn = std::make_shared<detail::StdioConnection>(core_);
   std::mutex m;
-  std::condition_variable_any cv;
+  agentkit::condition_variable_any cv;
   bool input_ended = false;
   std::optional<Error> broken;
 

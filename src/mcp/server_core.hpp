@@ -16,6 +16,7 @@
 #include <unordered_map>
 #include <vector>
 
+#include "agentkit/base/condition_variable.hpp"
 #include "agentkit/mcp/server.hpp"
 #include "request_state.hpp"
 #include "rpc_peer.hpp"
@@ -72,7 +73,7 @@ class HandlerGate {
  private:
   const std::size_t limit_;
   mutable std::mutex mu_;
-  std::condition_variable_any cv_;
+  agentkit::condition_variable_any cv_;
   std::size_t running_ = 0;
 };
 

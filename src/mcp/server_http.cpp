@@ -11,6 +11,7 @@
 #include <random>
 #include <unordered_map>
 
+#include "agentkit/base/condition_variable.hpp"
 #include "agentkit/base/hex.hpp"
 #include "agentkit/base/strings.hpp"
 #include "agentkit/http/server.hpp"
@@ -149,7 +150,7 @@ class Exchange {
 // An answer the server awaits from a legacy HTTP client (a server-to-client request).
 struct AwaitedReply {
   std::mutex mu;
-  std::condition_variable_any cv;
+  agentkit::condition_variable_any cv;
   std::optional<CallReply> reply;
 };
 
@@ -193,7 +194,7 @@ class StreamOutbox : public ChangeListener {
  private:
   std::function<std::optional<std::string>(ListKind)> render_;
   std::mutex mu_;
-  std::condition_variable_any cv_;
+  agentkit::condition_variable_any cv_;
   std::deque<std::string> queue_;
   bool ended_ = false;
 };

@@ -10,6 +10,7 @@
 #include <span>
 #include <string>
 
+#include "agentkit/base/charconv.hpp"
 #include "agentkit/base/strings.hpp"
 #include "agentkit/http/url.hpp"
 
@@ -51,7 +52,8 @@ std::optional<milliseconds> parse_decimal_delay(std::string_view text, double un
   }
   if (digits == 0) return std::nullopt;
   double value = 0;
-  auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), value, std::chars_format::fixed);
+  auto [end, ec] =
+      agentkit::from_chars(text.data(), text.data() + text.size(), value, std::chars_format::fixed);
   if (ec == std::errc::result_out_of_range) return milliseconds(static_cast<std::int64_t>(kMaxRepresentableMs));
   if (ec != std::errc() || end != text.data() + text.size()) return std::nullopt;
   double ms = std::min(value * unit_ms, kMaxRepresentableMs);

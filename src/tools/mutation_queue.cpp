@@ -4,6 +4,7 @@
 #include <mutex>
 #include <unordered_map>
 
+#include "agentkit/base/condition_variable.hpp"
 #include "agentkit/tools/workspace.hpp"
 
 namespace agentkit::tools {
@@ -14,7 +15,7 @@ namespace fs = std::filesystem;
 struct FileMutationQueue::Entry {
   bool held = false;
   std::size_t refs = 0;  // the holder plus every waiter
-  std::condition_variable_any released;
+  agentkit::condition_variable_any released;
 };
 
 struct FileMutationQueue::Table {

@@ -7,6 +7,7 @@
 #include <utility>
 #include <vector>
 
+#include "agentkit/base/charconv.hpp"
 #include "agentkit/wire/binder.hpp"
 #include "number_literal.hpp"
 
@@ -138,7 +139,7 @@ Result<double> read_double(const json::Value& value, const PathNode& at) {
   if (!value.is_number()) return type_mismatch(at, "a number", value);
   const std::string_view text = value.number_text();
   double d = 0;
-  const auto [end, ec] = std::from_chars(text.data(), text.data() + text.size(), d);
+  const auto [end, ec] = agentkit::from_chars(text.data(), text.data() + text.size(), d);
   if (ec == std::errc() && end == text.data() + text.size()) return d;
   const std::string path = format_path(at);
   return error_at(Errc::validation_error, path,

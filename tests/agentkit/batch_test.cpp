@@ -6,6 +6,7 @@
 #include <mutex>
 #include <thread>
 
+#include "agentkit/base/condition_variable.hpp"
 #include "harness.hpp"
 #include "support/catch.hpp"
 
@@ -327,7 +328,7 @@ TEST_CASE("a call to an unknown tool gets an error naming the tools that exist")
 TEST_CASE("a tool that outlives its timeout sees its stop token fire and reports a timeout") {
   ToolDefinition t = tool_with("wait", [](const json::Value&, const ToolContext& ctx) {
     std::mutex mu;
-    std::condition_variable_any cv;
+    agentkit::condition_variable_any cv;
     std::unique_lock lock(mu);
     cv.wait_for(lock, ctx.stop, 30s, [] { return false; });
     return ToolResult::text_result(ctx.stop.stop_requested() ? "stopped" : "slept");

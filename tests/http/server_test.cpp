@@ -11,6 +11,7 @@
 #include <mutex>
 #include <thread>
 
+#include "agentkit/base/condition_variable.hpp"
 #include "agentkit/base/thread.hpp"
 
 #include "agentkit/http/client.hpp"
@@ -197,7 +198,7 @@ TEST_CASE("stop() cancels a handler in flight and joins every thread") {
     (void)out.start_stream(200, {});
     handler_started.open();
     std::mutex m;
-    std::condition_variable_any cv;
+    agentkit::condition_variable_any cv;
     std::unique_lock lock(m);
     agentkit::stop_token stop = out.stop_token();
     cv.wait(lock, stop, [] { return false; });  // a long stream, waiting for the next event

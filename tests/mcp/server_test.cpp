@@ -5,6 +5,7 @@
 #include <mutex>
 #include <thread>
 
+#include "agentkit/base/condition_variable.hpp"
 #include "agentkit/mcp/client.hpp"
 #include "agentkit/mcp/server.hpp"
 #include "mcp_test_support.hpp"
@@ -51,7 +52,7 @@ std::int64_t error_code(const std::optional<json::Value>& reply) {
 // A tool whose calls block until released (or cancelled), counting how many run at once.
 struct Blocker {
   std::mutex mu;
-  std::condition_variable_any cv;
+  agentkit::condition_variable_any cv;
   bool released = false;
   int running = 0;
   int peak = 0;

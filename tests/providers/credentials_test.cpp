@@ -6,6 +6,7 @@
 #include <latch>
 #include <thread>
 
+#include "agentkit/base/condition_variable.hpp"
 #include "agentkit/base/thread.hpp"
 
 #include "agentkit/base/strings.hpp"
@@ -362,7 +363,7 @@ TEST_CASE("a refresh that never answers fails after its 15 s timeout and release
   o.refreshers["anthropic"] = [&](const StoredCredential&, const RefreshContext& ctx) -> Result<StoredCredential> {
     refresher_running = true;
     std::mutex m;
-    std::condition_variable_any cv;
+    agentkit::condition_variable_any cv;
     std::unique_lock lock(m);
     cv.wait(lock, ctx.stop, [] { return false; });  // a token endpoint that never answers
     return make_error(Errc::cancelled, "gave up");

@@ -6,6 +6,7 @@
 #include <thread>
 
 #include "agentkit/agent.hpp"
+#include "agentkit/base/condition_variable.hpp"
 #include "agentkit/catalog/catalog.hpp"
 #include "agentkit/providers/cost.hpp"
 #include "agentkit/providers/google.hpp"
@@ -425,7 +426,7 @@ class FakeGemini {
  private:
   static void wait_for_stop(http::ResponseWriter& out, std::chrono::milliseconds limit) {
     std::mutex m;
-    std::condition_variable_any cv;
+    agentkit::condition_variable_any cv;
     std::unique_lock lock(m);
     cv.wait_for(lock, out.stop_token(), limit, [] { return false; });
   }

@@ -12,6 +12,7 @@
 
 #include <thread>
 
+#include "agentkit/base/condition_variable.hpp"
 #include "agentkit/base/thread.hpp"
 
 namespace agentkit::testing {
@@ -72,7 +73,7 @@ void ScriptedServer::handle(const http::ServerRequest& req, http::ResponseWriter
   }
   if (r.hang_after_pieces) {
     std::mutex m;
-    std::condition_variable_any cv;
+    agentkit::condition_variable_any cv;
     std::unique_lock lock(m);
     cv.wait(lock, out.stop_token(), [] { return false; });
     return;

@@ -7,6 +7,7 @@
 #include <mutex>
 #include <thread>
 
+#include "agentkit/base/condition_variable.hpp"
 #include "agentkit/base/thread.hpp"
 
 #include "agentkit/providers/faux.hpp"
@@ -38,7 +39,7 @@ FauxResponse script_exhausted() {
 bool wait_for(std::chrono::milliseconds d, agentkit::stop_token stop) {
   if (d.count() <= 0) return !stop.stop_requested();
   std::mutex mu;
-  std::condition_variable_any cv;
+  agentkit::condition_variable_any cv;
   std::unique_lock lock(mu);
   cv.wait_for(lock, stop, d, [] { return false; });
   return !stop.stop_requested();

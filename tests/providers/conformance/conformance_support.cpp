@@ -1,5 +1,6 @@
 #include <thread>
 
+#include "agentkit/base/condition_variable.hpp"
 #include "agentkit/base/thread.hpp"
 
 #include "agentkit/wire/decode.hpp"
@@ -83,7 +84,7 @@ Exchange exchange(const WireDialect& d, const ScriptedReply& reply, const Exchan
   if (options.cancel_after) {
     canceller = agentkit::jthread([&cancel, after = *options.cancel_after](agentkit::stop_token done) {
       std::mutex m;
-      std::condition_variable_any cv;
+      agentkit::condition_variable_any cv;
       std::unique_lock lock(m);
       if (!cv.wait_for(lock, done, after, [] { return false; })) cancel.request_stop();
     });
