@@ -15,7 +15,7 @@ namespace {
 constexpr auto kHang = 20s;  // only a broken wait reaches this bound
 }  // namespace
 
-TEST_CASE("a stop-token wait returns false when a stop arrives before the predicate holds") {
+TEST_CASE("a stop-token wait returns false as soon as a stop arrives before the predicate holds") {
   // Repeated so a stop landing between the waiter's check and its sleep would show as a hang.
   for (int round = 0; round < 200; ++round) {
     std::mutex m;
@@ -24,12 +24,13 @@ TEST_CASE("a stop-token wait returns false when a stop arrives before the predic
     std::promise<bool> result;
     agentkit::jthread waiter([&] {
       std::unique_lock lock(m);
-      result.set_value(cv.wait(lock, source.get_token(), [] { return false; }));
+      // Bounded so that a wait the stop never wakes fails the REQUIRE below instead of hanging.
+      result.set_value(cv.wait_for(lock, source.get_token(), kHang, [] { return false; }));
     });
     if (round % 2 == 0) std::this_thread::yield();
     source.request_stop();
     auto done = result.get_future();
-    REQUIRE(done.wait_for(kHang) == std::future_status::ready);
+    REQUIRE(done.wait_for(kHang / 2) == std::future_status::ready);
     CHECK_FALSE(done.get());
   }
 }
@@ -77,4 +78,28 @@ TEST_CASE("timed waits end at their deadline with the predicate's value") {
   CHECK(cv.wait_until(lock, std::chrono::steady_clock::now() + 1ms, [] { return true; }));
   CHECK(cv.wait_until(lock, std::chrono::system_clock::now() - 1s) == std::cv_status::timeout);
   CHECK(lock.owns_lock());
+}
+
+TEST_CASE("a stop requested while holding the waiter's mutex wakes the waiter without deadlock") {
+  std::mutex m;
+  agentkit::condition_variable_any cv;
+  agentkit::stop_source source;
+  std::promise<void> waiting;
+  std::promise<bool> result;
+  bool flagged = false;
+  agentkit::jthread waiter([&] {
+    std::unique_lock lock(m);
+    flagged = true;
+    waiting.set_value();
+    result.set_value(cv.wait_for(lock, source.get_token(), kHang, [] { return false; }));
+  });
+  waiting.get_future().wait();
+  {
+    std::lock_guard guard(m);  // the waiter sleeps with m released, so this lock is ours
+    CHECK(flagged);
+    source.request_stop();     // its callback takes only the internal mutex
+  }
+  auto done = result.get_future();
+  REQUIRE(done.wait_for(kHang / 2) == std::future_status::ready);
+  CHECK_FALSE(done.get());
 }
