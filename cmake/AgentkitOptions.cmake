@@ -25,3 +25,10 @@ if(AGENTKIT_FUZZ)
   # Coverage instrumentation for the library; the fuzz executables add -fsanitize=fuzzer themselves.
   add_compile_options(-fsanitize=fuzzer-no-link)
 endif()
+
+# The installed Catch2WithMain is built for the host's libstdc++: a cross or libc++ build links
+# Catch2's main compiled here instead (tests/CMakeLists.txt, difftest/CMakeLists.txt).
+set(AGENTKIT_CATCH2_OWN_MAIN OFF)
+if(CMAKE_CROSSCOMPILING OR CMAKE_CXX_FLAGS MATCHES "-stdlib=libc\\+\\+")
+  set(AGENTKIT_CATCH2_OWN_MAIN ON)
+endif()

@@ -16,6 +16,17 @@ struct AllocStats {
   std::size_t largest = 0;        // the largest single request
 };
 
+// The bytes std::string requests for `capacity` characters: capacity + 1 (the NUL) on libstdc++;
+// libc++ rounds that up to a multiple of 16. Bounds on a string's allocation are stated with it.
+constexpr std::size_t string_allocation(std::size_t capacity) noexcept {
+#if defined(_LIBCPP_VERSION)
+  constexpr std::size_t kGranule = 16;
+  return (capacity + 1 + kGranule - 1) / kGranule * kGranule;
+#else
+  return capacity + 1;
+#endif
+}
+
 // Records allocations on this thread for its lifetime; nests (the innermost is filled).
 class AllocCounter {
  public:
