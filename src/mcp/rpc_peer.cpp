@@ -314,7 +314,9 @@ void RpcPeer::on_request(RpcMessage msg) {
   }
   agentkit::stop_token stop = entry->stop.get_token();
   json::Value params = msg.params ? std::move(*msg.params) : json::Value();
-  if (std::ranges::find(options_.inline_methods, msg.method) != options_.inline_methods.end()) {
+  // std::find, not std::ranges::find: libc++ 14 lacks the latter.
+  const auto& inline_methods = options_.inline_methods;
+  if (std::find(inline_methods.begin(), inline_methods.end(), msg.method) != inline_methods.end()) {
     run_inbound(id, msg.method, std::move(params), stop);
     return;
   }
