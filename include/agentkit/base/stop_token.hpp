@@ -19,6 +19,8 @@
 
 #include <version>
 
+// AGENTKIT_FORCE_STD_FALLBACKS is for the library's own tests, which run the replacements on
+// every standard library; a program defining it would no longer link with the library.
 #if defined(__cpp_lib_jthread) && !defined(AGENTKIT_FORCE_STD_FALLBACKS)
 #include <stop_token>
 
