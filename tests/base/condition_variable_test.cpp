@@ -97,7 +97,7 @@ TEST_CASE("a stop requested while holding the waiter's mutex wakes the waiter wi
   {
     std::lock_guard guard(m);  // the waiter sleeps with m released, so this lock is ours
     CHECK(flagged);
-    source.request_stop();     // its callback takes only the internal mutex
+    source.request_stop();  // its callback takes only the internal mutex
   }
   auto done = result.get_future();
   REQUIRE(done.wait_for(kHang / 2) == std::future_status::ready);

@@ -19,8 +19,8 @@ void require(bool condition) {
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const char* first = reinterpret_cast<const char*>(data);
   const char* last = first + size;
-  for (auto format : {std::chars_format::general, std::chars_format::fixed,
-                      std::chars_format::scientific}) {
+  for (auto format :
+       {std::chars_format::general, std::chars_format::fixed, std::chars_format::scientific}) {
     double ours = 0.5;
     double theirs = 0.5;
     const auto a = agentkit::from_chars(first, last, ours, format);
