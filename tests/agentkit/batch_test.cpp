@@ -373,7 +373,7 @@ TEST_CASE("every way a call fails reaches the model in one shape: prose, is_erro
       });
   ToolDefinition sleeps = tool_with("sleeps", [](const json::Value&, const ToolContext& ctx) {
     std::mutex mu;
-    std::condition_variable_any cv;
+    agentkit::condition_variable_any cv;
     std::unique_lock lock(mu);
     cv.wait_for(lock, ctx.stop, 30s, [] { return false; });
     return ToolResult::text_result("slept");
