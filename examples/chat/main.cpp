@@ -65,12 +65,14 @@ struct Options {
 };
 
 void usage(std::ostream& out) {
-  out << "usage: chat [--model VENDOR/MODEL] [--base-url URL] [--workspace DIR] [--thinking LEVEL]\n"
+  out << "usage: chat [--model VENDOR/MODEL] [--base-url URL] [--workspace DIR] [--thinking "
+         "LEVEL]\n"
          "            [--max-tokens N] [--system TEXT] [--no-tools] [--show-thinking]\n"
          "            [--skills DIR]... [--trust-project]\n"
          "  Skills load from each --skills DIR and from ~/.agents/skills, ~/.claude/skills; the\n"
          "  workspace's own skills and AGENTS.md / CLAUDE.md load only with --trust-project.\n"
-         "  Keys are read from the vendor's environment variables (ANTHROPIC_API_KEY, OPENAI_API_KEY,\n"
+         "  Keys are read from the vendor's environment variables (ANTHROPIC_API_KEY, "
+         "OPENAI_API_KEY,\n"
          "  GEMINI_API_KEY, ...). Type a message per line; /quit or end of input leaves; Ctrl-C\n"
          "  cancels the turn in flight.\n";
 }
@@ -95,8 +97,9 @@ std::optional<Options> parse_args(int argc, char** argv) {
       o.skill_dirs.push_back(*v);
     } else if (arg == "--show-thinking") {
       o.show_thinking = true;
-    } else if ((arg == "--model" || arg == "--base-url" || arg == "--workspace" || arg == "--thinking" ||
-                arg == "--max-tokens" || arg == "--system") && (v = value())) {
+    } else if ((arg == "--model" || arg == "--base-url" || arg == "--workspace" ||
+                arg == "--thinking" || arg == "--max-tokens" || arg == "--system") &&
+               (v = value())) {
       if (arg == "--model") o.model = *v;
       if (arg == "--base-url") o.base_url = *v;
       if (arg == "--workspace") o.workspace = *v;

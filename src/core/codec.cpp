@@ -620,8 +620,8 @@ std::size_t payload_size(const Event& e) noexcept {
   return std::visit(
       Overloaded{
           [](const AgentStartEvent& ev) {
-            std::size_t n = ev.session_id.size() + ev.provider.size() + ev.api.size() +
-                            ev.model.size();
+            std::size_t n =
+                ev.session_id.size() + ev.provider.size() + ev.api.size() + ev.model.size();
             for (const auto& s : ev.skills) n += s.size();
             return n;
           },
@@ -646,14 +646,17 @@ std::size_t payload_size(const Event& e) noexcept {
           [](const ToolExecutionStartEvent& ev) {
             return ev.tool_use_id.size() + ev.tool_name.size() + value_size(ev.arguments);
           },
-          [](const ToolExecutionUpdateEvent& ev) { return ev.tool_use_id.size() + ev.tool_name.size() + ev.chunk.size(); },
+          [](const ToolExecutionUpdateEvent& ev) {
+            return ev.tool_use_id.size() + ev.tool_name.size() + ev.chunk.size();
+          },
           [](const ToolExecutionEndEvent& ev) {
             return ev.tool_use_id.size() + ev.tool_name.size() + message_size(ev.result);
           },
           [](const CacheEvent& ev) { return ev.key.size(); },
           [](const ErrorEvent& ev) {
             std::size_t n = ev.error.message.size();
-            for (const ErrorDetail& d : ev.error.detail) n += sizeof(ErrorDetail) + d.key.size() + d.value.size();
+            for (const ErrorDetail& d : ev.error.detail)
+              n += sizeof(ErrorDetail) + d.key.size() + d.value.size();
             return n;
           },
       },

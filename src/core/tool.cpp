@@ -29,12 +29,9 @@ namespace {
 std::string tool_error_code(Errc code) {
   switch (code) {
     case Errc::invalid_argument:
-    case Errc::validation_error:
-      return "invalid_arguments";
-    case Errc::cancelled:
-      return "aborted";
-    default:
-      return std::string(errc_name(code));
+    case Errc::validation_error: return "invalid_arguments";
+    case Errc::cancelled: return "aborted";
+    default: return std::string(errc_name(code));
   }
 }
 

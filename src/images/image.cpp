@@ -68,50 +68,36 @@ Error not_an_image() {
 
 std::string_view mime_type(Format format) noexcept {
   switch (format) {
-    case Format::png:
-      return "image/png";
-    case Format::jpeg:
-      return "image/jpeg";
-    case Format::gif:
-      return "image/gif";
-    case Format::webp:
-      return "image/webp";
-    case Format::unknown:
-      break;
+    case Format::png: return "image/png";
+    case Format::jpeg: return "image/jpeg";
+    case Format::gif: return "image/gif";
+    case Format::webp: return "image/webp";
+    case Format::unknown: break;
   }
   return {};
 }
 
 Result<ImageInfo> probe(std::span<const std::uint8_t> bytes) {
   switch (sniff(bytes)) {
-    case Format::png:
-      return detail::probe_png(bytes);
-    case Format::jpeg:
-      return detail::probe_jpeg(bytes);
-    case Format::gif:
-      return detail::probe_gif(bytes);
-    case Format::webp:
-      return probe_webp(bytes);
-    case Format::unknown:
-      break;
+    case Format::png: return detail::probe_png(bytes);
+    case Format::jpeg: return detail::probe_jpeg(bytes);
+    case Format::gif: return detail::probe_gif(bytes);
+    case Format::webp: return probe_webp(bytes);
+    case Format::unknown: break;
   }
   return not_an_image();
 }
 
 Result<Raster> decode(std::span<const std::uint8_t> bytes, const DecodeLimits& limits) {
   switch (sniff(bytes)) {
-    case Format::png:
-      return detail::decode_png(bytes, limits);
-    case Format::jpeg:
-      return detail::decode_jpeg(bytes, limits);
-    case Format::gif:
-      return detail::decode_gif(bytes, limits);
+    case Format::png: return detail::decode_png(bytes, limits);
+    case Format::jpeg: return detail::decode_jpeg(bytes, limits);
+    case Format::gif: return detail::decode_gif(bytes, limits);
     case Format::webp:
       return make_error(Errc::unsupported,
                         "WebP cannot be decoded here; it can only be passed "
                         "through unchanged when it already fits");
-    case Format::unknown:
-      break;
+    case Format::unknown: break;
   }
   return not_an_image();
 }

@@ -777,16 +777,12 @@ class Decoder {
       for (std::uint32_t x = 0; x < out.width; ++x) {
         std::uint32_t sx = x, sy = y;
         switch (orientation_) {
-          case 2:
-            sx = W - 1 - x;
-            break;
+          case 2: sx = W - 1 - x; break;
           case 3:
             sx = W - 1 - x;
             sy = H - 1 - y;
             break;
-          case 4:
-            sy = H - 1 - y;
-            break;
+          case 4: sy = H - 1 - y; break;
           case 5:
             sx = y;
             sy = x;
@@ -803,8 +799,7 @@ class Decoder {
             sx = W - 1 - y;
             sy = x;
             break;
-          default:
-            break;
+          default: break;
         }
         std::copy_n(img.rgba.data() + (std::size_t{sy} * W + sx) * 4, 4,
                     out.rgba.data() + (std::size_t{y} * out.width + x) * 4);

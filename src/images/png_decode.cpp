@@ -112,8 +112,7 @@ std::uint8_t paeth(int a, int b, int c) {
 Result<void> unfilter(int type, std::uint8_t* row, const std::uint8_t* prior, std::size_t n,
                       std::size_t bpp) {
   switch (type) {
-    case 0:
-      return {};
+    case 0: return {};
     case 1:
       for (std::size_t i = bpp; i < n; ++i)
         row[i] = static_cast<std::uint8_t>(row[i] + row[i - bpp]);
@@ -134,8 +133,7 @@ Result<void> unfilter(int type, std::uint8_t* row, const std::uint8_t* prior, st
         row[i] = static_cast<std::uint8_t>(row[i] + paeth(left, prior[i], up_left));
       }
       return {};
-    default:
-      return bad("unknown row filter type " + std::to_string(type));
+    default: return bad("unknown row filter type " + std::to_string(type));
   }
 }
 
@@ -163,10 +161,8 @@ class PixelWriter {
         static_cast<std::size_t>(i) * static_cast<std::size_t>(h_.channels()) +
         static_cast<std::size_t>(c);
     switch (h_.depth) {
-      case 16:
-        return be16(row + index * 2);
-      case 8:
-        return row[index];
+      case 16: return be16(row + index * 2);
+      case 8: return row[index];
       default: {
         const std::size_t bit = index * static_cast<std::size_t>(h_.depth);
         const unsigned shift = 8 - static_cast<unsigned>(h_.depth) - bit % 8;
@@ -176,12 +172,9 @@ class PixelWriter {
   }
   std::uint8_t to8(unsigned v) const {
     switch (h_.depth) {
-      case 16:
-        return static_cast<std::uint8_t>(v >> 8);
-      case 8:
-        return static_cast<std::uint8_t>(v);
-      default:
-        return static_cast<std::uint8_t>(v * 255 / ((1u << h_.depth) - 1));
+      case 16: return static_cast<std::uint8_t>(v >> 8);
+      case 8: return static_cast<std::uint8_t>(v);
+      default: return static_cast<std::uint8_t>(v * 255 / ((1u << h_.depth) - 1));
     }
   }
   unsigned trns_sample(int c) const { return be16(trns_.data() + 2 * c); }

@@ -49,20 +49,11 @@ void filter_row(int type, const std::uint8_t* row, const std::uint8_t* prior, st
     const int c = i >= bpp ? prior[i - bpp] : 0;
     int predicted = 0;
     switch (type) {
-      case 1:
-        predicted = a;
-        break;
-      case 2:
-        predicted = b;
-        break;
-      case 3:
-        predicted = (a + b) >> 1;
-        break;
-      case 4:
-        predicted = paeth(a, b, c);
-        break;
-      default:
-        break;
+      case 1: predicted = a; break;
+      case 2: predicted = b; break;
+      case 3: predicted = (a + b) >> 1; break;
+      case 4: predicted = paeth(a, b, c); break;
+      default: break;
     }
     out[i] = static_cast<std::uint8_t>(row[i] - predicted);
   }

@@ -210,7 +210,6 @@ Result<CallResult> call_tool_of(const std::shared_ptr<ClientState>& state, std::
 
 }  // namespace
 
-
 Result<CallResult> call_tool_audited(const std::shared_ptr<ClientState>& state, std::string_view name,
                                      const json::Value& arguments, const CallControl& control) {
   auto result = call_tool_of(state, name, arguments, control);

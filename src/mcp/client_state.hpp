@@ -107,7 +107,8 @@ Error peer_error(const ClientState& state, std::string_view method, const RpcErr
 // A tool call with its audit record (REQ-OBS-05), for Client::call_tool and tool handlers.
 Result<CallResult> call_tool_audited(const std::shared_ptr<ClientState>& state, std::string_view name,
                                      const json::Value& arguments, const CallControl& control);
-Result<std::vector<ToolInfo>> list_tools_cached(const std::shared_ptr<ClientState>& state, agentkit::stop_token stop);
+Result<std::vector<ToolInfo>> list_tools_cached(const std::shared_ptr<ClientState>& state,
+                                                agentkit::stop_token stop);
 
 // Parses the x-mcp-header annotations of a tool; an error names why the tool must be dropped.
 Result<std::vector<std::pair<std::string, std::string>>> header_params_of(const json::Value& input_schema);

@@ -90,9 +90,9 @@ class Loader {
     file.truncated = file.truncated || bytes->truncated;
     if (file.truncated) {
       note(DiagnosticCode::file_too_large, path,
-           std::to_string(file.bytes) + " bytes; truncated to " +
-               std::to_string(file.body.size()) + " to stay within the " +
-               std::to_string(options_.max_total_bytes) + "-byte cap for context files");
+           std::to_string(file.bytes) + " bytes; truncated to " + std::to_string(file.body.size()) +
+               " to stay within the " + std::to_string(options_.max_total_bytes) +
+               "-byte cap for context files");
     }
     used_ += file.body.size();
     out_.files.push_back(std::move(file));

@@ -138,8 +138,8 @@ class Scanner {
 
   const DiscoveryOptions& options_;
   SkillCatalog& out_;
-  std::set<std::pair<dev_t, ino_t>> visited_;  // (device, inode): a folder seen by any path
-  std::map<std::string, std::size_t> by_name_;   // skill name -> index in out_.skills
+  std::set<std::pair<dev_t, ino_t>> visited_;   // (device, inode): a folder seen by any path
+  std::map<std::string, std::size_t> by_name_;  // skill name -> index in out_.skills
   std::size_t folders_ = 0;
 };
 
@@ -147,9 +147,8 @@ class Scanner {
 // working folder outside the root contributes only the root.
 std::vector<fs::path> project_folders(const DiscoveryOptions& options) {
   const fs::path root = fs::absolute(options.project_root).lexically_normal();
-  fs::path dir = options.working_dir.empty()
-                     ? root
-                     : fs::absolute(options.working_dir).lexically_normal();
+  fs::path dir =
+      options.working_dir.empty() ? root : fs::absolute(options.working_dir).lexically_normal();
   auto rel = dir.lexically_relative(root);
   if (rel.empty() || *rel.begin() == "..") return {root};
   std::vector<fs::path> out;

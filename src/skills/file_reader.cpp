@@ -14,8 +14,8 @@ Error errno_error(const std::filesystem::path& path, int err) {
   const Errc code = err == ENOENT   ? Errc::not_found
                     : err == EACCES ? Errc::permission_denied
                                     : Errc::io_error;
-  return make_error(code, "cannot read '" + path.string() + "': " +
-                              std::system_category().message(err));
+  return make_error(code,
+                    "cannot read '" + path.string() + "': " + std::system_category().message(err));
 }
 
 class Fd {
@@ -41,9 +41,10 @@ Result<FileBytes> read_capped(const std::filesystem::path& path, std::size_t max
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) return Unexpected(errno_error(path, errno));
   if (!S_ISREG(st.st_mode)) {
-    return Unexpected(make_error(Errc::invalid_argument,
-                                 "'" + path.string() + "' is not a regular file (a folder, FIFO, "
-                                                       "socket or device); it was not read"));
+    return Unexpected(
+        make_error(Errc::invalid_argument, "'" + path.string() +
+                                               "' is not a regular file (a folder, FIFO, "
+                                               "socket or device); it was not read"));
   }
   FileBytes out;
   out.size = static_cast<std::uint64_t>(st.st_size);

@@ -170,7 +170,7 @@ class Reader {
   }
   void warn(std::size_t line, std::string why) {
     out_.push_back(Diagnostic{Severity::warning, DiagnosticCode::yaml_leniency, std::string(file_),
-                               line, std::move(why)});
+                              line, std::move(why)});
   }
 
   Result<YamlValue> read_map(std::size_t indent, std::size_t depth) {
@@ -181,9 +181,7 @@ class Reader {
     for (skip_blank(); !at_end(); skip_blank()) {
       const Line line = lines_[pos_];
       if (line.indent < indent) break;
-      if (line.indent > indent) {
-        return fail(line.number, "unexpected indentation inside a map");
-      }
+      if (line.indent > indent) { return fail(line.number, "unexpected indentation inside a map"); }
       std::string_view t = line.text.substr(indent);
       if (is_sequence_entry(t)) break;
       auto colon = key_colon_of(line);
@@ -259,16 +257,12 @@ class Reader {
     if (v.empty() || v[0] == '#') return read_nested(indent, depth, out);
     switch (v[0]) {
       case '|':
-      case '>':
-        return read_block_scalar(v, line, indent);
+      case '>': return read_block_scalar(v, line, indent);
       case '"':
-      case '\'':
-        return read_quoted(v, line);
+      case '\'': return read_quoted(v, line);
       case '[':
-      case '{':
-        return read_flow_value(v, line, depth);
-      default:
-        return read_plain(v, line, indent);
+      case '{': return read_flow_value(v, line, depth);
+      default: return read_plain(v, line, indent);
     }
   }
 
@@ -338,12 +332,14 @@ class Reader {
   void note_colon(std::string_view part, std::size_t line, bool& noted) {
     if (noted) return;
     if (key_colon(part) != npos_ && part.back() != ':') {
-      warn(line, "an unquoted ': ' inside a value is read as text; quote the value so every YAML "
-                 "reader agrees");
+      warn(line,
+           "an unquoted ': ' inside a value is read as text; quote the value so every YAML "
+           "reader agrees");
       noted = true;
     } else if (!part.empty() && part.back() == ':') {
-      warn(line, "a value ending in ':' is read as text; quote the value so every YAML reader "
-                 "agrees");
+      warn(line,
+           "a value ending in ':' is read as text; quote the value so every YAML reader "
+           "agrees");
       noted = true;
     }
   }
@@ -424,9 +420,24 @@ class Reader {
   std::size_t unescape(std::string_view s, std::size_t i, std::string& out, std::size_t line) {
     const char c = s[i];
     static constexpr std::string_view kFrom = "0abtnvfre \"/\\N_LP\t";
-    static constexpr std::string_view kTo[] = {
-        std::string_view("\0", 1), "\a", "\b", "\t", "\n", "\v", "\f", "\r", "\x1b", " ", "\"",
-        "/", "\\", "\xC2\x85", "\xC2\xA0", "\xE2\x80\xA8", "\xE2\x80\xA9", "\t"};
+    static constexpr std::string_view kTo[] = {std::string_view("\0", 1),
+                                               "\a",
+                                               "\b",
+                                               "\t",
+                                               "\n",
+                                               "\v",
+                                               "\f",
+                                               "\r",
+                                               "\x1b",
+                                               " ",
+                                               "\"",
+                                               "/",
+                                               "\\",
+                                               "\xC2\x85",
+                                               "\xC2\xA0",
+                                               "\xE2\x80\xA8",
+                                               "\xE2\x80\xA9",
+                                               "\t"};
     if (auto k = kFrom.find(c); k != npos_) {
       out += kTo[k];
       return i + 1;
@@ -442,7 +453,7 @@ class Reader {
       bool ok = i + digits < s.size();
       for (std::size_t k = 0; ok && k < digits; ++k) {
         char h = s[i + 1 + k];
-        int d = h >= '0' && h <= '9' ? h - '0'
+        int d = h >= '0' && h <= '9'   ? h - '0'
                 : h >= 'a' && h <= 'f' ? h - 'a' + 10
                 : h >= 'A' && h <= 'F' ? h - 'A' + 10
                                        : -1;
@@ -500,8 +511,7 @@ class Reader {
     bool prev_leading_space = false;
     auto take_breaks = [&] {
       breaks.clear();
-      while (!at_end() && is_empty(lines_[pos_]) &&
-             lines_[pos_].text.size() <= content_indent) {
+      while (!at_end() && is_empty(lines_[pos_]) && lines_[pos_].text.size() <= content_indent) {
         breaks += '\n';
         ++pos_;
       }
@@ -698,8 +708,7 @@ Split split_front_matter(std::string_view text, std::size_t offset, std::size_t 
     line.indent = l.find_first_not_of(' ');
     if (line.indent == std::string_view::npos) line.indent = l.size();
     std::string_view rest = l.substr(line.indent);
-    line.blank = rest.find_first_not_of(" \t") == std::string_view::npos ||
-                 rest.front() == '#';
+    line.blank = rest.find_first_not_of(" \t") == std::string_view::npos || rest.front() == '#';
     out.lines.push_back(line);
     start = next;
   }
@@ -723,10 +732,10 @@ Result<FrontMatter> read_front_matter(std::string_view text, std::string_view fi
   Split split = split_front_matter(text, nl + 1, options.max_bytes);
   if (!split.closed) {
     if (text.size() - nl > options.max_bytes) {
-      return Unexpected(make_error(Errc::limit_exceeded,
-                                   std::string(file) + ": front matter is longer than " +
-                                       std::to_string(options.max_bytes) +
-                                       " bytes (or never closed)"));
+      return Unexpected(make_error(Errc::limit_exceeded, std::string(file) +
+                                                             ": front matter is longer than " +
+                                                             std::to_string(options.max_bytes) +
+                                                             " bytes (or never closed)"));
     }
     return Unexpected(make_error(Errc::parse_error,
                                  std::string(file) + ":1: front matter opened with '---' is never "

@@ -74,11 +74,13 @@ std::string context_block(const ContextFile& f) {
 std::string catalog_text(const std::vector<CatalogEntry>& skills, std::string_view reader,
                          std::size_t max_description) {
   std::string out = "# Skills\n\n<available_skills>\n";
-  out += "Each skill below has instructions in its SKILL.md. When a task matches a skill's "
-         "description, read the skill with the " + std::string(reader) +
-         " tool before acting. Relative paths inside a skill are relative to the skill's folder "
-         "(the folder holding its SKILL.md): resolve them against that folder and use the "
-         "absolute result in tool commands.\n";
+  out +=
+      "Each skill below has instructions in its SKILL.md. When a task matches a skill's "
+      "description, read the skill with the " +
+      std::string(reader) +
+      " tool before acting. Relative paths inside a skill are relative to the skill's folder "
+      "(the folder holding its SKILL.md): resolve them against that folder and use the "
+      "absolute result in tool commands.\n";
   for (const auto& s : skills) {
     std::string_view d = utf8::truncate_code_points(s.description, max_description);
     out += "- name: " + xml_escape(s.name) + "\n  description: " + xml_escape(d);
@@ -179,8 +181,8 @@ AssembledPrompt assemble_prompt(const PromptInputs& in) {
   if (!in.skills.empty()) {
     bool truncated = false;
     std::string catalog = fitted_catalog(in, out, truncated);
-    b.add(SectionKind::skills_catalog, "skills: " + std::to_string(out.skill_names.size()),
-          catalog, truncated);
+    b.add(SectionKind::skills_catalog, "skills: " + std::to_string(out.skill_names.size()), catalog,
+          truncated);
   }
   add_guidelines(in, b);
   return out;

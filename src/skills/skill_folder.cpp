@@ -36,8 +36,8 @@ class FieldReader {
       : out_(out), file_(file), notes_(notes) {}
 
   void note(DiagnosticCode code, std::size_t line, std::string message) {
-    notes_.push_back(Diagnostic{Severity::warning, code, std::string(file_), line,
-                                std::move(message)});
+    notes_.push_back(
+        Diagnostic{Severity::warning, code, std::string(file_), line, std::move(message)});
   }
 
   // The text of a scalar field, or nullopt (with a diagnostic) for a list or map.
@@ -111,8 +111,10 @@ void settle_name(LoadedSkill& out, const YamlValue* declared, std::string_view f
   const bool valid = is_valid_skill_name(name);
   if (!valid) {
     r.note(DiagnosticCode::name_invalid, line,
-           "name '" + name + "' is not 1-64 lowercase letters, digits and single inner hyphens; "
-           "the folder name '" + std::string(folder_name) + "' is used");
+           "name '" + name +
+               "' is not 1-64 lowercase letters, digits and single inner hyphens; "
+               "the folder name '" +
+               std::string(folder_name) + "' is used");
   }
   if (name != folder_name) {
     r.note(DiagnosticCode::name_mismatch, line,
@@ -142,8 +144,8 @@ Result<void> settle_description(LoadedSkill& out, const YamlValue* d, std::strin
 }
 
 bool is_known_key(std::string_view key) {
-  for (std::string_view k : {"name", "description", "license", "compatibility", "metadata",
-                             "allowed-tools"}) {
+  for (std::string_view k :
+       {"name", "description", "license", "compatibility", "metadata", "allowed-tools"}) {
     if (key == k) return true;
   }
   return false;

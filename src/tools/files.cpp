@@ -264,11 +264,12 @@ Result<FileContent> read_file(const Workspace& workspace, std::string_view path,
     bytes.resize(done);
     // The headers must be readable and the image still: an animated, CMYK or broken file would
     // otherwise sit in history as bytes no provider accepts.
-    Result<images::ImageInfo> info = images::probe(
-        {reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()});
+    Result<images::ImageInfo> info =
+        images::probe({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()});
     if (!info || info->animated) {
-      return fail(Errc::unsupported, "image '" + std::string(path) + "' cannot be sent to a model: " +
-                                         (info ? std::string("it is animated") : info.error().message))
+      return fail(Errc::unsupported,
+                  "image '" + std::string(path) + "' cannot be sent to a model: " +
+                      (info ? std::string("it is animated") : info.error().message))
           .with_detail("code", "unsupported_image");
     }
     out.image = ImageContent{*mime, base64::encode(bytes), done};

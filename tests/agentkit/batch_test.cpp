@@ -363,7 +363,8 @@ TEST_CASE("a handler's progress reports reach subscribers as tool execution upda
   CHECK(chunks == std::vector<std::string>{"half", "done"});
 }
 
-TEST_CASE("every way a call fails reaches the model in one shape: prose, is_error, a metadata code") {
+TEST_CASE(
+    "every way a call fails reaches the model in one shape: prose, is_error, a metadata code") {
   ToolDefinition refuses = tool_with("refuses", [](const json::Value&, const ToolContext&) {
     return ToolResult::failure("not_found", "There is no such record.");
   });
@@ -391,14 +392,14 @@ TEST_CASE("every way a call fails reaches the model in one shape: prose, is_erro
     return req.tool_name == "guarded" ? ToolCallDecision::deny("Not on Sundays.")
                                       : ToolCallDecision::allow();
   };
-  auto fx = faux_agent({faux::tool_call_response({faux::tool_call("c1", "refuses", "{}"),
-                                                  faux::tool_call("c2", "throws", "{}"),
-                                                  faux::tool_call("c3", "sleeps", "{}"),
-                                                  faux::tool_call("c4", "guarded", "{}"),
-                                                  faux::tool_call("c5", "missing", "{}"),
-                                                  faux::tool_call("c6", "typed", R"({"n":"x"})")}),
-                        faux::text_response("done")},
-                       {refuses, throws, sleeps, guarded, typed}, rt);
+  auto fx = faux_agent(
+      {faux::tool_call_response(
+           {faux::tool_call("c1", "refuses", "{}"), faux::tool_call("c2", "throws", "{}"),
+            faux::tool_call("c3", "sleeps", "{}"), faux::tool_call("c4", "guarded", "{}"),
+            faux::tool_call("c5", "missing", "{}"),
+            faux::tool_call("c6", "typed", R"({"n":"x"})")}),
+       faux::text_response("done")},
+      {refuses, throws, sleeps, guarded, typed}, rt);
   auto r = fx.agent.run("go");
   REQUIRE(r);
   auto results = results_of(*r);
@@ -417,7 +418,7 @@ TEST_CASE("every way a call fails reaches the model in one shape: prose, is_erro
     REQUIRE(results[i].content.size() == 1);
     const std::string text = text_of(results[i].content);
     CHECK(text.find(expected[i].second) != std::string::npos);
-    CHECK(text.find("\"ok\"") == std::string::npos);  // never the JSON envelope
+    CHECK(text.find("\"ok\"") == std::string::npos);           // never the JSON envelope
     CHECK(text.find(expected[i].first) == std::string::npos);  // the code is for the program
     REQUIRE(results[i].metadata.find("error_code"));
     CHECK(results[i].metadata.find("error_code")->as_string() == expected[i].first);

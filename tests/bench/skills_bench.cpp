@@ -46,10 +46,11 @@ double cpu_ms() {
 std::string skill_text(int i) {
   std::string n = "skill-" + std::to_string(i);
   return "---\nname: " + n + "\ndescription: >\n  Use this skill when the task mentions topic " +
-         std::to_string(i) + ", its files,\n  or \"quoted things\"; it explains the steps.\n"
+         std::to_string(i) +
+         ", its files,\n  or \"quoted things\"; it explains the steps.\n"
          "license: MIT\nallowed-tools: [Read, Grep, 'Bash(git:*)']\nmetadata:\n  version: \"1." +
-         std::to_string(i % 10) + "\"\n  owner: team-" + std::to_string(i % 7) +
-         "\n---\n# " + n + "\n\nBody text for the skill.\n";
+         std::to_string(i % 10) + "\"\n  owner: team-" + std::to_string(i % 7) + "\n---\n# " + n +
+         "\n\nBody text for the skill.\n";
 }
 
 fs::path make_tree() {
@@ -78,8 +79,8 @@ void bench_discovery(const fs::path& root) {
     skills::PromptInputs in;
     in.instructions = "You are a benchmark.";
     for (const auto& s : catalog.skills) {
-      in.skills.push_back({s.loaded.skill.name, s.loaded.skill.description,
-                           s.loaded.skill_file.string()});
+      in.skills.push_back(
+          {s.loaded.skill.name, s.loaded.skill.description, s.loaded.skill_file.string()});
     }
     auto t1 = Clock::now();
     skills::AssembledPrompt p = skills::assemble_prompt(in);
@@ -88,10 +89,10 @@ void bench_discovery(const fs::path& root) {
     prompt_bytes = p.text.size();
     count = catalog.skills.size();
   }
-  std::printf("discovery: %zu skills in %.2f ms; assemble_prompt: %.2f ms (%zu bytes, budget "
-              "applied); total %.2f ms wall, %.2f ms CPU (bar: < 20 ms)\n",
-              count, best_discover, best_assemble, prompt_bytes, best_discover + best_assemble,
-              best_cpu);
+  std::printf(
+      "discovery: %zu skills in %.2f ms; assemble_prompt: %.2f ms (%zu bytes, budget "
+      "applied); total %.2f ms wall, %.2f ms CPU (bar: < 20 ms)\n",
+      count, best_discover, best_assemble, prompt_bytes, best_discover + best_assemble, best_cpu);
 }
 
 void bench_parse(const fs::path& root) {

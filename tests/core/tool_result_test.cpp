@@ -36,10 +36,14 @@ TEST_CASE("a success keeps the envelope, or its text verbatim") {
 
 TEST_CASE("an Error becomes a failure through the one Errc-to-code table") {
   const std::vector<std::pair<Errc, std::string>> table = {
-      {Errc::invalid_argument, "invalid_arguments"}, {Errc::validation_error, "invalid_arguments"},
-      {Errc::cancelled, "aborted"},                  {Errc::timeout, "timeout"},
-      {Errc::closed, "closed"},                      {Errc::limit_exceeded, "limit_exceeded"},
-      {Errc::permission_denied, "permission_denied"}, {Errc::not_found, "not_found"},
+      {Errc::invalid_argument, "invalid_arguments"},
+      {Errc::validation_error, "invalid_arguments"},
+      {Errc::cancelled, "aborted"},
+      {Errc::timeout, "timeout"},
+      {Errc::closed, "closed"},
+      {Errc::limit_exceeded, "limit_exceeded"},
+      {Errc::permission_denied, "permission_denied"},
+      {Errc::not_found, "not_found"},
   };
   for (const auto& [errc, code] : table) {
     INFO(code);

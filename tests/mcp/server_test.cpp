@@ -449,7 +449,8 @@ mcp::ServerTool asking_tool(std::string name, std::string_view request) {
           }};
 }
 
-TEST_CASE("a modern input round that ends in a tool error still carries resultType and serverInfo") {
+TEST_CASE(
+    "a modern input round that ends in a tool error still carries resultType and serverInfo") {
   mcp::Server server({.server_info = {"srv", "9", ""}});
   REQUIRE(server.add_tool(asking_tool("odd", R"({"method":"no/such"})")));
   REQUIRE(server.add_tool(asking_tool("mute", R"({"params":{}})")));

@@ -296,11 +296,10 @@ void replay(const std::filesystem::path& root, const json::Value& entry) {
   wires.http = std::make_shared<http::HttpClient>();
   // A key that no reply contains: error messages are scrubbed of the credential's bytes.
   const std::string key = "replay-test-key-0000";
-  wires.credentials.environment =
-      providers::fixed_environment({{"ANTHROPIC_API_KEY", key},
-                                    {"OPENAI_API_KEY", key},
-                                    {"XAI_API_KEY", key},
-                                    {"GEMINI_API_KEY", key}});
+  wires.credentials.environment = providers::fixed_environment({{"ANTHROPIC_API_KEY", key},
+                                                                {"OPENAI_API_KEY", key},
+                                                                {"XAI_API_KEY", key},
+                                                                {"GEMINI_API_KEY", key}});
   providers::register_defaults(rt.providers, wires);
   auto log = std::make_shared<CallLog>();
   AgentDefinition def;

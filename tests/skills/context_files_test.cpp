@@ -46,8 +46,8 @@ TEST_CASE("in each folder the override wins and a candidate that is a folder is 
   dir.write("r/sub/CLAUDE.md", "claude");
   auto c = load_context_files(trusted(dir.path() / "r/sub"));
   INFO(all_text(c.diagnostics));
-  CHECK(rel_paths(c, dir.path()) == std::vector<std::string>{"r/AGENTS.override.md",
-                                                             "r/sub/CLAUDE.md"});
+  CHECK(rel_paths(c, dir.path()) ==
+        std::vector<std::string>{"r/AGENTS.override.md", "r/sub/CLAUDE.md"});
   CHECK(c.files[0].body == "override");
   CHECK(c.files[1].precedence == 1);
 }
@@ -163,9 +163,9 @@ TEST_CASE("the real monorepo chains load the override, then each folder's file d
   AGENTKIT_SHARED_TESTDATA(root, "context-files");
   const fs::path kanbus = root / "kanbus";
   auto issues = load_context_files(trusted(kanbus / "project/issues", kanbus));
-  CHECK(rel_paths(issues, kanbus) == std::vector<std::string>{
-                                         "AGENTS.override.md", "project/AGENTS.md",
-                                         "project/issues/AGENTS.md"});
+  CHECK(rel_paths(issues, kanbus) == std::vector<std::string>{"AGENTS.override.md",
+                                                              "project/AGENTS.md",
+                                                              "project/issues/AGENTS.md"});
   auto apps = load_context_files(trusted(kanbus / "apps", kanbus));
   CHECK(rel_paths(apps, kanbus) == std::vector<std::string>{"AGENTS.override.md"});
   auto o = trusted(kanbus, kanbus);
@@ -178,6 +178,6 @@ TEST_CASE("the real monorepo chains load the override, then each folder's file d
         std::vector<std::string>{"AGENTS.override.md"});  // never AGENTS.Termux.md
   const fs::path ali = root / "alirezarezvani-claude-skills";
   auto gap = load_context_files(trusted(ali / "engineering-team/playwright-pro", ali));
-  CHECK(rel_paths(gap, ali) == std::vector<std::string>{
-                                   "CLAUDE.md", "engineering-team/playwright-pro/CLAUDE.md"});
+  CHECK(rel_paths(gap, ali) ==
+        std::vector<std::string>{"CLAUDE.md", "engineering-team/playwright-pro/CLAUDE.md"});
 }

@@ -46,8 +46,8 @@ AssembledPrompt fixture_prompt(const fs::path& project) {
   PromptInputs in;
   in.instructions = "You are the fixture agent.";
   for (const auto& s : discover_skills(d).skills) {
-    in.skills.push_back({s.loaded.skill.name, s.loaded.skill.description,
-                         s.loaded.skill_file.string()});
+    in.skills.push_back(
+        {s.loaded.skill.name, s.loaded.skill.description, s.loaded.skill_file.string()});
   }
   in.context_files = load_context_files(c).files;
   in.tool_guidelines = {{"read_file", "Read before you edit."}};

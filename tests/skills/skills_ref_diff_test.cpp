@@ -113,8 +113,8 @@ void compare(const std::vector<fs::path>& dirs) {
 
 std::string generated_skill(std::mt19937& rng, const std::string& folder) {
   auto pick = [&](int n) { return static_cast<int>(rng() % static_cast<unsigned>(n)); };
-  const std::string names[] = {folder, "Upper-Case", "a--b", "-lead", std::string(65, 'a'),
-                               "other-name", ""};
+  const std::string names[] = {
+      folder, "Upper-Case", "a--b", "-lead", std::string(65, 'a'), "other-name", ""};
   const std::string descriptions[] = {"Does one thing.", "", std::string(1025, 'd'),
                                       "Use when: asked", "'quoted: fine'"};
   if (pick(12) == 0) return "# no front matter\n";

@@ -40,7 +40,8 @@ ToolResult call(const ToolDefinition& tool, const std::string& args, agentkit::s
 std::string text(const ToolResult& r) {
   if (r.ok) return r.text.value_or("");
   auto content = r.to_content();
-  const auto* prose = content.empty() ? nullptr : std::get_if<agentkit::TextBlock>(&content.front());
+  const auto* prose =
+      content.empty() ? nullptr : std::get_if<agentkit::TextBlock>(&content.front());
   return prose ? prose->text : "";
 }
 

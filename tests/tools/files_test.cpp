@@ -138,11 +138,13 @@ std::string tiny_jpeg() {
   const auto jpg = agentkit::images::encode_jpeg(r);
   return std::string(jpg.begin(), jpg.end());
 }
-const std::string kTinyGif("GIF89a\x02\0\x02\0\x80\0\0\xff\0\0\0\0\xff"
-                           "\x2c\0\0\0\0\x02\0\x02\0\0\x02\x03\x44\x02\x05\0\x3b", 36);
+const std::string kTinyGif(
+    "GIF89a\x02\0\x02\0\x80\0\0\xff\0\0\0\0\xff"
+    "\x2c\0\0\0\0\x02\0\x02\0\0\x02\x03\x44\x02\x05\0\x3b",
+    36);
 // RIFF/WEBP with a VP8 key frame header of 4x4 (the payload is never decoded).
-const std::string kTinyWebp("RIFF\x1a\0\0\0WEBPVP8 \x0e\0\0\0\0\0\0\x9d\x01\x2a\x04\0\x04\0\0\0\0\0",
-                            34);
+const std::string kTinyWebp(
+    "RIFF\x1a\0\0\0WEBPVP8 \x0e\0\0\0\0\0\0\x9d\x01\x2a\x04\0\x04\0\0\0\0\0", 34);
 
 }  // namespace
 
@@ -163,7 +165,8 @@ TEST_CASE("images are recognised by magic bytes and returned as base64 image dat
   CHECK(tools::read_file(ws_of(t), "a.jpg")->image->mime_type == "image/jpeg");
 }
 
-TEST_CASE("read_file refuses an animated PNG, a CMYK JPEG and a PNG whose first chunk is not IHDR") {
+TEST_CASE(
+    "read_file refuses an animated PNG, a CMYK JPEG and a PNG whose first chunk is not IHDR") {
   TempDir t;
   std::string no_ihdr = tiny_png();
   no_ihdr.replace(12, 4, "tEXt");  // the first chunk's type

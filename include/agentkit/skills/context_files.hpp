@@ -54,12 +54,12 @@ struct ContextFileOptions {
 };
 
 struct ContextFile {
-  std::filesystem::path path;   // absolute
-  std::string body;             // without a leading BOM; cut at max_total_bytes when truncated
-  std::uint64_t bytes = 0;      // the file's size on disk
+  std::filesystem::path path;  // absolute
+  std::string body;            // without a leading BOM; cut at max_total_bytes when truncated
+  std::uint64_t bytes = 0;     // the file's size on disk
   bool truncated = false;
-  bool user_global = false;     // the home file rather than a project file
-  std::size_t precedence = 0;   // position in the prompt, 0 first; a later file is more specific
+  bool user_global = false;    // the home file rather than a project file
+  std::size_t precedence = 0;  // position in the prompt, 0 first; a later file is more specific
 };
 
 struct ContextFiles {

@@ -71,8 +71,8 @@ struct DiscoveredSkill {
 
 // The result of a discovery. Plain values.
 struct SkillCatalog {
-  std::vector<DiscoveredSkill> skills;  // by name
-  std::vector<Diagnostic> diagnostics;  // in discovery order
+  std::vector<DiscoveredSkill> skills;          // by name
+  std::vector<Diagnostic> diagnostics;          // in discovery order
   std::vector<std::filesystem::path> searched;  // every skills folder that existed and was read
 
   // The skills as AgentDefinition::skills takes them.

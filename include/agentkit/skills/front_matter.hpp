@@ -74,10 +74,10 @@ struct YamlEntry;
 struct YamlValue {
   enum class Kind { scalar, sequence, map };
   Kind kind = Kind::scalar;
-  std::string text;               // scalar only; an empty value is ""
+  std::string text;                // scalar only; an empty value is ""
   std::vector<YamlValue> items;    // sequence only
   std::vector<YamlEntry> entries;  // map only; a repeated key keeps its last value, as YAML does
-  std::size_t line = 0;           // where the value starts, 1-based in the file
+  std::size_t line = 0;            // where the value starts, 1-based in the file
 
   // The value of `key` in a map, or nullptr (also for a non-map).
   const YamlValue* find(std::string_view key) const noexcept;
@@ -97,8 +97,8 @@ struct FrontMatterOptions {
 };
 
 struct FrontMatter {
-  bool present = false;       // the text opens with a "---" line (after an optional BOM)
-  YamlValue fields;           // a map; empty when !present
+  bool present = false;         // the text opens with a "---" line (after an optional BOM)
+  YamlValue fields;             // a map; empty when !present
   std::size_t body_offset = 0;  // where the Markdown body starts in the text given
   std::size_t body_line = 1;    // the body's first line number
 };

@@ -43,10 +43,10 @@ struct PromptBlock {
 
 // What goes into a system prompt. Safe to copy.
 struct PromptInputs {
-  std::string instructions;                // the embedder's own system prompt, verbatim
-  std::vector<PromptBlock> builtin;        // kept after the instructions, in order
-  std::vector<ContextFile> context_files;  // in prompt order (load_context_files)
-  std::vector<CatalogEntry> skills;        // in catalog order
+  std::string instructions;                 // the embedder's own system prompt, verbatim
+  std::vector<PromptBlock> builtin;         // kept after the instructions, in order
+  std::vector<ContextFile> context_files;   // in prompt order (load_context_files)
+  std::vector<CatalogEntry> skills;         // in catalog order
   std::string skill_reader = "read_skill";  // the tool the catalog tells the model to use
   // Largest catalog, in estimated tokens (bytes / 4); about 30 skills at full length.
   std::size_t skills_token_budget = 8'000;

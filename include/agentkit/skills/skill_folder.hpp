@@ -29,9 +29,9 @@ namespace agentkit::skills {
 
 // A skill as read from disk: what the agent gets (`skill`) plus the fields the agent does not use.
 struct LoadedSkill {
-  Skill skill;                      // name, description, body, bundled files
-  std::filesystem::path folder;     // absolute, as found (not symlink-resolved)
-  std::filesystem::path skill_file; // folder / "SKILL.md"
+  Skill skill;                       // name, description, body, bundled files
+  std::filesystem::path folder;      // absolute, as found (not symlink-resolved)
+  std::filesystem::path skill_file;  // folder / "SKILL.md"
   std::string license;
   std::string compatibility;
   std::vector<std::pair<std::string, std::string>> metadata;  // in file order
