@@ -22,7 +22,7 @@
 
 #include "agentkit/base/result.hpp"
 #include "agentkit/core/skill.hpp"
-#include "agentkit/skills/context_files.hpp"
+#include "agentkit/skills/context_file.hpp"
 #include "agentkit/core/tool.hpp"
 
 namespace agentkit {

@@ -24,6 +24,7 @@
 #include <string>
 #include <vector>
 
+#include "agentkit/skills/context_file.hpp"
 #include "agentkit/skills/front_matter.hpp"
 
 namespace agentkit::skills {
@@ -51,15 +52,6 @@ struct ContextFileOptions {
   std::vector<std::string> fallbacks = {"CLAUDE.md"};
   // All bodies together; Codex uses the same 32 KiB default.
   std::size_t max_total_bytes = 32 * 1024;
-};
-
-struct ContextFile {
-  std::filesystem::path path;  // absolute
-  std::string body;            // without a leading BOM; cut at max_total_bytes when truncated
-  std::uint64_t bytes = 0;     // the file's size on disk
-  bool truncated = false;
-  bool user_global = false;    // the home file rather than a project file
-  std::size_t precedence = 0;  // position in the prompt, 0 first; a later file is more specific
 };
 
 struct ContextFiles {
