@@ -4,6 +4,7 @@
 //   chat --model ollama/llama3.3 --base-url http://127.0.0.1:11434 # a local server, no key
 //   chat --model google/gemini-4-hydrogen --thinking medium --workspace ~/src/project
 //   chat --workspace ~/src/project --trust-project --skills ~/team-skills  # skills, AGENTS.md
+//   chat --otlp http://127.0.0.1:4318                               # GenAI traces to a collector
 //
 // Each line you type is one turn. The reply streams as it arrives; every tool call the model makes
 // is shown when it starts and when its result comes back. Tools: read_file, write_file,
@@ -31,6 +32,7 @@
 #include "agentkit/providers/pipeline.hpp"
 #include "agentkit/skills/context_files.hpp"
 #include "agentkit/skills/discovery.hpp"
+#include "agentkit/telemetry/otlp.hpp"
 #include "agentkit/tools/coding_tools.hpp"
 #include "agentkit/tools/command_policy.hpp"
 #if AGENTKIT_CHAT_HAVE_TLS
@@ -62,13 +64,14 @@ struct Options {
   bool show_thinking = false;
   std::vector<std::string> skill_dirs;  // --skills, repeatable
   bool trust_project = false;           // read the workspace's own skills and AGENTS.md
+  std::optional<std::string> otlp;      // --otlp URL: OTLP/HTTP collector base URL
 };
 
 void usage(std::ostream& out) {
   out << "usage: chat [--model VENDOR/MODEL] [--base-url URL] [--workspace DIR] [--thinking "
          "LEVEL]\n"
          "            [--max-tokens N] [--system TEXT] [--no-tools] [--show-thinking]\n"
-         "            [--skills DIR]... [--trust-project]\n"
+         "            [--skills DIR]... [--trust-project] [--otlp URL]\n"
          "  Skills load from each --skills DIR and from ~/.agents/skills, ~/.claude/skills; the\n"
          "  workspace's own skills and AGENTS.md / CLAUDE.md load only with --trust-project.\n"
          "  Keys are read from the vendor's environment variables (ANTHROPIC_API_KEY, "
@@ -98,12 +101,13 @@ std::optional<Options> parse_args(int argc, char** argv) {
     } else if (arg == "--show-thinking") {
       o.show_thinking = true;
     } else if ((arg == "--model" || arg == "--base-url" || arg == "--workspace" ||
-                arg == "--thinking" || arg == "--max-tokens" || arg == "--system") &&
+                arg == "--thinking" || arg == "--max-tokens" || arg == "--system" || arg == "--otlp") &&
                (v = value())) {
       if (arg == "--model") o.model = *v;
       if (arg == "--base-url") o.base_url = *v;
       if (arg == "--workspace") o.workspace = *v;
       if (arg == "--system") o.system = *v;
+      if (arg == "--otlp") o.otlp = *v;
       if (arg == "--thinking") {
         o.thinking = parse_thinking_level(*v);
         if (!o.thinking) {
@@ -294,7 +298,33 @@ void add_project_knowledge(const Options& o, AgentDefinition& def) {
   def.context_files = std::move(files.files);
 }
 
-Result<Agent> build_agent(const Options& o, const Model& model) {
+// --otlp: GenAI spans and metrics to an OTLP/HTTP collector (OTEL_EXPORTER_OTLP_* read first).
+Result<std::shared_ptr<telemetry::OtlpHttpExporter>> otlp_exporter(const Options& o) {
+  telemetry::OtlpOptions options = telemetry::OtlpOptions::from_environment();
+  options.endpoint = *o.otlp;
+  if (o.otlp->rfind("https://", 0) == 0) {
+#if AGENTKIT_CHAT_HAVE_TLS
+    auto tls = openssl::make_tls_provider();
+    if (!tls) return tls.error();
+    options.tls = *tls;
+#else
+    return make_error(Errc::unsupported, "--otlp " + *o.otlp + " is https://, and this chat was built without the TLS "
+                                         "adapter (-DAGENTKIT_WITH_OPENSSL=ON)");
+#endif
+  }
+  return std::make_shared<telemetry::OtlpHttpExporter>(std::move(options));
+}
+
+// When the first streamed chunk of the current turn arrived (for the status line).
+struct FirstChunk {
+  std::mutex mu;
+  std::chrono::steady_clock::time_point turn_start;
+  std::optional<std::chrono::steady_clock::time_point> first;
+};
+
+Result<Agent> build_agent(const Options& o, const Model& model,
+                          const std::shared_ptr<telemetry::OtlpHttpExporter>& otlp,
+                          const std::shared_ptr<FirstChunk>& first_chunk) {
   auto transport = transport_for(model);
   if (!transport) return transport.error();
   AgentDefinition def;
@@ -315,10 +345,37 @@ Result<Agent> build_agent(const Options& o, const Model& model) {
   wires.http = *transport;
   wires.credentials.environment = environment_for(o, model);
   providers::register_defaults(rt.providers, wires);
+  if (otlp) {
+    rt.observability.tracing.tracer = telemetry::make_tracer({.service_name = "agentkit-chat"}, otlp);
+    rt.observability.tracing.agent_name = "chat";
+  }
+  rt.observability.observers.push_back([first_chunk](const Event& e) {
+    if (!std::holds_alternative<TextDeltaEvent>(e) && !std::holds_alternative<ThinkingDeltaEvent>(e) &&
+        !std::holds_alternative<ToolArgumentsDeltaEvent>(e)) {
+      return;
+    }
+    std::lock_guard lock(first_chunk->mu);
+    if (!first_chunk->first) first_chunk->first = std::chrono::steady_clock::now();
+  });
   return make_agent(std::move(def), std::move(rt));
 }
 
 bool interactive() { return isatty(STDIN_FILENO) != 0; }
+
+// One line per turn, on stderr: tokens, cost and time to first token.
+void print_status_line(const RunResult& r, FirstChunk& first_chunk) {
+  const Usage& u = r.run_usage;
+  char line[256];
+  std::snprintf(line, sizeof line, "[tokens in %lld (cached %lld) out %lld | $%.4f", static_cast<long long>(u.input_tokens),
+                static_cast<long long>(u.cache_read_tokens), static_cast<long long>(u.output_tokens), u.cost.total);
+  std::string text = line;
+  std::lock_guard lock(first_chunk.mu);
+  if (first_chunk.first) {
+    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(*first_chunk.first - first_chunk.turn_start).count();
+    text += " | first token " + std::to_string(ms) + " ms";
+  }
+  std::cerr << text << "]\n";
+}
 
 }  // namespace
 
@@ -330,7 +387,17 @@ int main(int argc, char** argv) {
     std::cerr << "chat: " << model.error().message << "\n";
     return kUsageError;
   }
-  auto agent = build_agent(*options, *model);
+  std::shared_ptr<telemetry::OtlpHttpExporter> otlp;
+  if (options->otlp) {
+    auto made = otlp_exporter(*options);
+    if (!made) {
+      std::cerr << "chat: " << made.error().message << "\n";
+      return kUsageError;
+    }
+    otlp = *made;
+  }
+  auto first_chunk = std::make_shared<FirstChunk>();
+  auto agent = build_agent(*options, *model, otlp, first_chunk);
   if (!agent) {
     std::cerr << "chat: " << agent.error().message << "\n";
     return kSetupError;
@@ -359,6 +426,11 @@ int main(int argc, char** argv) {
           std::this_thread::sleep_for(kSignalPoll);
         }
       });
+      {
+        std::lock_guard lock(first_chunk->mu);
+        first_chunk->turn_start = std::chrono::steady_clock::now();
+        first_chunk->first.reset();
+      }
       auto result = session->run(Turn{line}, cancel.get_token());
       if (!result) {
         std::cerr << "chat: " << result.error().message << "\n";
@@ -366,12 +438,22 @@ int main(int argc, char** argv) {
         continue;
       }
       printer.wait_for_run_end();  // the run's last event is printed before the next prompt
+      print_status_line(*result, *first_chunk);
       if (result->stop_reason == RunStopReason::error) {
         std::cerr << "chat: the model call failed: " << result->error_message << "\n";
         exit_code = kSetupError;
       }
     }
     (void)session->close();  // ends the event stream: the printer's thread finishes
+  }
+  if (otlp) {
+    otlp->shutdown();  // exports what is queued
+    telemetry::ExportStats s = otlp->stats();
+    if (s.spans_dropped + s.spans_failed + s.spans_rejected > 0) {
+      std::cerr << "chat: telemetry: " << s.spans_exported << " spans exported, " << s.spans_dropped << " dropped, "
+                << s.spans_failed << " failed, " << s.spans_rejected << " rejected"
+                << (s.last_error.empty() ? "" : " (" + s.last_error + ")") << "\n";
+    }
   }
   return exit_code;
 }

@@ -26,6 +26,7 @@
 #include "agentkit/core/event.hpp"
 #include "agentkit/core/provider.hpp"
 #include "agentkit/core/tool.hpp"
+#include "agentkit/core/tracing.hpp"
 #include "agentkit/extensions.hpp"
 
 namespace agentkit {
@@ -90,6 +91,9 @@ struct ObservabilityConfig {
   EventStreamOptions events;
   // The clock stamped on messages; empty = the system clock. Injectable for deterministic tests.
   std::function<Timestamp()> clock;
+  // OpenTelemetry GenAI spans per run, model call and tool call (docs/architecture.md names the
+  // convention version). Off by default; agentkit_telemetry ships OTLP/HTTP and file exporters.
+  tracing::TracingConfig tracing;
 };
 
 struct RuntimeConfig {

@@ -48,6 +48,7 @@ struct CallSlot {
   ToolResultMessage message;
   bool terminate = false;
   SteadyClock::time_point started;
+  trace::SpanPtr span = tracing::noop_span();  // execute_tool, ended in finalize
 };
 
 class Batch {
@@ -190,6 +191,7 @@ class Batch {
     ctx.session_id = rc_.session.id;
     ctx.turn_index = rc_.turn_index;
     ctx.stop = call_stop.get_token();
+    ctx.span = slot.span->recording() ? slot.span.get() : nullptr;
     ctx.report = [this, &slot](std::string_view chunk) {
       rc_.emit(ToolExecutionUpdateEvent{slot.call->id, slot.call->name, std::string(chunk)});
     };
@@ -210,6 +212,7 @@ class Batch {
 
   void start(CallSlot& slot, const json::Value* arguments) {
     slot.started = SteadyClock::now();
+    slot.span = trace::start_tool(*rc_.run_span, rc_.agent.runtime.observability.tracing, *slot.call);
     rc_.emit(ToolExecutionStartEvent{slot.call->id, slot.call->name,
                                      arguments ? *arguments : json::Value()});
   }
@@ -249,6 +252,7 @@ class Batch {
     // After the hook: it is the one path that can add an image no tool knows about.
     normalize_images_for_history(rc_.agent.image_normalizer, slot.message.content);
     slot.finalized = true;
+    trace::end_tool(*slot.span, rc_.agent.runtime.observability.tracing, slot.arguments, slot.message, slot.result.error);
     rc_.emit(ToolExecutionEndEvent{slot.call->id, slot.call->name, slot.message, elapsed});
   }
 

@@ -106,6 +106,7 @@ class Run {
     log_messages(s_, std::span<const Message>(s_.history).subspan(run_start_));
     rc_.emit(AgentStartEvent{s_.id, a_.model->vendor, a_.model->api, a_.model->id,
                              std::move(prompt.skill_names)});
+    rc_.run_span = trace::start_run(a_.runtime, *a_.model, s_.id);
     RunStopReason reason = loop();
     return finish(reason);
   }
@@ -167,7 +168,9 @@ class Run {
     std::span<const Message> view = s_.history;
     if (a_.runtime.extensions.context_transform) {
       std::string failure;
+      trace::SpanPtr span = trace::start_transform(*rc_.run_span, s_.history.size());
       bool ok = call_guarded([&] { transformed = a_.runtime.extensions.context_transform(s_.history); }, failure);
+      trace::end_transform(*span, ok ? transformed.size() : s_.history.size(), ok);
       if (ok) {
         view = transformed;
       } else {
@@ -192,7 +195,11 @@ class Run {
     req.thinking = mc.thinking;
     req.session_id = a_.runtime.transport.session_id.empty() ? s_.id : a_.runtime.transport.session_id;
 
-    EventCallback emit = [this](Event e) { rc_.emit(std::move(e)); };
+    trace::ChatSpan chat(*rc_.run_span, a_.runtime, req, rc_.turn_index);
+    EventCallback emit = [this, &chat](Event e) {
+      chat.observe(e);
+      rc_.emit(std::move(e));
+    };
     AssistantMessage reply;
     std::string failure;
     if (!call_guarded([&] { reply = a_.model_call(req, a_.runtime.transport.request, emit, rc_.stop); }, failure)) {
@@ -201,6 +208,7 @@ class Run {
       reply.error_message = "the model call threw (middleware or provider bug): " + failure;
     }
     stamp(reply);
+    chat.end(reply);
     return reply;
   }
 
@@ -318,6 +326,7 @@ class Run {
       result.error_message = "the run was cancelled";
     }
     result.handle = make_snapshot(s_);
+    trace::end_run(*rc_.run_span, reason, run_usage_, turn_count_, result.error_message);
     AgentEndEvent end{reason, run_usage_, result.session_usage, result.error_message};
     call_hook(a_.runtime.extensions.hooks.on_agent_end, end);
     rc_.emit(std::move(end));

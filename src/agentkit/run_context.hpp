@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "internal.hpp"
+#include "trace_sites.hpp"
 
 namespace agentkit::detail {
 
@@ -17,6 +18,7 @@ struct RunContext {
   agentkit::stop_token stop;  // fires on the caller's token, on close(), never on a tool timeout
   std::set<std::string, std::less<>> offered;  // tool names offered this run (policy applied)
   int turn_index = 0;
+  trace::SpanPtr run_span = tracing::noop_span();  // invoke_agent: the parent of this run's spans
 
   // Every error the run emits also reaches TurnHooks::on_error, on the emitting thread.
   void emit(Event e) {

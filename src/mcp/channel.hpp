@@ -23,6 +23,7 @@ struct HttpRouting {
   std::string method;                                       // Mcp-Method (modern requests)
   std::optional<std::string> name;                          // Mcp-Name (tools/call, prompts/get, resources/read)
   std::vector<std::pair<std::string, std::string>> params;  // Mcp-Param-<Name> values
+  std::string traceparent;                                  // W3C trace context (empty: none)
 };
 
 struct OutboundFrame {

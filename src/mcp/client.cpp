@@ -6,6 +6,7 @@
 
 #include "agentkit/base/sha256.hpp"
 #include "agentkit/base/strings.hpp"
+#include "agentkit/core/tracing.hpp"
 #include "client_state.hpp"
 
 namespace agentkit::mcp::detail {
@@ -136,6 +137,46 @@ Result<json::Value> answer_inputs(ClientState& state, const InputRequiredResult&
   return json::Value(std::move(responses));
 }
 
+// The client span of one tools/call (MCP semantic conventions), ended when it goes out of scope.
+class McpCallSpan {
+ public:
+  McpCallSpan(tracing::Span* parent, std::string_view tool, const Connection& conn, const std::string& server) {
+    if (parent == nullptr || !parent->recording()) return;
+    span_ = parent->start_span("tools/call " + std::string(tool), tracing::SpanKind::client);
+    if (!span_ || !span_->recording()) return;
+    span_->set_attributes({
+        {"mcp.method.name", std::string("tools/call")},
+        {"gen_ai.tool.name", std::string(tool)},
+        {"gen_ai.operation.name", std::string("execute_tool")},
+        {"mcp.protocol.version", conn.version},
+        {"network.transport", std::string(conn.request_scoped ? "tcp" : "pipe")},
+        {"agentkit.mcp.server", server},
+    });
+    traceparent_ = span_->context().traceparent();
+  }
+  McpCallSpan(const McpCallSpan&) = delete;
+  McpCallSpan& operator=(const McpCallSpan&) = delete;
+  ~McpCallSpan() {
+    if (!span_) return;
+    if (!ok_) {
+      span_->set_attribute("error.type", std::string(tool_error_ ? "tool_error" : "mcp_error"));
+      span_->set_status(tracing::StatusCode::error);
+    }
+    span_->end();
+  }
+  const std::string& traceparent() const noexcept { return traceparent_; }
+  void succeeded(bool tool_error) noexcept {
+    ok_ = !tool_error;
+    tool_error_ = tool_error;
+  }
+
+ private:
+  std::shared_ptr<tracing::Span> span_;
+  std::string traceparent_;
+  bool ok_ = false;
+  bool tool_error_ = false;
+};
+
 Result<CallResult> call_tool_of(const std::shared_ptr<ClientState>& state, std::string_view name,
                                 const json::Value& arguments, const CallControl& control) {
   if (!arguments.is_object() && !arguments.is_null()) {
@@ -160,6 +201,8 @@ Result<CallResult> call_tool_of(const std::shared_ptr<ClientState>& state, std::
     };
   }
   const json::Value args = arguments.is_null() ? json::Value(json::Object{}) : arguments;
+  McpCallSpan traced(control.span, name, **conn, state->config.name);
+  if (conn.value()->request_scoped) how.traceparent = traced.traceparent();
   json::Value responses;
   std::optional<std::string> request_state;
   for (int round = 0;; ++round) {
@@ -168,6 +211,9 @@ Result<CallResult> call_tool_of(const std::shared_ptr<ClientState>& state, std::
     params.append_unique("arguments", args);
     if (round > 0) params.append_unique("inputResponses", responses);
     if (request_state) params.append_unique("requestState", *request_state);  // byte-exact, never parsed
+    if (!(*conn)->request_scoped && !traced.traceparent().empty()) {
+      params.append_unique("_meta", json::Object{{"traceparent", traced.traceparent()}});
+    }
     auto reply = send_request(*state, **conn, std::string(kToolsCall), json::Value(std::move(params)), control.stop, how);
     if (!reply) return std::move(reply).error();
     if (!reply->ok) return peer_error(*state, kToolsCall, reply->error);
@@ -200,6 +246,7 @@ Result<CallResult> call_tool_of(const std::shared_ptr<ClientState>& state, std::
                         state->label() + " sent a tools/call result that breaks the protocol: " + result.error().message);
     }
     CallResult out;
+    traced.succeeded(result->is_error.value_or(false));
     out.content = std::move(result->content);
     out.structured_content = std::move(result->structured_content);
     out.is_error = result->is_error.value_or(false);
@@ -311,6 +358,7 @@ Result<CallReply> send_request(const ClientState& state, const Connection& conn,
     // Modern HTTP cancels by closing the exchange; notifications/cancelled is for streams.
     spec.send_cancelled = !modern_http;
     spec.routing = routing_for(conn, method, params, how.tool);
+    spec.routing.traceparent = how.traceparent;
     spec.stop = stop;
     spec.on_sent = how.on_sent;
     auto reply = conn.peer->call(std::move(spec));
@@ -516,6 +564,7 @@ std::function<Result<std::vector<ToolDefinition>>(agentkit::stop_token)> tool_co
         CallControl control;
         control.stop = ctx.stop;
         control.session = ctx.session_id;
+        control.span = ctx.span;
         if (ctx.report) {
           control.on_progress = [report = ctx.report](double progress, std::optional<double> total, std::string_view message) {
             std::string line = "progress " + json::dump(json::Value(progress));

@@ -129,6 +129,7 @@ class HttpChannel final : public Channel {
     for (const auto& [name, value] : r.params) {
       req.headers.set(std::string(header::param_prefix) + name, encode_header_value(value));
     }
+    if (!r.traceparent.empty()) req.headers.set("traceparent", r.traceparent);
     {
       std::lock_guard lock(session_mu_);
       if (!session_id_.empty()) req.headers.set(std::string(header::session_id), session_id_);

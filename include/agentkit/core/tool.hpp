@@ -33,6 +33,10 @@
 #include "agentkit/core/schema.hpp"
 #include "agentkit/json/value.hpp"
 
+namespace agentkit::tracing {
+class Span;  // agentkit/core/tracing.hpp
+}
+
 namespace agentkit {
 
 enum class ExecutionMode : std::uint8_t {
@@ -75,6 +79,9 @@ struct ToolContext {
   agentkit::stop_token stop;
   // Streams progress to observers as ToolExecutionUpdateEvent (never to the model). May be empty.
   std::function<void(std::string_view chunk)> report;
+  // This call's execute_tool span when tracing is on (null otherwise), valid while the handler
+  // runs: a tool that calls out (an MCP server) starts its own span under it.
+  tracing::Span* span = nullptr;
 };
 
 // What a handler answers. A success shows the model `text` verbatim when set, otherwise the JSON

@@ -48,6 +48,7 @@
 
 #include "agentkit/base/result.hpp"
 #include "agentkit/base/version.hpp"
+#include "agentkit/core/tracing.hpp"
 #include "agentkit/core/tool.hpp"
 #include "agentkit/http/client.hpp"
 #include "agentkit/json/value.hpp"
@@ -190,6 +191,10 @@ struct CallControl {
   std::string session{};
   // progress, total (if known), message
   std::function<void(double, std::optional<double>, std::string_view)> on_progress{};
+  // The caller's span (an agent's execute_tool span); null = untraced. The call gets a client
+  // span `tools/call {tool}` under it, and the server gets its W3C trace context: `traceparent`
+  // in `_meta` over stdio, the `traceparent` header over HTTP.
+  tracing::Span* span = nullptr;
 };
 
 struct Diagnostics {
