@@ -12,6 +12,7 @@
 #include "support/fixtures.hpp"
 
 using namespace agentkit;
+using namespace agentkit::testing;
 using namespace std::chrono_literals;
 namespace faux = agentkit::providers;
 namespace otel = agentkit::telemetry;

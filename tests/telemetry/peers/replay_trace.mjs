@@ -12,7 +12,7 @@
 import fs from 'node:fs';
 import http from 'node:http';
 import { trace, context, SpanKind as JsKind, SpanStatusCode } from '@opentelemetry/api';
-import { BasicTracerProvider, SimpleSpanProcessor } from '@opentelemetry/sdk-trace-base';
+import { BasicTracerProvider, BatchSpanProcessor } from '@opentelemetry/sdk-trace-base';
 import { OTLPTraceExporter } from '@opentelemetry/exporter-trace-otlp-http';
 import { resourceFromAttributes } from '@opentelemetry/resources';
 
@@ -52,7 +52,8 @@ async function replay(url) {
   const scope = rs.scopeSpans[0].scope;
   const provider = new BasicTracerProvider({
     resource: resourceFromAttributes(attrsOf(rs.resource.attributes)),
-    spanProcessors: [new SimpleSpanProcessor(new OTLPTraceExporter({ url }))],
+    // One batch for the whole trace, as ours: flushed explicitly below.
+    spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url }), { maxExportBatchSize: 1000, maxQueueSize: 1000, scheduledDelayMillis: 60000 })],
   });
   const tracer = provider.getTracer(scope.name, scope.version);
   const spans = rs.scopeSpans[0].spans;
