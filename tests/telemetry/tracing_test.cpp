@@ -1,6 +1,12 @@
 // REQ-OBS-01/02 and issue 16: the loop's GenAI spans (invoke_agent, chat, execute_tool), their
 // parenting through the span value, the no-op default, content capture, and OTLP/HTTP JSON and
 // file export with every collector misbehaviour the issue names.
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <sys/socket.h>
+#include <unistd.h>
+
+#include <atomic>
 #include <chrono>
 #include <fstream>
 #include <thread>
@@ -88,6 +94,62 @@ const json::Value* attr(const json::Value& span, std::string_view key) {
   }
   return nullptr;
 }
+
+// A collector that accepts, reads the request head and a little of its body, then closes.
+class CutCollector {
+ public:
+  CutCollector() {
+    fd_ = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    REQUIRE(::bind(fd_, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0);
+    REQUIRE(::listen(fd_, 16) == 0);
+    socklen_t len = sizeof addr;
+    ::getsockname(fd_, reinterpret_cast<sockaddr*>(&addr), &len);
+    port_ = ntohs(addr.sin_port);
+    thread_ = std::thread([this] {
+      while (true) {
+        int c = ::accept(fd_, nullptr, nullptr);
+        if (c < 0) return;
+        if (stopping_) {
+          ::close(c);
+          return;
+        }
+        ++accepted_;
+        std::string got;
+        char buf[512];
+        while (got.find("\r\n\r\n") == std::string::npos) {
+          ssize_t n = ::recv(c, buf, sizeof buf, 0);
+          if (n <= 0) break;
+          got.append(buf, static_cast<std::size_t>(n));
+        }
+        ::close(c);  // mid-request: the body is not all read, nothing is answered
+      }
+    });
+  }
+  ~CutCollector() {
+    stopping_ = true;
+    int c = ::socket(AF_INET, SOCK_STREAM, 0);  // wake accept()
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_port = htons(port_);
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    (void)::connect(c, reinterpret_cast<sockaddr*>(&addr), sizeof addr);
+    thread_.join();
+    ::close(c);
+    ::close(fd_);
+  }
+  std::string url() const { return "http://127.0.0.1:" + std::to_string(port_); }
+  int accepted() const { return accepted_; }
+
+ private:
+  int fd_ = -1;
+  std::uint16_t port_ = 0;
+  std::atomic<bool> stopping_{false};
+  std::atomic<int> accepted_{0};
+  std::thread thread_;
+};
 
 }  // namespace
 
@@ -364,23 +426,25 @@ TEST_CASE("a collector that never answers or closes mid-request costs the run no
     CHECK_FALSE(s.last_error.empty());
   }
   SECTION("closes mid-request") {
-    otel::testing::Collector collector([](std::size_t n, const http::ServerRequest&, http::ResponseWriter& out) {
-      if (n == 0) {
-        (void)out.start_stream(200, {{"Content-Type", "application/json"}});
-        (void)out.write("{\"partial");
-        return;  // ends the chunked body cleanly only after the cut: the client sees a short body
-      }
-      (void)out.respond(200, {{"Content-Type", "application/json"}}, "{}");
-    });
+    CutCollector cut;  // reads part of each request, then closes without answering
     otel::OtlpOptions o;
-    o.endpoint = collector.url();
+    o.endpoint = cut.url();
     o.export_metrics = false;
+    o.max_retries = 2;
+    o.initial_backoff = 1ms;
     auto otlp = std::make_shared<otel::OtlpHttpExporter>(o);
     auto agent = make_agent(two_tools(), traced_runtime(two_turns(), otlp)).value();
-    REQUIRE(agent.run(Input("find a")));
+    auto result = agent.run(Input("find a"));
+    REQUIRE(result);
+    CHECK(result->final_text == "all done");
     REQUIRE(otlp->flush(10s));
     auto s = otlp->stats();
-    CHECK(s.spans_exported + s.spans_failed == 5);
+    CHECK(s.requests == 3);  // retried as a transport failure, then given up
+    CHECK(s.retries == 2);
+    CHECK(s.spans_failed == 5);
+    CHECK(s.spans_exported == 0);
+    CHECK(s.last_error.find("failed") != std::string::npos);
+    CHECK(cut.accepted() >= 3);
   }
 }
 
