@@ -101,7 +101,8 @@ std::optional<Options> parse_args(int argc, char** argv) {
     } else if (arg == "--show-thinking") {
       o.show_thinking = true;
     } else if ((arg == "--model" || arg == "--base-url" || arg == "--workspace" ||
-                arg == "--thinking" || arg == "--max-tokens" || arg == "--system" || arg == "--otlp") &&
+                arg == "--thinking" || arg == "--max-tokens" || arg == "--system" ||
+                arg == "--otlp") &&
                (v = value())) {
       if (arg == "--model") o.model = *v;
       if (arg == "--base-url") o.base_url = *v;
@@ -308,8 +309,10 @@ Result<std::shared_ptr<telemetry::OtlpHttpExporter>> otlp_exporter(const Options
     if (!tls) return tls.error();
     options.tls = *tls;
 #else
-    return make_error(Errc::unsupported, "--otlp " + *o.otlp + " is https://, and this chat was built without the TLS "
-                                         "adapter (-DAGENTKIT_WITH_OPENSSL=ON)");
+    return make_error(Errc::unsupported,
+                      "--otlp " + *o.otlp +
+                          " is https://, and this chat was built without the TLS "
+                          "adapter (-DAGENTKIT_WITH_OPENSSL=ON)");
 #endif
   }
   return std::make_shared<telemetry::OtlpHttpExporter>(std::move(options));
@@ -346,11 +349,13 @@ Result<Agent> build_agent(const Options& o, const Model& model,
   wires.credentials.environment = environment_for(o, model);
   providers::register_defaults(rt.providers, wires);
   if (otlp) {
-    rt.observability.tracing.tracer = telemetry::make_tracer({.service_name = "agentkit-chat"}, otlp);
+    rt.observability.tracing.tracer =
+        telemetry::make_tracer({.service_name = "agentkit-chat"}, otlp);
     rt.observability.tracing.agent_name = "chat";
   }
   rt.observability.observers.push_back([first_chunk](const Event& e) {
-    if (!std::holds_alternative<TextDeltaEvent>(e) && !std::holds_alternative<ThinkingDeltaEvent>(e) &&
+    if (!std::holds_alternative<TextDeltaEvent>(e) &&
+        !std::holds_alternative<ThinkingDeltaEvent>(e) &&
         !std::holds_alternative<ToolArgumentsDeltaEvent>(e)) {
       return;
     }
@@ -366,12 +371,15 @@ bool interactive() { return isatty(STDIN_FILENO) != 0; }
 void print_status_line(const RunResult& r, FirstChunk& first_chunk) {
   const Usage& u = r.run_usage;
   char line[256];
-  std::snprintf(line, sizeof line, "[tokens in %lld (cached %lld) out %lld | $%.4f", static_cast<long long>(u.input_tokens),
-                static_cast<long long>(u.cache_read_tokens), static_cast<long long>(u.output_tokens), u.cost.total);
+  std::snprintf(line, sizeof line, "[tokens in %lld (cached %lld) out %lld | $%.4f",
+                static_cast<long long>(u.input_tokens), static_cast<long long>(u.cache_read_tokens),
+                static_cast<long long>(u.output_tokens), u.cost.total);
   std::string text = line;
   std::lock_guard lock(first_chunk.mu);
   if (first_chunk.first) {
-    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(*first_chunk.first - first_chunk.turn_start).count();
+    auto ms = std::chrono::duration_cast<std::chrono::milliseconds>(*first_chunk.first -
+                                                                    first_chunk.turn_start)
+                  .count();
     text += " | first token " + std::to_string(ms) + " ms";
   }
   std::cerr << text << "]\n";
@@ -450,8 +458,8 @@ int main(int argc, char** argv) {
     otlp->shutdown();  // exports what is queued
     telemetry::ExportStats s = otlp->stats();
     if (s.spans_dropped + s.spans_failed + s.spans_rejected > 0) {
-      std::cerr << "chat: telemetry: " << s.spans_exported << " spans exported, " << s.spans_dropped << " dropped, "
-                << s.spans_failed << " failed, " << s.spans_rejected << " rejected"
+      std::cerr << "chat: telemetry: " << s.spans_exported << " spans exported, " << s.spans_dropped
+                << " dropped, " << s.spans_failed << " failed, " << s.spans_rejected << " rejected"
                 << (s.last_error.empty() ? "" : " (" + s.last_error + ")") << "\n";
     }
   }

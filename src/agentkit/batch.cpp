@@ -212,7 +212,8 @@ class Batch {
 
   void start(CallSlot& slot, const json::Value* arguments) {
     slot.started = SteadyClock::now();
-    slot.span = trace::start_tool(*rc_.run_span, rc_.agent.runtime.observability.tracing, *slot.call);
+    slot.span =
+        trace::start_tool(*rc_.run_span, rc_.agent.runtime.observability.tracing, *slot.call);
     rc_.emit(ToolExecutionStartEvent{slot.call->id, slot.call->name,
                                      arguments ? *arguments : json::Value()});
   }
@@ -252,7 +253,8 @@ class Batch {
     // After the hook: it is the one path that can add an image no tool knows about.
     normalize_images_for_history(rc_.agent.image_normalizer, slot.message.content);
     slot.finalized = true;
-    trace::end_tool(*slot.span, rc_.agent.runtime.observability.tracing, slot.arguments, slot.message, slot.result.error);
+    trace::end_tool(*slot.span, rc_.agent.runtime.observability.tracing, slot.arguments,
+                    slot.message, slot.result.error);
     rc_.emit(ToolExecutionEndEvent{slot.call->id, slot.call->name, slot.message, elapsed});
   }
 

@@ -17,7 +17,9 @@ std::string agent_name(const tracing::TracingConfig& config) {
   return config.agent_name.empty() ? std::string("agentkit") : config.agent_name;
 }
 
-double seconds(std::chrono::steady_clock::duration d) { return std::chrono::duration<double>(d).count(); }
+double seconds(std::chrono::steady_clock::duration d) {
+  return std::chrono::duration<double>(d).count();
+}
 
 // The finish reason as the provider wrote it, else the library's own name for it.
 std::string finish_reason(const AssistantMessage& m) {
@@ -50,10 +52,12 @@ SpanPtr start_run(const RuntimeConfig& runtime, const Model& model, std::string_
   return span;
 }
 
-void end_run(tracing::Span& span, RunStopReason reason, const Usage& usage, int turns, std::string_view error) {
+void end_run(tracing::Span& span, RunStopReason reason, const Usage& usage, int turns,
+             std::string_view error) {
   if (!span.recording()) return;
   span.set_attributes({
-      {"gen_ai.usage.input_tokens", usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens},
+      {"gen_ai.usage.input_tokens",
+       usage.input_tokens + usage.cache_read_tokens + usage.cache_write_tokens},
       {"gen_ai.usage.output_tokens", usage.output_tokens},
       {"agentkit.run.stop_reason", std::string(to_string(reason))},
       {"agentkit.run.turn_count", std::int64_t{turns}},
@@ -66,7 +70,8 @@ void end_run(tracing::Span& span, RunStopReason reason, const Usage& usage, int 
   span.end();
 }
 
-ChatSpan::ChatSpan(tracing::Span& parent, const RuntimeConfig& runtime, const Request& request, int turn_index)
+ChatSpan::ChatSpan(tracing::Span& parent, const RuntimeConfig& runtime, const Request& request,
+                   int turn_index)
     : span_(tracing::noop_span()) {
   if (!parent.recording()) return;
   const tracing::TracingConfig& config = runtime.observability.tracing;
@@ -85,7 +90,8 @@ ChatSpan::ChatSpan(tracing::Span& parent, const RuntimeConfig& runtime, const Re
   if (request.max_tokens) a.push_back({"gen_ai.request.max_tokens", *request.max_tokens});
   if (request.temperature) a.push_back({"gen_ai.request.temperature", *request.temperature});
   if (request.top_p) a.push_back({"gen_ai.request.top_p", *request.top_p});
-  if (!request.stop_sequences.empty()) a.push_back({"gen_ai.request.stop_sequences", request.stop_sequences});
+  if (!request.stop_sequences.empty())
+    a.push_back({"gen_ai.request.stop_sequences", request.stop_sequences});
   if (capture_) {
     if (!request.system.empty()) a.push_back({"gen_ai.system_instructions", request.system});
     a.push_back({"gen_ai.input.messages", messages_json(request.messages)});
@@ -94,8 +100,10 @@ ChatSpan::ChatSpan(tracing::Span& parent, const RuntimeConfig& runtime, const Re
 }
 
 bool ChatSpan::is_chunk(const Event& event) noexcept {
-  return std::holds_alternative<TextDeltaEvent>(event) || std::holds_alternative<ThinkingDeltaEvent>(event) ||
-         std::holds_alternative<ToolArgumentsDeltaEvent>(event) || std::holds_alternative<BlockEndEvent>(event);
+  return std::holds_alternative<TextDeltaEvent>(event) ||
+         std::holds_alternative<ThinkingDeltaEvent>(event) ||
+         std::holds_alternative<ToolArgumentsDeltaEvent>(event) ||
+         std::holds_alternative<BlockEndEvent>(event);
 }
 
 void ChatSpan::end(const AssistantMessage& reply) {
@@ -112,16 +120,19 @@ void ChatSpan::end(const AssistantMessage& reply) {
       {"agentkit.usage.cost_usd", u.cost.total},
   };
   if (!reply.response_id.empty()) a.push_back({"gen_ai.response.id", reply.response_id});
-  if (first_chunk_) a.push_back({"gen_ai.response.time_to_first_chunk", seconds(*first_chunk_ - started_)});
+  if (first_chunk_)
+    a.push_back({"gen_ai.response.time_to_first_chunk", seconds(*first_chunk_ - started_)});
   if (capture_) {
-    a.push_back({"gen_ai.output.messages", messages_json(std::span<const Message>(std::vector<Message>{Message(reply)}))});
+    a.push_back({"gen_ai.output.messages",
+                 messages_json(std::span<const Message>(std::vector<Message>{Message(reply)}))});
   }
   if (reply.stop_reason == StopReason::error) {
     a.push_back({"error.type", std::string("provider_error")});
     span_->set_status(StatusCode::error, reply.error_message);
   } else if (reply.stop_reason == StopReason::aborted) {
     a.push_back({"error.type", std::string("cancelled")});
-    span_->set_status(StatusCode::error, reply.error_message.empty() ? "cancelled" : reply.error_message);
+    span_->set_status(StatusCode::error,
+                      reply.error_message.empty() ? "cancelled" : reply.error_message);
   }
   span_->set_attributes(a);
   span_->end();
@@ -140,15 +151,19 @@ SpanPtr start_tool(tracing::Span& parent, const tracing::TracingConfig&, const T
   return span;
 }
 
-void end_tool(tracing::Span& span, const tracing::TracingConfig& config, const json::Value& arguments,
-              const ToolResultMessage& message, std::string_view error_code) {
+void end_tool(tracing::Span& span, const tracing::TracingConfig& config,
+              const json::Value& arguments, const ToolResultMessage& message,
+              std::string_view error_code) {
   if (!span.recording()) return;
   if (config.capture_content) {
     span.set_attribute("gen_ai.tool.call.arguments", json::dump(arguments));
-    span.set_attribute("gen_ai.tool.call.result", messages_json(std::span<const Message>(std::vector<Message>{Message(message)})));
+    span.set_attribute(
+        "gen_ai.tool.call.result",
+        messages_json(std::span<const Message>(std::vector<Message>{Message(message)})));
   }
   if (message.is_error) {
-    span.set_attribute("error.type", error_code.empty() ? std::string("tool_error") : std::string(error_code));
+    span.set_attribute("error.type",
+                       error_code.empty() ? std::string("tool_error") : std::string(error_code));
     span.set_status(StatusCode::error);
   }
   span.end();
@@ -157,7 +172,8 @@ void end_tool(tracing::Span& span, const tracing::TracingConfig& config, const j
 SpanPtr start_transform(tracing::Span& parent, std::size_t messages_in) {
   if (!parent.recording()) return tracing::noop_span();
   SpanPtr span = parent.start_span("context_transform", SpanKind::internal);
-  if (span && span->recording()) span->set_attribute("agentkit.context.messages_in", static_cast<std::int64_t>(messages_in));
+  if (span && span->recording())
+    span->set_attribute("agentkit.context.messages_in", static_cast<std::int64_t>(messages_in));
   return span ? span : tracing::noop_span();
 }
 

@@ -16,14 +16,17 @@ using SpanPtr = std::shared_ptr<tracing::Span>;
 
 // `invoke_agent {agent}` for one run, a root span of the configured tracer (or the no-op span).
 SpanPtr start_run(const RuntimeConfig& runtime, const Model& model, std::string_view session_id);
-void end_run(tracing::Span& span, RunStopReason reason, const Usage& usage, int turns, std::string_view error);
+void end_run(tracing::Span& span, RunStopReason reason, const Usage& usage, int turns,
+             std::string_view error);
 
 // `chat {model}` for one model call: watches the call's events for the first chunk.
 class ChatSpan {
  public:
-  ChatSpan(tracing::Span& parent, const RuntimeConfig& runtime, const Request& request, int turn_index);
+  ChatSpan(tracing::Span& parent, const RuntimeConfig& runtime, const Request& request,
+           int turn_index);
   void observe(const Event& event) noexcept {
-    if (!first_chunk_ && recording_ && is_chunk(event)) first_chunk_ = std::chrono::steady_clock::now();
+    if (!first_chunk_ && recording_ && is_chunk(event))
+      first_chunk_ = std::chrono::steady_clock::now();
   }
   void end(const AssistantMessage& reply);
 
@@ -37,9 +40,11 @@ class ChatSpan {
 };
 
 // `execute_tool {tool}` for one call, a child of the run span.
-SpanPtr start_tool(tracing::Span& parent, const tracing::TracingConfig& config, const ToolUseBlock& call);
-void end_tool(tracing::Span& span, const tracing::TracingConfig& config, const json::Value& arguments,
-              const ToolResultMessage& message, std::string_view error_code);
+SpanPtr start_tool(tracing::Span& parent, const tracing::TracingConfig& config,
+                   const ToolUseBlock& call);
+void end_tool(tracing::Span& span, const tracing::TracingConfig& config,
+              const json::Value& arguments, const ToolResultMessage& message,
+              std::string_view error_code);
 
 // A span around the context transform (the compaction hook point), when one is set.
 SpanPtr start_transform(tracing::Span& parent, std::size_t messages_in);

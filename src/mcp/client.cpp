@@ -140,7 +140,8 @@ Result<json::Value> answer_inputs(ClientState& state, const InputRequiredResult&
 // The client span of one tools/call (MCP semantic conventions), ended when it goes out of scope.
 class McpCallSpan {
  public:
-  McpCallSpan(tracing::Span* parent, std::string_view tool, const Connection& conn, const std::string& server) {
+  McpCallSpan(tracing::Span* parent, std::string_view tool, const Connection& conn,
+              const std::string& server) {
     if (parent == nullptr || !parent->recording()) return;
     span_ = parent->start_span("tools/call " + std::string(tool), tracing::SpanKind::client);
     if (!span_ || !span_->recording()) return;

@@ -91,7 +91,7 @@ struct RequestOptions {
   std::optional<std::chrono::milliseconds> timeout{};      // default: the server's request timeout
   bool wait_forever = false;                               // subscriptions/listen
   std::function<void(const RequestId&)> on_sent{};
-  std::string traceparent{};                               // HTTP: sent as the traceparent header
+  std::string traceparent{};  // HTTP: sent as the traceparent header
 };
 
 // Sends one request on `conn` and waits: a modern HTTP exchange cut mid-stream is re-issued once

@@ -166,7 +166,8 @@ Result<CallReply> RpcPeer::wait_for(const std::shared_ptr<Pending>& pending, con
 void RpcPeer::abandon(const RequestId& id, const CallSpec& spec, std::string_view reason) {
   if (spec.send_cancelled) {
     json::Value params(json::Object{{"requestId", id.to_json()}, {"reason", std::string(reason)}});
-    (void)notify(kCancelled, &params, HttpRouting{spec.routing.protocol_version, std::string(kCancelled), {}, {}, {}});
+    (void)notify(kCancelled, &params,
+                 HttpRouting{spec.routing.protocol_version, std::string(kCancelled), {}, {}, {}});
   }
   channel_->abandon(id);
 }

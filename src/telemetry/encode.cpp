@@ -71,7 +71,6 @@ void append_attributes(std::string& out, std::span<const tracing::Attribute> att
   out += "]";
 }
 
-
 void append_scope(std::string& out, const Resource& resource) {
   out += R"({"name":)";
   json::append_quoted(out, resource.scope_name);
@@ -142,8 +141,10 @@ std::string encode_traces_json(const Resource& resource, std::span<const SpanDat
 namespace {
 
 // Bucket boundaries the GenAI conventions recommend (explicit bucket histograms).
-const std::vector<double> kTokenBounds{1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864};
-const std::vector<double> kSecondBounds{0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92};
+const std::vector<double> kTokenBounds{1,     4,     16,     64,      256,     1024,     4096,
+                                       16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864};
+const std::vector<double> kSecondBounds{0.01, 0.02, 0.04, 0.08,  0.16,  0.32,  0.64,
+                                        1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92};
 
 struct Histogram {
   const std::vector<double>* bounds = nullptr;
@@ -155,7 +156,8 @@ struct Histogram {
 
   void add(double v) {
     if (counts.empty()) counts.assign(bounds->size() + 1, 0);
-    std::size_t i = static_cast<std::size_t>(std::lower_bound(bounds->begin(), bounds->end(), v) - bounds->begin());
+    std::size_t i = static_cast<std::size_t>(std::lower_bound(bounds->begin(), bounds->end(), v) -
+                                             bounds->begin());
     ++counts[i];
     min = count == 0 ? v : std::min(min, v);
     max = count == 0 ? v : std::max(max, v);
@@ -178,10 +180,18 @@ struct Metric {
 struct GenAiMetrics::State {
   mutable std::mutex mu;
   std::uint64_t start_unix_nano = 0;
-  Metric tokens{"gen_ai.client.token.usage", "Number of input and output tokens used.", "{token}", &kTokenBounds, {}};
-  Metric duration{"gen_ai.client.operation.duration", "GenAI operation duration.", "s", &kSecondBounds, {}};
+  Metric tokens{"gen_ai.client.token.usage",
+                "Number of input and output tokens used.",
+                "{token}",
+                &kTokenBounds,
+                {}};
+  Metric duration{
+      "gen_ai.client.operation.duration", "GenAI operation duration.", "s", &kSecondBounds, {}};
   Metric first_chunk{"gen_ai.client.operation.time_to_first_chunk",
-                     "Time from the request to the first chunk of the streamed response.", "s", &kSecondBounds, {}};
+                     "Time from the request to the first chunk of the streamed response.",
+                     "s",
+                     &kSecondBounds,
+                     {}};
 };
 
 GenAiMetrics::GenAiMetrics() : state_(std::make_unique<State>()) {}
@@ -208,13 +218,16 @@ void GenAiMetrics::record(const SpanData& span) {
     h.bounds = m.bounds;
     return h;
   };
-  double seconds = static_cast<double>(span.end_unix_nano - std::min(span.start_unix_nano, span.end_unix_nano)) / 1e9;
+  double seconds =
+      static_cast<double>(span.end_unix_nano - std::min(span.start_unix_nano, span.end_unix_nano)) /
+      1e9;
   histogram(state_->duration, with_error).add(seconds);
   if (auto ttfc = double_attribute(span, "gen_ai.response.time_to_first_chunk")) {
     histogram(state_->first_chunk, base).add(*ttfc);
   }
   if (span.status == tracing::StatusCode::error) return;  // usage of a failed call is not reported
-  for (auto [attr, type] : {std::pair{"gen_ai.usage.input_tokens", "input"}, std::pair{"gen_ai.usage.output_tokens", "output"}}) {
+  for (auto [attr, type] : {std::pair{"gen_ai.usage.input_tokens", "input"},
+                            std::pair{"gen_ai.usage.output_tokens", "output"}}) {
     if (auto n = int_attribute(span, attr)) {
       Key key = base;
       key.emplace_back("gen_ai.token.type", type);
@@ -260,7 +273,8 @@ std::string GenAiMetrics::encode_json(const Resource& resource, std::uint64_t no
       out += R"(","count":")" + std::to_string(h.count) + R"(","sum":)";
       append_double(out, h.sum);
       out += R"(,"bucketCounts":[)";
-      for (std::size_t i = 0; i < h.counts.size(); ++i) out += (i ? ",\"" : "\"") + std::to_string(h.counts[i]) + "\"";
+      for (std::size_t i = 0; i < h.counts.size(); ++i)
+        out += (i ? ",\"" : "\"") + std::to_string(h.counts[i]) + "\"";
       out += R"(],"explicitBounds":[)";
       for (std::size_t i = 0; i < m->bounds->size(); ++i) {
         if (i) out += ",";

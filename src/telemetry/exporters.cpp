@@ -10,8 +10,9 @@ namespace agentkit::telemetry {
 namespace {
 
 std::uint64_t unix_now() {
-  return static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                        std::chrono::system_clock::now().time_since_epoch())
+                                        .count());
 }
 
 std::string trim(std::string_view s) {
@@ -73,15 +74,19 @@ std::optional<std::chrono::milliseconds> retry_after(const http::Response& r) {
   auto v = r.headers().get("Retry-After");
   if (!v) return std::nullopt;
   std::string s = trim(*v);
-  if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos || s.size() > 9) return std::nullopt;
+  if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos || s.size() > 9)
+    return std::nullopt;
   return std::chrono::seconds(std::stoll(s));
 }
 
-bool retryable(int status) { return status == 429 || status == 502 || status == 503 || status == 504; }
+bool retryable(int status) {
+  return status == 429 || status == 502 || status == 503 || status == 504;
+}
 
 // partial_success of an ExportTraceServiceResponse: {rejectedSpans, errorMessage}; both optional,
 // rejectedSpans an int64 written as a string or a number. An unreadable body counts as none.
-std::pair<std::uint64_t, std::string> partial_success(std::string_view body, std::string_view count_field) {
+std::pair<std::uint64_t, std::string> partial_success(std::string_view body,
+                                                      std::string_view count_field) {
   if (body.empty()) return {0, {}};
   json::ParseOptions bounds;  // the library-wide bounds on untrusted bytes (ARCHITECTURE §6)
   bounds.max_bytes = std::size_t(16) << 20;
@@ -102,13 +107,15 @@ std::pair<std::uint64_t, std::string> partial_success(std::string_view body, std
     }
   }
   std::string message;
-  if (const json::Value* m = ps->find("errorMessage"); m && m->is_string()) message = m->as_string();
+  if (const json::Value* m = ps->find("errorMessage"); m && m->is_string())
+    message = m->as_string();
   return {rejected, message};
 }
 
 }  // namespace
 
-OtlpOptions OtlpOptions::from_environment(const std::function<const char*(const char*)>& getenv_fn) {
+OtlpOptions OtlpOptions::from_environment(
+    const std::function<const char*(const char*)>& getenv_fn) {
   auto env = [&](const char* name) -> const char* {
     const char* v = getenv_fn ? getenv_fn(name) : std::getenv(name);
     return v != nullptr && *v != '\0' ? v : nullptr;
@@ -120,13 +127,15 @@ OtlpOptions OtlpOptions::from_environment(const std::function<const char*(const 
   // Signal-specific headers win over the general ones for the same key; both go to both signals
   // here (one header list per exporter), traces' taking precedence.
   if (const char* v = env("OTEL_EXPORTER_OTLP_HEADERS")) o.headers = parse_pairs(v);
-  for (const char* name : {"OTEL_EXPORTER_OTLP_TRACES_HEADERS", "OTEL_EXPORTER_OTLP_METRICS_HEADERS"}) {
+  for (const char* name :
+       {"OTEL_EXPORTER_OTLP_TRACES_HEADERS", "OTEL_EXPORTER_OTLP_METRICS_HEADERS"}) {
     if (const char* v = env(name)) {
       for (auto& [k, val] : parse_pairs(v)) {
         bool replaced = false;
         for (auto& existing : o.headers) {
           if (iequals(existing.first, k)) {
-            if (std::string_view(name).find("TRACES") != std::string_view::npos) existing.second = val;
+            if (std::string_view(name).find("TRACES") != std::string_view::npos)
+              existing.second = val;
             replaced = true;
           }
         }
@@ -139,9 +148,12 @@ OtlpOptions OtlpOptions::from_environment(const std::function<const char*(const 
   } else if (auto t2 = parse_int(env("OTEL_EXPORTER_OTLP_TIMEOUT"))) {
     o.timeout = std::chrono::milliseconds(*t2);
   }
-  if (auto d = parse_int(env("OTEL_BSP_SCHEDULE_DELAY"))) o.batch.schedule_delay = std::chrono::milliseconds(*d);
-  if (auto q = parse_int(env("OTEL_BSP_MAX_QUEUE_SIZE")); q && *q > 0) o.batch.max_queue = static_cast<std::size_t>(*q);
-  if (auto b = parse_int(env("OTEL_BSP_MAX_EXPORT_BATCH_SIZE")); b && *b > 0) o.batch.max_batch = static_cast<std::size_t>(*b);
+  if (auto d = parse_int(env("OTEL_BSP_SCHEDULE_DELAY")))
+    o.batch.schedule_delay = std::chrono::milliseconds(*d);
+  if (auto q = parse_int(env("OTEL_BSP_MAX_QUEUE_SIZE")); q && *q > 0)
+    o.batch.max_queue = static_cast<std::size_t>(*q);
+  if (auto b = parse_int(env("OTEL_BSP_MAX_EXPORT_BATCH_SIZE")); b && *b > 0)
+    o.batch.max_batch = static_cast<std::size_t>(*b);
   TracerOptions tracer;
   if (const char* v = env("OTEL_RESOURCE_ATTRIBUTES")) {
     for (auto& [k, val] : parse_pairs(v)) {
@@ -176,7 +188,8 @@ struct OtlpHttpExporter::State {
 
   // One POST with retries on 429/502/503/504 and transport failures. Answers the final status
   // (0 = never answered) and the body.
-  std::pair<int, std::string> post(const std::string& url, const std::string& body, agentkit::stop_token abandon) {
+  std::pair<int, std::string> post(const std::string& url, const std::string& body,
+                                   agentkit::stop_token abandon) {
     http::Request req;
     req.method = "POST";
     req.url = url;
@@ -202,7 +215,9 @@ struct OtlpHttpExporter::State {
         count([&](ExportStats& s) { s.last_error = why; });
         if (!retryable(status)) return {status, answer};
       } else {
-        count([&](ExportStats& s) { s.last_error = "exporting to " + url + " failed: " + resp.error().message; });
+        count([&](ExportStats& s) {
+          s.last_error = "exporting to " + url + " failed: " + resp.error().message;
+        });
         if (abandon.stop_requested()) return {0, {}};
       }
       if (attempt >= options.max_retries) return {status, answer};
@@ -225,8 +240,8 @@ struct OtlpHttpExporter::State {
         s.spans_exported += n - rejected;
         s.spans_rejected += rejected;
         if (rejected > 0 || !message.empty()) {
-          s.last_error = "collector at " + traces_url + " rejected " + std::to_string(rejected) + " span(s)" +
-                         (message.empty() ? std::string() : ": " + message);
+          s.last_error = "collector at " + traces_url + " rejected " + std::to_string(rejected) +
+                         " span(s)" + (message.empty() ? std::string() : ": " + message);
         }
       });
     } else {
@@ -246,8 +261,10 @@ struct OtlpHttpExporter::State {
 OtlpHttpExporter::OtlpHttpExporter(OtlpOptions options) : state_(std::make_unique<State>()) {
   State& s = *state_;
   s.options = std::move(options);
-  s.traces_url = s.options.traces_endpoint ? *s.options.traces_endpoint : join_path(s.options.endpoint, "/v1/traces");
-  s.metrics_url = s.options.metrics_endpoint ? *s.options.metrics_endpoint : join_path(s.options.endpoint, "/v1/metrics");
+  s.traces_url = s.options.traces_endpoint ? *s.options.traces_endpoint
+                                           : join_path(s.options.endpoint, "/v1/traces");
+  s.metrics_url = s.options.metrics_endpoint ? *s.options.metrics_endpoint
+                                             : join_path(s.options.endpoint, "/v1/metrics");
   s.transport = s.options.transport;
   if (!s.transport) {
     http::HttpOptions ho;
@@ -256,14 +273,18 @@ OtlpHttpExporter::OtlpHttpExporter(OtlpOptions options) : state_(std::make_uniqu
     s.transport = std::make_shared<http::HttpClient>(ho);
   }
   s.batcher = std::make_unique<detail::Batcher>(
-      s.options.batch, [&s](std::vector<SpanData> batch, agentkit::stop_token abandon) { s.send(std::move(batch), abandon); });
+      s.options.batch, [&s](std::vector<SpanData> batch, agentkit::stop_token abandon) {
+        s.send(std::move(batch), abandon);
+      });
 }
 
 OtlpHttpExporter::~OtlpHttpExporter() { shutdown(); }
 
 void OtlpHttpExporter::on_end(SpanData span) { state_->batcher->push(std::move(span)); }
 
-bool OtlpHttpExporter::flush(std::chrono::milliseconds timeout) { return state_->batcher->flush(timeout); }
+bool OtlpHttpExporter::flush(std::chrono::milliseconds timeout) {
+  return state_->batcher->flush(timeout);
+}
 
 void OtlpHttpExporter::shutdown() { state_->batcher->shutdown(state_->options.timeout); }
 
@@ -314,7 +335,8 @@ struct FileExporter::State {
   }
 };
 
-FileExporter::FileExporter(std::filesystem::path path, BatchOptions batch, Resource resource, bool export_metrics)
+FileExporter::FileExporter(std::filesystem::path path, BatchOptions batch, Resource resource,
+                           bool export_metrics)
     : state_(std::make_unique<State>()) {
   State& s = *state_;
   s.path = std::move(path);
@@ -323,12 +345,16 @@ FileExporter::FileExporter(std::filesystem::path path, BatchOptions batch, Resou
   s.out.open(s.path, std::ios::binary | std::ios::app);
   if (!s.out) s.stats.last_error = "cannot open " + s.path.string() + " for telemetry";
   s.batcher = std::make_unique<detail::Batcher>(
-      batch, [&s](std::vector<SpanData> b, agentkit::stop_token abandon) { s.send(std::move(b), abandon); });
+      batch, [&s](std::vector<SpanData> b, agentkit::stop_token abandon) {
+        s.send(std::move(b), abandon);
+      });
 }
 
 FileExporter::~FileExporter() { shutdown(); }
 void FileExporter::on_end(SpanData span) { state_->batcher->push(std::move(span)); }
-bool FileExporter::flush(std::chrono::milliseconds timeout) { return state_->batcher->flush(timeout); }
+bool FileExporter::flush(std::chrono::milliseconds timeout) {
+  return state_->batcher->flush(timeout);
+}
 void FileExporter::shutdown() { state_->batcher->shutdown(std::chrono::seconds(10)); }
 
 ExportStats FileExporter::stats() const {

@@ -12,8 +12,9 @@ namespace agentkit::telemetry {
 namespace {
 
 std::uint64_t system_now() {
-  return static_cast<std::uint64_t>(
-      std::chrono::duration_cast<std::chrono::nanoseconds>(std::chrono::system_clock::now().time_since_epoch()).count());
+  return static_cast<std::uint64_t>(std::chrono::duration_cast<std::chrono::nanoseconds>(
+                                        std::chrono::system_clock::now().time_since_epoch())
+                                        .count());
 }
 
 struct TracerState {
@@ -30,7 +31,8 @@ struct TracerState {
     do {
       for (std::size_t i = 0; i < N; i += 8) {
         std::uint64_t r = rng();
-        for (std::size_t j = 0; j < 8 && i + j < N; ++j) bytes[i + j] = static_cast<std::uint8_t>(r >> (8 * j));
+        for (std::size_t j = 0; j < 8 && i + j < N; ++j)
+          bytes[i + j] = static_cast<std::uint8_t>(r >> (8 * j));
       }
     } while (std::all_of(bytes.begin(), bytes.end(), [](std::uint8_t b) { return b == 0; }));
   }
@@ -46,12 +48,15 @@ void upsert(std::vector<tracing::Attribute>& into, const tracing::Attribute& a) 
   into.push_back(a);
 }
 
-class RecordingSpan final : public tracing::Span, public std::enable_shared_from_this<RecordingSpan> {
+class RecordingSpan final : public tracing::Span,
+                            public std::enable_shared_from_this<RecordingSpan> {
  public:
-  RecordingSpan(std::shared_ptr<TracerState> tracer, SpanData data) : tracer_(std::move(tracer)), data_(std::move(data)) {}
+  RecordingSpan(std::shared_ptr<TracerState> tracer, SpanData data)
+      : tracer_(std::move(tracer)), data_(std::move(data)) {}
   ~RecordingSpan() override { end(); }  // a span dropped unended still reaches the exporter
 
-  std::shared_ptr<tracing::Span> start_span(std::string_view name, tracing::SpanKind kind) override {
+  std::shared_ptr<tracing::Span> start_span(std::string_view name,
+                                            tracing::SpanKind kind) override {
     SpanData child;
     child.context.trace_id = data_.context.trace_id;
     child.context.flags = data_.context.flags;
@@ -72,7 +77,8 @@ class RecordingSpan final : public tracing::Span, public std::enable_shared_from
   void add_event(std::string_view name, std::span<const tracing::Attribute> attributes) override {
     std::lock_guard lock(mu_);
     if (ended_) return;
-    data_.events.push_back(SpanEventData{std::string(name), tracer_->now(), {attributes.begin(), attributes.end()}});
+    data_.events.push_back(
+        SpanEventData{std::string(name), tracer_->now(), {attributes.begin(), attributes.end()}});
   }
   void set_status(tracing::StatusCode code, std::string_view description) override {
     std::lock_guard lock(mu_);
@@ -80,7 +86,8 @@ class RecordingSpan final : public tracing::Span, public std::enable_shared_from
     // OK is final (the OpenTelemetry API rule); a description belongs to an error only.
     if (data_.status == tracing::StatusCode::ok) return;
     data_.status = code;
-    data_.status_message = code == tracing::StatusCode::error ? std::string(description) : std::string();
+    data_.status_message =
+        code == tracing::StatusCode::error ? std::string(description) : std::string();
   }
   void end() override {
     SpanData out;
@@ -104,7 +111,8 @@ class RecordingSpan final : public tracing::Span, public std::enable_shared_from
 class Tracer final : public tracing::Context {
  public:
   explicit Tracer(std::shared_ptr<TracerState> state) : state_(std::move(state)) {}
-  std::shared_ptr<tracing::Span> start_span(std::string_view name, tracing::SpanKind kind) override {
+  std::shared_ptr<tracing::Span> start_span(std::string_view name,
+                                            tracing::SpanKind kind) override {
     SpanData root;
     state_->fill(root.context.trace_id);
     state_->fill(root.context.span_id);
@@ -121,9 +129,12 @@ class Tracer final : public tracing::Context {
 
 }  // namespace
 
-std::shared_ptr<tracing::Context> make_tracer(TracerOptions options, std::shared_ptr<SpanExporter> exporter) {
+std::shared_ptr<tracing::Context> make_tracer(TracerOptions options,
+                                              std::shared_ptr<SpanExporter> exporter) {
   auto state = std::make_shared<TracerState>();
-  state->rng.seed(options.seed ? *options.seed : (std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}());
+  state->rng.seed(options.seed
+                      ? *options.seed
+                      : (std::uint64_t{std::random_device{}()} << 32) ^ std::random_device{}());
   state->options = std::move(options);
   state->exporter = std::move(exporter);
   return std::make_shared<Tracer>(std::move(state));

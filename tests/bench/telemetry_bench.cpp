@@ -10,6 +10,7 @@
 #include <cstdio>
 #include <ctime>
 #include <filesystem>
+#include <thread>
 #include <vector>
 
 #include "agentkit/agent.hpp"
@@ -33,8 +34,9 @@ double measure(const std::shared_ptr<otel::SpanExporter>& exporter) {
   auto provider = std::make_shared<faux::FauxProvider>(
       std::function<faux::FauxResponse(const Request&)>([&turn](const Request&) {
         ++turn;
-        auto r = turn % kTurnsPerRun == 0 ? faux::text_response("done")
-                                          : faux::tool_call_response({faux::tool_call("", "noop", "{}")});
+        auto r = turn % kTurnsPerRun == 0
+                     ? faux::text_response("done")
+                     : faux::tool_call_response({faux::tool_call("", "noop", "{}")});
         r.stream_chunks = false;
         return r;
       }),
@@ -42,7 +44,9 @@ double measure(const std::shared_ptr<otel::SpanExporter>& exporter) {
   ToolDefinition noop;
   noop.name = "noop";
   noop.description = "does nothing";
-  noop.handler = [](const json::Value&, const ToolContext&) { return ToolResult::text_result("ok"); };
+  noop.handler = [](const json::Value&, const ToolContext&) {
+    return ToolResult::text_result("ok");
+  };
   AgentDefinition def;
   def.instructions = "bench";
   def.tools.direct.push_back(noop);
@@ -69,9 +73,10 @@ double cpu_ms() { return 1000.0 * static_cast<double>(std::clock()) / CLOCKS_PER
 }  // namespace
 
 int main() {
-  auto collector = http::HttpServer::start({}, [](const http::ServerRequest&, http::ResponseWriter& out) {
-                     (void)out.respond(200, {{"Content-Type", "application/json"}}, "{}");
-                   }).value();
+  auto collector =
+      http::HttpServer::start({}, [](const http::ServerRequest&, http::ResponseWriter& out) {
+        (void)out.respond(200, {{"Content-Type", "application/json"}}, "{}");
+      }).value();
   otel::OtlpOptions o;
   o.endpoint = collector.base_url();
   o.batch.max_queue = 1 << 20;  // measure the loop, not drops
@@ -79,19 +84,44 @@ int main() {
   auto path = std::filesystem::temp_directory_path() / "agentkit_telemetry_bench.jsonl";
   auto file = std::make_shared<otel::FileExporter>(path, otel::BatchOptions{.max_queue = 1 << 20});
 
+  // A collector that never answers: the loop must not notice (export waits on its own thread).
+  auto silent =
+      http::HttpServer::start({}, [](const http::ServerRequest&, http::ResponseWriter& out) {
+        auto stop = out.stop_token();
+        while (!stop.stop_requested()) std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }).value();
+  otel::OtlpOptions so = o;
+  so.endpoint = silent.base_url();
+  so.timeout = std::chrono::milliseconds(2000);
+  so.max_retries = 0;
+  so.export_metrics = false;
+  auto stuck = std::make_shared<otel::OtlpHttpExporter>(so);
+
   double off = measure(nullptr);
   double on_otlp = measure(otlp);
   double on_file = measure(file);
+  double on_stuck = measure(stuck);
+  stuck->shutdown();
+  silent.stop();
   otlp->shutdown();
   file->shutdown();
   std::filesystem::remove(path);
-  std::printf("tracing overhead on the loop thread (instant faux provider, 2 spans per turn, median of %d runs x %d turns)\n",
-              kRuns, kTurnsPerRun);
+  std::printf(
+      "tracing overhead on the loop thread (instant faux provider, 2 spans per turn, median of %d "
+      "runs x %d turns)\n",
+      kRuns, kTurnsPerRun);
   std::printf("  off (no-op span):     %7.2f us/turn\n", off);
-  std::printf("  on, OTLP/HTTP:        %7.2f us/turn   +%.2f us per span   (bar: < 5 us per span)\n", on_otlp,
-              (on_otlp - off) / 2);
-  std::printf("  on, file exporter:    %7.2f us/turn   +%.2f us per span\n", on_file, (on_file - off) / 2);
-  std::printf("  OTLP exported %llu spans, dropped %llu\n", static_cast<unsigned long long>(otlp->stats().spans_exported),
+  std::printf(
+      "  on, OTLP/HTTP:        %7.2f us/turn   +%.2f us per span   (bar: < 5 us per span)\n",
+      on_otlp, (on_otlp - off) / 2);
+  std::printf("  on, file exporter:    %7.2f us/turn   +%.2f us per span\n", on_file,
+              (on_file - off) / 2);
+  std::printf(
+      "  on, silent collector: %7.2f us/turn   +%.2f us per span (spans left queued or dropped: "
+      "%llu queued; the loop did not wait)\n",
+      on_stuck, (on_stuck - off) / 2, static_cast<unsigned long long>(stuck->stats().spans_queued));
+  std::printf("  OTLP exported %llu spans, dropped %llu\n",
+              static_cast<unsigned long long>(otlp->stats().spans_exported),
               static_cast<unsigned long long>(otlp->stats().spans_dropped));
 
   // Exporter CPU per 10,000 chat-like spans.
@@ -118,9 +148,11 @@ int main() {
   for (const auto& s : spans) pipeline->on_end(s);
   pipeline->shutdown();
   double c3 = cpu_ms();
-  std::printf("exporter CPU per 10,000 spans: encode %.1f ms (%zu bytes); whole pipeline %.1f ms of process CPU "
-              "(queue, thread, encode, POST, and the loopback collector's side)\n",
-              c1 - c0, body.size(), c3 - c2);
+  std::printf(
+      "exporter CPU per 10,000 spans: encode %.1f ms (%zu bytes); whole pipeline %.1f ms of "
+      "process CPU "
+      "(queue, thread, encode, POST, and the loopback collector's side)\n",
+      c1 - c0, body.size(), c3 - c2);
   collector.stop();
   return 0;
 }

@@ -48,7 +48,8 @@ class TestSpan final : public tracing::Span {
   void set_attributes(std::span<const tracing::Attribute> attributes) override {
     std::lock_guard lock(log_->mu);
     for (const auto& a : attributes) {
-      if (const auto* s = std::get_if<std::string>(&a.value)) log_->attributes.push_back(a.key + "=" + *s);
+      if (const auto* s = std::get_if<std::string>(&a.value))
+        log_->attributes.push_back(a.key + "=" + *s);
     }
   }
   void add_event(std::string_view, std::span<const tracing::Attribute>) override {}
@@ -71,10 +72,12 @@ bool has(const std::vector<std::string>& v, const std::string& s) {
 
 }  // namespace
 
-TEST_CASE("an MCP call over stdio carries traceparent in _meta, from its own client span, in both eras") {
+TEST_CASE(
+    "an MCP call over stdio carries traceparent in _meta, from its own client span, in both eras") {
   for (std::string mode : {"modern", "legacy"}) {
     testing::TempDir dir;
-    auto client = mcp::Client::connect(mcp_test::fake(mode, dir.path() / "log"), mcp_test::quick_options());
+    auto client =
+        mcp::Client::connect(mcp_test::fake(mode, dir.path() / "log"), mcp_test::quick_options());
     REQUIRE(client);
     auto log = std::make_shared<SpanLog>();
     TestSpan parent(log, 0x10);
@@ -88,7 +91,8 @@ TEST_CASE("an MCP call over stdio carries traceparent in _meta, from its own cli
     }
     REQUIRE(calls.size() == 2);
     // The child span got id 1: the server sees the MCP span's context, not the caller's.
-    const std::string expected = R"("traceparent":"00-abababababababababababababababab-0000000000000001-01")";
+    const std::string expected =
+        R"("traceparent":"00-abababababababababababababababab-0000000000000001-01")";
     INFO(calls[0]);
     CHECK(calls[0].find(expected) != std::string::npos);
     CHECK(calls[1].find("traceparent") == std::string::npos);
@@ -102,9 +106,10 @@ TEST_CASE("an MCP call over stdio carries traceparent in _meta, from its own cli
 
 TEST_CASE("an MCP call over HTTP carries traceparent as a header, and not in _meta") {
   mcp::Server server;
-  REQUIRE(server.add_tool({.name = "count", .handler = [](const mcp::ToolCall&) -> mcp::ToolOutcome {
-                             return mcp::ServerToolResult::text("counted");
-                           }}));
+  REQUIRE(
+      server.add_tool({.name = "count", .handler = [](const mcp::ToolCall&) -> mcp::ToolOutcome {
+                         return mcp::ServerToolResult::text("counted");
+                       }}));
   mcp::HttpServeOptions serve;
   serve.api_key = "k";
   auto service = server.serve_http(serve);
@@ -114,39 +119,45 @@ TEST_CASE("an MCP call over HTTP carries traceparent as a header, and not in _me
   std::vector<std::pair<std::string, std::string>> seen;  // traceparent header (or "-"), body
   http::HttpClient upstream;
   const std::string target = service->url();
-  auto proxy = http::HttpServer::start({}, [&](const http::ServerRequest& req, http::ResponseWriter& out) {
-    {
-      std::lock_guard lock(mu);
-      auto tp = req.headers.get("traceparent");
-      seen.emplace_back(tp ? std::string(*tp) : "-", req.body);
-    }
-    http::Request fwd{.method = req.method, .url = target};
-    for (const auto& h : req.headers) {
-      if (!agentkit::iequals(h.name, "Host") && !agentkit::iequals(h.name, "Content-Length")) fwd.headers.add(h.name, h.value);
-    }
-    fwd.body = req.body;
-    auto resp = upstream.send(fwd, out.stop_token());  // streams (SSE) pass through as they come
-    if (!resp) {
-      (void)out.respond(502, {}, resp.error().message);
-      return;
-    }
-    http::Headers back;
-    for (const auto& h : resp->headers()) {
-      if (!agentkit::iequals(h.name, "Content-Length") && !agentkit::iequals(h.name, "Transfer-Encoding") &&
-          !agentkit::iequals(h.name, "Connection")) {
-        back.add(h.name, h.value);
-      }
-    }
-    if (!out.start_stream(resp->status(), back)) return;
-    char buf[4096];
-    while (true) {
-      auto n = resp->read_some(std::span<char>(buf, sizeof buf));
-      if (!n || *n == 0 || !out.write(std::string_view(buf, *n))) break;
-    }
-    (void)out.finish();
-  });
+  auto proxy =
+      http::HttpServer::start({}, [&](const http::ServerRequest& req, http::ResponseWriter& out) {
+        {
+          std::lock_guard lock(mu);
+          auto tp = req.headers.get("traceparent");
+          seen.emplace_back(tp ? std::string(*tp) : "-", req.body);
+        }
+        http::Request fwd{.method = req.method, .url = target};
+        for (const auto& h : req.headers) {
+          if (!agentkit::iequals(h.name, "Host") && !agentkit::iequals(h.name, "Content-Length"))
+            fwd.headers.add(h.name, h.value);
+        }
+        fwd.body = req.body;
+        auto resp =
+            upstream.send(fwd, out.stop_token());  // streams (SSE) pass through as they come
+        if (!resp) {
+          (void)out.respond(502, {}, resp.error().message);
+          return;
+        }
+        http::Headers back;
+        for (const auto& h : resp->headers()) {
+          if (!agentkit::iequals(h.name, "Content-Length") &&
+              !agentkit::iequals(h.name, "Transfer-Encoding") &&
+              !agentkit::iequals(h.name, "Connection")) {
+            back.add(h.name, h.value);
+          }
+        }
+        if (!out.start_stream(resp->status(), back)) return;
+        char buf[4096];
+        while (true) {
+          auto n = resp->read_some(std::span<char>(buf, sizeof buf));
+          if (!n || *n == 0 || !out.write(std::string_view(buf, *n))) break;
+        }
+        (void)out.finish();
+      });
   REQUIRE(proxy);
-  mcp::ServerConfig config{.name = "web", .transport = mcp::HttpTarget{.url = proxy->base_url() + "/mcp", .headers = {{"X-API-Key", "k"}}}};
+  mcp::ServerConfig config{.name = "web",
+                           .transport = mcp::HttpTarget{.url = proxy->base_url() + "/mcp",
+                                                        .headers = {{"X-API-Key", "k"}}}};
   auto client = mcp::Client::connect(config, mcp_test::quick_options());
   REQUIRE(client);
   auto log = std::make_shared<SpanLog>();

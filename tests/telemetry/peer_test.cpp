@@ -26,12 +26,15 @@ bool peers_required() {
 
 }  // namespace
 
-TEST_CASE("our OTLP request for a scripted run agrees with the official JS SDK's for the same trace") {
+TEST_CASE(
+    "our OTLP request for a scripted run agrees with the official JS SDK's for the same trace") {
   const std::filesystem::path peers = AGENTKIT_TELEMETRY_PEERS;
   auto node = find_program("node");
-  bool installed = std::filesystem::exists(peers / "node_modules/@opentelemetry/exporter-trace-otlp-http/package.json");
+  bool installed = std::filesystem::exists(
+      peers / "node_modules/@opentelemetry/exporter-trace-otlp-http/package.json");
   if (!node || !installed) {
-    if (peers_required()) FAIL("the OpenTelemetry JS SDK is missing (run `npm ci` in tests/telemetry/peers)");
+    if (peers_required())
+      FAIL("the OpenTelemetry JS SDK is missing (run `npm ci` in tests/telemetry/peers)");
     WARN("SKIPPED: the OpenTelemetry JS SDK is missing (run `npm ci` in tests/telemetry/peers)");
     return;
   }
@@ -47,7 +50,8 @@ TEST_CASE("our OTLP request for a scripted run agrees with the official JS SDK's
   first.message.usage.output_tokens = 7;
   first.message.usage.cost.total = 0.25;
   first.message.response_id = "resp_1";
-  auto provider = std::make_shared<faux::FauxProvider>(std::vector<faux::FauxResponse>{first, faux::text_response("done")});
+  auto provider = std::make_shared<faux::FauxProvider>(
+      std::vector<faux::FauxResponse>{first, faux::text_response("done")});
   RuntimeConfig rt;
   rt.model.spec = "faux/test-model";
   rt.model.temperature = 0.5;
@@ -75,7 +79,8 @@ TEST_CASE("our OTLP request for a scripted run agrees with the official JS SDK's
   TempDir dir;
   auto ours = dir.write("ours.json", posts[0].body);
   auto report = dir.path() / "report.json";
-  auto out = run_program({*node, (peers / "replay_trace.mjs").string(), ours.string(), report.string()});
+  auto out =
+      run_program({*node, (peers / "replay_trace.mjs").string(), ours.string(), report.string()});
   INFO(out.err);
   REQUIRE(out.exit_code == 0);
   json::Value r = json::parse(read_file(report)).value();

@@ -19,25 +19,27 @@ struct Recorded {
 };
 
 // What the collector answers the n-th request (0-based) to a path; empty = 200 "{}".
-using Answer = std::function<void(std::size_t n, const http::ServerRequest&, http::ResponseWriter&)>;
+using Answer =
+    std::function<void(std::size_t n, const http::ServerRequest&, http::ResponseWriter&)>;
 
 class Collector {
  public:
   explicit Collector(Answer answer = {}) : answer_(std::move(answer)) {
-    auto server = http::HttpServer::start({}, [this](const http::ServerRequest& req, http::ResponseWriter& out) {
-      std::size_t n = 0;
-      {
-        std::lock_guard lock(mu_);
-        n = requests_.size();
-        requests_.push_back({req.path, req.body, req.headers});
-      }
-      cv_.notify_all();
-      if (answer_) {
-        answer_(n, req, out);
-      } else {
-        (void)out.respond(200, {{"Content-Type", "application/json"}}, "{}");
-      }
-    });
+    auto server = http::HttpServer::start(
+        {}, [this](const http::ServerRequest& req, http::ResponseWriter& out) {
+          std::size_t n = 0;
+          {
+            std::lock_guard lock(mu_);
+            n = requests_.size();
+            requests_.push_back({req.path, req.body, req.headers});
+          }
+          cv_.notify_all();
+          if (answer_) {
+            answer_(n, req, out);
+          } else {
+            (void)out.respond(200, {{"Content-Type", "application/json"}}, "{}");
+          }
+        });
     server_ = std::make_unique<http::HttpServer>(std::move(server).value());
   }
   ~Collector() { server_->stop(); }

@@ -27,7 +27,8 @@ namespace otel = agentkit::telemetry;
 
 namespace {
 
-ToolDefinition tool(std::string name, bool fail, std::function<void(const ToolContext&)> peek = {}) {
+ToolDefinition tool(std::string name, bool fail,
+                    std::function<void(const ToolContext&)> peek = {}) {
   ToolDefinition t;
   t.name = std::move(name);
   t.description = "test tool";
@@ -40,8 +41,8 @@ ToolDefinition tool(std::string name, bool fail, std::function<void(const ToolCo
 }
 
 std::shared_ptr<faux::FauxProvider> two_turns() {
-  auto first = faux::tool_call_response(
-      {faux::tool_call("call_1", "lookup", R"({"q":"a"})"), faux::tool_call("call_2", "broken", R"({})")});
+  auto first = faux::tool_call_response({faux::tool_call("call_1", "lookup", R"({"q":"a"})"),
+                                         faux::tool_call("call_2", "broken", R"({})")});
   first.message.usage.input_tokens = 100;
   first.message.usage.cache_read_tokens = 20;
   first.message.usage.output_tokens = 7;
@@ -52,12 +53,13 @@ std::shared_ptr<faux::FauxProvider> two_turns() {
   return std::make_shared<faux::FauxProvider>(std::vector<faux::FauxResponse>{first, second});
 }
 
-RuntimeConfig traced_runtime(std::shared_ptr<faux::FauxProvider> provider, std::shared_ptr<otel::SpanExporter> exporter,
-                             bool capture = false) {
+RuntimeConfig traced_runtime(std::shared_ptr<faux::FauxProvider> provider,
+                             std::shared_ptr<otel::SpanExporter> exporter, bool capture = false) {
   RuntimeConfig rt;
   rt.model.spec = "faux/test-model";
   rt.providers.add("faux", std::move(provider));
-  rt.observability.tracing.tracer = otel::make_tracer({.service_name = "tests", .seed = 42}, std::move(exporter));
+  rt.observability.tracing.tracer =
+      otel::make_tracer({.service_name = "tests", .seed = 42}, std::move(exporter));
   rt.observability.tracing.agent_name = "coder";
   rt.observability.tracing.capture_content = capture;
   return rt;
@@ -71,7 +73,8 @@ AgentDefinition two_tools(std::function<void(const ToolContext&)> peek = {}) {
   return def;
 }
 
-const otel::SpanData* named(const std::vector<otel::SpanData>& spans, std::string_view prefix, int nth = 0) {
+const otel::SpanData* named(const std::vector<otel::SpanData>& spans, std::string_view prefix,
+                            int nth = 0) {
   for (const auto& s : spans) {
     if (s.name.rfind(prefix, 0) == 0 && nth-- == 0) return &s;
   }
@@ -153,7 +156,9 @@ class CutCollector {
 
 }  // namespace
 
-TEST_CASE("a run is one invoke_agent span with a chat span per model call and an execute_tool span per call") {
+TEST_CASE(
+    "a run is one invoke_agent span with a chat span per model call and an execute_tool span per "
+    "call") {
   auto spans = run_traced();
   REQUIRE(spans.size() == 5);  // 1 run + 2 chat + 2 tools
   const auto* run = named(spans, "invoke_agent coder");
@@ -251,7 +256,9 @@ TEST_CASE("with tracing off the loop sees the shared no-op span, which owns and 
   RuntimeConfig rt;
   rt.model.spec = "faux/test-model";
   rt.providers.add("faux", two_turns());
-  auto agent = make_agent(two_tools([&](const ToolContext& ctx) { saw_span = ctx.span != nullptr; }), rt).value();
+  auto agent =
+      make_agent(two_tools([&](const ToolContext& ctx) { saw_span = ctx.span != nullptr; }), rt)
+          .value();
   REQUIRE(agent.run(Input("go")));
   CHECK_FALSE(saw_span);
 }
@@ -273,7 +280,8 @@ TEST_CASE("a nested span started on its parent records that parent, across threa
   CHECK(tp.substr(53) == "01");
 }
 
-TEST_CASE("the OTLP exporter posts hex ids, integer enums and int64 as decimal strings to /v1/traces") {
+TEST_CASE(
+    "the OTLP exporter posts hex ids, integer enums and int64 as decimal strings to /v1/traces") {
   otel::testing::Collector collector;
   otel::OtlpOptions o;
   o.endpoint = collector.url();
@@ -319,24 +327,31 @@ TEST_CASE("the OTLP exporter posts GenAI histograms to /v1/metrics after a span 
   auto posts = collector.requests_to("/v1/metrics");
   REQUIRE(posts.size() == 1);
   json::Value doc = parse(posts[0].body);
-  const json::Value& metrics = *doc.find("resourceMetrics")->as_array()[0].find("scopeMetrics")->as_array()[0].find("metrics");
+  const json::Value& metrics = *doc.find("resourceMetrics")
+                                    ->as_array()[0]
+                                    .find("scopeMetrics")
+                                    ->as_array()[0]
+                                    .find("metrics");
   std::vector<std::string> names;
   for (const auto& m : metrics.as_array()) names.push_back(m.find("name")->as_string());
-  CHECK(names == std::vector<std::string>{"gen_ai.client.token.usage", "gen_ai.client.operation.duration",
+  CHECK(names == std::vector<std::string>{"gen_ai.client.token.usage",
+                                          "gen_ai.client.operation.duration",
                                           "gen_ai.client.operation.time_to_first_chunk"});
   const json::Value& tokens = metrics.as_array()[0];
   CHECK(tokens.find("unit")->as_string() == "{token}");
   const json::Value& points = *tokens.find("histogram")->find("dataPoints");
   REQUIRE(points.size() == 2);  // input and output
   std::int64_t total = 0;
-  for (const auto& p : points.as_array()) total += json::parse(p.find("sum")->number_text()).value().to_int64().value_or(0);
+  for (const auto& p : points.as_array())
+    total += json::parse(p.find("sum")->number_text()).value().to_int64().value_or(0);
   CHECK(total == 120 + 7 + 130 + 3);
   CHECK(points.as_array()[0].find("count")->as_string() == "2");
 }
 
 TEST_CASE("a 400 with partial_success and a 413 drop the batch without a retry and say why") {
   for (int status : {400, 413}) {
-    otel::testing::Collector collector([status](std::size_t, const http::ServerRequest&, http::ResponseWriter& out) {
+    otel::testing::Collector collector([status](std::size_t, const http::ServerRequest&,
+                                                http::ResponseWriter& out) {
       (void)out.respond(status, {{"Content-Type", "application/json"}},
                         R"({"partialSuccess":{"rejectedSpans":"5","errorMessage":"bad span"}})");
     });
@@ -360,10 +375,12 @@ TEST_CASE("a 400 with partial_success and a 413 drop the batch without a retry a
 }
 
 TEST_CASE("a 200 with partial_success counts the rejected spans") {
-  otel::testing::Collector collector([](std::size_t, const http::ServerRequest&, http::ResponseWriter& out) {
-    (void)out.respond(200, {{"Content-Type", "application/json"}},
-                      R"({"partialSuccess":{"rejectedSpans":"2","errorMessage":"2 spans too old"}})");
-  });
+  otel::testing::Collector collector(
+      [](std::size_t, const http::ServerRequest&, http::ResponseWriter& out) {
+        (void)out.respond(
+            200, {{"Content-Type", "application/json"}},
+            R"({"partialSuccess":{"rejectedSpans":"2","errorMessage":"2 spans too old"}})");
+      });
   otel::OtlpOptions o;
   o.endpoint = collector.url();
   o.export_metrics = false;
@@ -377,14 +394,16 @@ TEST_CASE("a 200 with partial_success counts the rejected spans") {
   CHECK(s.last_error.find("2 spans too old") != std::string::npos);
 }
 
-TEST_CASE("a 503 with Retry-After 3600 is retried, the wait capped, and only 429/502/503/504 retry") {
-  otel::testing::Collector collector([](std::size_t n, const http::ServerRequest&, http::ResponseWriter& out) {
-    if (n == 0) {
-      (void)out.respond(503, {{"Retry-After", "3600"}}, "busy");
-    } else {
-      (void)out.respond(200, {{"Content-Type", "application/json"}}, "{}");
-    }
-  });
+TEST_CASE(
+    "a 503 with Retry-After 3600 is retried, the wait capped, and only 429/502/503/504 retry") {
+  otel::testing::Collector collector(
+      [](std::size_t n, const http::ServerRequest&, http::ResponseWriter& out) {
+        if (n == 0) {
+          (void)out.respond(503, {{"Retry-After", "3600"}}, "busy");
+        } else {
+          (void)out.respond(200, {{"Content-Type", "application/json"}}, "{}");
+        }
+      });
   otel::OtlpOptions o;
   o.endpoint = collector.url();
   o.export_metrics = false;
@@ -400,12 +419,14 @@ TEST_CASE("a 503 with Retry-After 3600 is retried, the wait capped, and only 429
   CHECK(collector.requests_to("/v1/traces")[0].body == collector.requests_to("/v1/traces")[1].body);
 }
 
-TEST_CASE("a collector that never answers or closes mid-request costs the run nothing and is counted") {
+TEST_CASE(
+    "a collector that never answers or closes mid-request costs the run nothing and is counted") {
   SECTION("never answers") {
-    otel::testing::Collector collector([](std::size_t, const http::ServerRequest&, http::ResponseWriter& out) {
-      auto stop = out.stop_token();
-      while (!stop.stop_requested()) std::this_thread::sleep_for(5ms);
-    });
+    otel::testing::Collector collector(
+        [](std::size_t, const http::ServerRequest&, http::ResponseWriter& out) {
+          auto stop = out.stop_token();
+          while (!stop.stop_requested()) std::this_thread::sleep_for(5ms);
+        });
     otel::OtlpOptions o;
     o.endpoint = collector.url();
     o.export_metrics = false;
@@ -449,10 +470,11 @@ TEST_CASE("a collector that never answers or closes mid-request costs the run no
 }
 
 TEST_CASE("a full export queue drops spans and counts them; on_end never waits") {
-  otel::testing::Collector collector([](std::size_t, const http::ServerRequest&, http::ResponseWriter& out) {
-    auto stop = out.stop_token();
-    while (!stop.stop_requested()) std::this_thread::sleep_for(5ms);
-  });
+  otel::testing::Collector collector(
+      [](std::size_t, const http::ServerRequest&, http::ResponseWriter& out) {
+        auto stop = out.stop_token();
+        while (!stop.stop_requested()) std::this_thread::sleep_for(5ms);
+      });
   otel::OtlpOptions o;
   o.endpoint = collector.url();
   o.export_metrics = false;
@@ -512,7 +534,12 @@ TEST_CASE("the file exporter writes the same OTLP JSON documents as lines") {
   REQUIRE(std::getline(in, traces));
   REQUIRE(std::getline(in, metrics));
   json::Value t = parse(traces);
-  CHECK(t.find("resourceSpans")->as_array()[0].find("scopeSpans")->as_array()[0].find("spans")->size() == 5);
+  CHECK(t.find("resourceSpans")
+            ->as_array()[0]
+            .find("scopeSpans")
+            ->as_array()[0]
+            .find("spans")
+            ->size() == 5);
   CHECK(parse(metrics).find("resourceMetrics"));
   CHECK(file->stats().spans_exported == 5);
 }

@@ -32,12 +32,19 @@
 namespace agentkit::tracing {
 
 // OTLP's numbering (SPAN_KIND_INTERNAL = 1, ...), so an exporter writes the integer as is.
-enum class SpanKind : std::uint8_t { internal = 1, server = 2, client = 3, producer = 4, consumer = 5 };
+enum class SpanKind : std::uint8_t {
+  internal = 1,
+  server = 2,
+  client = 3,
+  producer = 4,
+  consumer = 5
+};
 
 // OTLP's numbering (STATUS_CODE_UNSET = 0, OK = 1, ERROR = 2).
 enum class StatusCode : std::uint8_t { unset = 0, ok = 1, error = 2 };
 
-using AttributeValue = std::variant<bool, std::int64_t, double, std::string, std::vector<std::string>>;
+using AttributeValue =
+    std::variant<bool, std::int64_t, double, std::string, std::vector<std::string>>;
 
 struct Attribute {
   std::string key;
@@ -66,7 +73,8 @@ class Context {
  public:
   virtual ~Context() = default;
   // A new span whose parent is this context. Never null: a disabled tracer returns noop_span().
-  virtual std::shared_ptr<Span> start_span(std::string_view name, SpanKind kind = SpanKind::internal) = 0;
+  virtual std::shared_ptr<Span> start_span(std::string_view name,
+                                           SpanKind kind = SpanKind::internal) = 0;
 };
 
 // One timed operation. end() is idempotent; calls after end() are ignored.

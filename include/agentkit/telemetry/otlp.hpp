@@ -81,14 +81,14 @@ struct OtlpOptions {
 // rejected or failed (after shutdown()).
 struct ExportStats {
   std::uint64_t spans_queued = 0;
-  std::uint64_t spans_dropped = 0;    // the queue was full (or the exporter shut down)
-  std::uint64_t spans_exported = 0;   // accepted by the collector
-  std::uint64_t spans_rejected = 0;   // partial_success.rejectedSpans
-  std::uint64_t spans_failed = 0;     // their batch was refused (4xx) or ran out of retries
-  std::uint64_t requests = 0;         // HTTP requests sent (retries included)
+  std::uint64_t spans_dropped = 0;   // the queue was full (or the exporter shut down)
+  std::uint64_t spans_exported = 0;  // accepted by the collector
+  std::uint64_t spans_rejected = 0;  // partial_success.rejectedSpans
+  std::uint64_t spans_failed = 0;    // their batch was refused (4xx) or ran out of retries
+  std::uint64_t requests = 0;        // HTTP requests sent (retries included)
   std::uint64_t retries = 0;
   std::uint64_t metric_requests = 0;
-  std::string last_error;             // the collector's or the transport's words, latest
+  std::string last_error;  // the collector's or the transport's words, latest
 };
 
 // Encodes spans as one ExportTraceServiceRequest (OTLP JSON).
@@ -136,8 +136,8 @@ class OtlpHttpExporter final : public SpanExporter {
 // or `otel-cli` reads. Same queue and thread as the OTLP exporter.
 class FileExporter final : public SpanExporter {
  public:
-  FileExporter(std::filesystem::path path, BatchOptions batch = {}, Resource resource = resource_of(TracerOptions{}),
-               bool export_metrics = true);
+  FileExporter(std::filesystem::path path, BatchOptions batch = {},
+               Resource resource = resource_of(TracerOptions{}), bool export_metrics = true);
   ~FileExporter() override;
   FileExporter(const FileExporter&) = delete;
   FileExporter& operator=(const FileExporter&) = delete;

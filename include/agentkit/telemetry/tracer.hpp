@@ -6,7 +6,8 @@
 //   auto exporter = std::make_shared<agentkit::telemetry::OtlpHttpExporter>(
 //       agentkit::telemetry::OtlpOptions::from_environment());   // OTEL_EXPORTER_OTLP_*
 //   agentkit::RuntimeConfig rt;
-//   rt.observability.tracing.tracer = agentkit::telemetry::make_tracer({.service_name = "coder"}, exporter);
+//   rt.observability.tracing.tracer =
+//       agentkit::telemetry::make_tracer({.service_name = "coder"}, exporter);
 //   rt.observability.tracing.agent_name = "coder";
 //   ...                                                          // runs are traced
 //   exporter->shutdown();                                        // flushes what is queued
@@ -75,7 +76,8 @@ struct Resource {
 };
 
 // A tracer (a root tracing::Context) that records spans into `exporter`.
-std::shared_ptr<tracing::Context> make_tracer(TracerOptions options, std::shared_ptr<SpanExporter> exporter);
+std::shared_ptr<tracing::Context> make_tracer(TracerOptions options,
+                                              std::shared_ptr<SpanExporter> exporter);
 
 // The resource make_tracer(options, ...) stamps, for exporters built beside it.
 Resource resource_of(const TracerOptions& options);
