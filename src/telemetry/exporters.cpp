@@ -234,8 +234,10 @@ struct OtlpHttpExporter::State {
     auto [status, answer] = post(traces_url, body, abandon);
     const std::uint64_t n = batch.size();
     if (status >= 200 && status < 300) {
-      auto [rejected, message] = partial_success(answer, "rejectedSpans");
-      rejected = std::min(rejected, n);
+      // Plain variables, not a structured binding: the lambdas below capture them (clang 14).
+      const auto partial = partial_success(answer, "rejectedSpans");
+      const std::uint64_t rejected = std::min(partial.first, n);
+      const std::string& message = partial.second;
       count([&](ExportStats& s) {
         s.spans_exported += n - rejected;
         s.spans_rejected += rejected;
@@ -246,7 +248,7 @@ struct OtlpHttpExporter::State {
       });
     } else {
       // A 400 may still carry partial_success: the whole request was refused, so all failed.
-      auto [rejected, message] = partial_success(answer, "rejectedSpans");
+      const std::string message = partial_success(answer, "rejectedSpans").second;
       if (!message.empty()) count([&](ExportStats& s) { s.last_error += " (" + message + ")"; });
       count([&](ExportStats& s) { s.spans_failed += n; });
     }
