@@ -17,6 +17,7 @@ import tempfile
 import threading
 
 RECEIVED = []
+OTLP = []  # (path, body) of what chat's --otlp exporter posted
 
 
 def ndjson_line(message, done=False, extra=None):
@@ -35,6 +36,14 @@ class FakeOllama(http.server.BaseHTTPRequestHandler):
 
     def do_POST(self):
         body = json.loads(self.rfile.read(int(self.headers["Content-Length"])))
+        if self.path.startswith("/v1/"):  # the same server plays the OTLP collector
+            OTLP.append((self.path, body))
+            self.send_response(200)
+            self.send_header("Content-Type", "application/json")
+            self.send_header("Content-Length", "2")
+            self.end_headers()
+            self.wfile.write(b"{}")
+            return
         RECEIVED.append((self.path, body))
         done = {"done_reason": "stop", "prompt_eval_count": 42, "eval_count": 7}
         if body["messages"][-1]["role"] == "tool":
@@ -85,7 +94,7 @@ def main():
         env.pop("OLLAMA_HOST", None)
         argv = [chat, "--model", "ollama/llama3.3", "--base-url", base_url,
                 "--workspace", workspace, "--skills", os.path.join(root, "skills"),
-                "--trust-project"]
+                "--trust-project", "--otlp", base_url]
         run = subprocess.run(argv, input="What files are here?\n/quit\n", capture_output=True,
                              text=True, env=env, timeout=60)
     server.shutdown()
@@ -97,6 +106,13 @@ def main():
                      "AGENTS.md (20 bytes)"]:
         if expected not in out:
             fail("the output lacks %r" % expected, out)
+    if "[tokens in 84 (cached 0) out 14 | $0.0000 | first token " not in out:
+        fail("the output lacks the per-turn status line", out)
+    spans = [s["name"] for path, doc in OTLP if path == "/v1/traces"
+             for s in doc["resourceSpans"][0]["scopeSpans"][0]["spans"]]
+    if "invoke_agent chat" not in spans or spans.count("chat llama3.3") != 2 \
+            or "execute_tool list_files" not in spans:
+        fail("the collector did not get the run's spans: %r" % spans, out)
     if len(RECEIVED) != 2:
         fail("the fake server received %d requests, expected 2" % len(RECEIVED), out)
     first, second = RECEIVED[0][1], RECEIVED[1][1]
