@@ -25,7 +25,8 @@ void produce(const std::shared_ptr<tracing::Context>& tracer, int threads, int p
       auto parent = tracer->start_span("parent");
       for (int i = 0; i < per_thread; ++i) {
         auto child = parent->start_span("chat m", tracing::SpanKind::client);
-        child->set_attributes({{"gen_ai.operation.name", std::string("chat")}, {"gen_ai.usage.input_tokens", std::int64_t{i}}});
+        child->set_attributes({{"gen_ai.operation.name", std::string("chat")},
+                               {"gen_ai.usage.input_tokens", std::int64_t{i}}});
         child->add_event("chunk");
         child->end();
       }
@@ -37,7 +38,8 @@ void produce(const std::shared_ptr<tracing::Context>& tracer, int threads, int p
 
 }  // namespace
 
-TEST_CASE("spans ended on many threads are exported once each while the exporter batches on its thread") {
+TEST_CASE(
+    "spans ended on many threads are exported once each while the exporter batches on its thread") {
   otel::testing::Collector collector;
   otel::OtlpOptions o;
   o.endpoint = collector.url();
@@ -65,8 +67,8 @@ TEST_CASE("spans ended on many threads are exported once each while the exporter
 TEST_CASE("the file exporter takes spans from many threads and writes whole lines") {
   testing::TempDir dir;
   auto path = dir.path() / "t.jsonl";
-  auto file = std::make_shared<otel::FileExporter>(path, otel::BatchOptions{.max_queue = 100'000, .max_batch = 50,
-                                                                            .schedule_delay = 1ms});
+  auto file = std::make_shared<otel::FileExporter>(
+      path, otel::BatchOptions{.max_queue = 100'000, .max_batch = 50, .schedule_delay = 1ms});
   produce(otel::make_tracer({}, file), 4, 100);
   file->shutdown();
   CHECK(file->stats().spans_exported == 4 * 101);
