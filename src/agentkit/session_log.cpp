@@ -33,9 +33,13 @@ void attach_log(SessionCore& s, const AgentCore& agent, StartOptions& options) {
       s.id = s.log->contents().header.id;
     }
   }
-  // The agent is immutable: a different model over this log is a new agent, recorded here.
+  // The agent is immutable: a different model or thinking level over this log is a new agent,
+  // recorded here so that a later fold rebuilds this one.
   const Model& m = *agent.model;
   if (auto recorded = s.log->record_model({m.vendor, m.api, m.id}); !recorded) {
+    report(s, recorded.error());
+  }
+  if (auto recorded = s.log->record_thinking(agent.runtime.model.thinking); !recorded) {
     report(s, recorded.error());
   }
 }

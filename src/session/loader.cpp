@@ -167,8 +167,9 @@ class Loader {
                (to.empty() ? std::string("the root") : "'" + to + "'"));
     e.parent_id = to;
     e.fields.set("parent_id", to.empty() ? json::Value() : json::Value(to));
-    // The line is no longer what was read; re-serialise the repaired entry instead.
-    e.verbatim.clear();
+    // An unknown entry keeps its bytes even so: this build cannot know what else a newer
+    // version put in them. Loading them again repeats the same re-parenting (the entry before
+    // it is the same), so the repair is stable without rewriting the line.
   }
 
   LoadResult& out_;
@@ -193,7 +194,7 @@ Result<void> check_payload(const Entry& e) {
     case EntryType::message: return message_of(e).transform([](const Message&) {});
     case EntryType::model_change: return model_of(e).transform([](const ModelRef&) {});
     case EntryType::thinking_level_change:
-      return thinking_level_of(e).transform([](ThinkingLevel) {});
+      return thinking_level_of(e).transform([](std::optional<ThinkingLevel>) {});
     case EntryType::compaction:
       if (auto s = string_member(e.fields, "summary"); !s) return s.error();
       if (auto s = string_member(e.fields, "first_kept_entry_id"); !s) return s.error();
@@ -302,17 +303,20 @@ Result<ModelRef> model_of(const Entry& e) {
   return ModelRef{std::string(*provider), std::string(*api), std::string(*model)};
 }
 
-Result<ThinkingLevel> thinking_level_of(const Entry& e) {
-  auto name = string_member(e.fields, "thinking_level");
-  if (e.type != EntryType::thinking_level_change || !name) {
+Result<std::optional<ThinkingLevel>> thinking_level_of(const Entry& e) {
+  const json::Value* v = e.fields.find("thinking_level");
+  if (e.type != EntryType::thinking_level_change || v == nullptr) {
     return make_error(Errc::invalid_argument,
                       "entry '" + e.id + "' is not a thinking_level_change");
   }
-  std::optional<ThinkingLevel> level = parse_thinking_level(*name);
+  if (v->is_null()) return std::optional<ThinkingLevel>();  // the agent set no level
+  std::optional<std::string_view> name = v->get_string();
+  std::optional<ThinkingLevel> level = name ? parse_thinking_level(*name) : std::nullopt;
   if (!level) {
-    return make_error(Errc::parse_error, "unknown thinking level '" + std::string(*name) + "'");
+    return make_error(Errc::parse_error, "thinking_level_change '" + e.id +
+                                             "' names no known thinking level");
   }
-  return *level;
+  return level;
 }
 
 }  // namespace agentkit::session

@@ -140,9 +140,10 @@ Result<std::string> Log::append_model_change(const ModelRef& model) {
   return append_entry(EntryType::model_change, std::move(payload));
 }
 
-Result<std::string> Log::append_thinking_level(ThinkingLevel level) {
+Result<std::string> Log::append_thinking_level(std::optional<ThinkingLevel> level) {
   json::Object payload;
-  payload.append_unique("thinking_level", std::string(to_string(level)));
+  payload.append_unique("thinking_level",
+                        level ? json::Value(std::string(to_string(*level))) : json::Value());
   return append_entry(EntryType::thinking_level_change, std::move(payload));
 }
 
@@ -172,6 +173,12 @@ Result<std::string> Log::append_custom_message(std::string_view custom_type,
 Result<bool> Log::record_model(const ModelRef& model) {
   if (fold(contents_.entries, leaf_).model == model) return false;
   if (auto appended = append_model_change(model); !appended) return appended.error();
+  return true;
+}
+
+Result<bool> Log::record_thinking(std::optional<ThinkingLevel> level) {
+  if (fold(contents_.entries, leaf_).thinking == level) return false;
+  if (auto appended = append_thinking_level(level); !appended) return appended.error();
   return true;
 }
 

@@ -135,3 +135,48 @@ TEST_CASE("without a log a session runs as it did before logs existed") {
   REQUIRE(r);
   CHECK(r->messages.size() == 2);
 }
+
+namespace {
+
+// Starts an agent at `level` over the log in `memory` (created on first use), runs one turn.
+void run_at_thinking(session::MemoryStore& memory, std::optional<ThinkingLevel> level) {
+  RuntimeConfig rt;
+  rt.model.thinking = level;
+  auto fx = faux_agent({faux::text_response("ok")}, {}, std::move(rt));
+  auto store = std::make_unique<session::MemoryStore>(memory);
+  StartOptions options;
+  options.log = memory.bytes().empty() ? shared(session::Log::create(std::move(store), {}))
+                                       : shared(session::Log::open(std::move(store), {}));
+  auto s = fx.agent.start(std::move(options)).value();
+  REQUIRE(s.run("go"));
+}
+
+std::optional<ThinkingLevel> folded_thinking(const session::MemoryStore& memory) {
+  auto loaded = session::parse_log(memory.bytes());
+  return session::fold(loaded.entries, loaded.entries.back().id).thinking;
+}
+
+}  // namespace
+
+TEST_CASE("an agent at another thinking level over the log appends one thinking_level_change") {
+  session::MemoryStore memory;
+  auto count = [&] {
+    auto types = entry_types(memory.bytes());
+    return std::count(types.begin(), types.end(), "thinking_level_change");
+  };
+  run_at_thinking(memory, std::nullopt);  // a fresh log and no level: nothing to record
+  CHECK(count() == 0);
+  run_at_thinking(memory, ThinkingLevel::high);
+  CHECK(count() == 1);
+  CHECK(folded_thinking(memory) == ThinkingLevel::high);
+  run_at_thinking(memory, ThinkingLevel::high);  // the same level resumed: not repeated
+  CHECK(count() == 1);
+  run_at_thinking(memory, ThinkingLevel::low);
+  CHECK(count() == 2);
+  CHECK(folded_thinking(memory) == ThinkingLevel::low);
+  // An agent that sets no level is a change too: recorded as null, folded back to "none".
+  run_at_thinking(memory, std::nullopt);
+  CHECK(count() == 3);
+  CHECK(folded_thinking(memory) == std::nullopt);
+  CHECK(lines_of(memory.bytes()).size() == 1 + 1 + 3 + 2 * 5);
+}

@@ -214,8 +214,10 @@ void bench_loop(const std::filesystem::path& dir) {
 
 int main(int argc, char** argv) {
   int entries = argc > 1 ? std::atoi(argv[1]) : kDefaultEntries;
-  char pattern[] = "/tmp/agentkit-session-bench-XXXXXX";
-  if (::mkdtemp(pattern) == nullptr) return 1;
+  // mkdtemp under the system's temporary directory (TMPDIR is honoured), not a fixed /tmp.
+  std::string pattern =
+      (std::filesystem::temp_directory_path() / "agentkit-session-bench-XXXXXX").string();
+  if (::mkdtemp(pattern.data()) == nullptr) return 1;
   std::filesystem::path dir(pattern);
   bench_load(dir, entries);
   bench_append(dir, session::Durability::none, "none");

@@ -7,6 +7,7 @@
 // Run: cmake --preset bench && cmake --build --preset bench --target bench_skills &&
 //      nice -n 10 ./build/bench/tests/bench/bench_skills
 #include <chrono>
+#include <cstdlib>
 #include <cstdio>
 #include <filesystem>
 #include <fstream>
@@ -54,8 +55,10 @@ std::string skill_text(int i) {
 }
 
 fs::path make_tree() {
-  char tmpl[] = "/tmp/agentkit-skills-bench-XXXXXX";
-  fs::path root = mkdtemp(tmpl);
+  // mkdtemp under the system's temporary directory (TMPDIR is honoured), not a fixed /tmp.
+  std::string tmpl = (fs::temp_directory_path() / "agentkit-skills-bench-XXXXXX").string();
+  if (mkdtemp(tmpl.data()) == nullptr) std::abort();
+  fs::path root = tmpl;
   for (int i = 0; i < kSkills; ++i) {
     fs::path dir = root / ("skill-" + std::to_string(i));
     fs::create_directories(dir / "references");

@@ -1,6 +1,6 @@
 // The session log loader on arbitrary bytes. It must never crash or refuse; what it kept must
-// re-serialise stably (a second load of its output changes nothing and repairs only what it
-// keeps verbatim); every parent it reports names an earlier entry; folding any leaf works.
+// re-serialise stably (a second load of its output changes nothing and repairs only the entries
+// it keeps verbatim); every parent it reports names an earlier entry; folding any leaf works.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -40,7 +40,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   require(second.entries.size() == first.entries.size());
   require(!second.header.synthesized);
   for (const session::Repair& r : second.repairs) {
-    require(r.kind == session::RepairKind::unknown_type);
+    // Only the entries kept byte for byte are repaired again: their unknown type, and the
+    // re-parenting of one whose parent is missing (the same as the first load's). Line 1 of
+    // `once` is the header, so entry i is on line i + 2.
+    require(r.line >= 2 && r.line - 2 < second.entries.size());
+    const session::Entry& e = second.entries[r.line - 2];
+    require(e.type == session::EntryType::unknown);
+    require(r.kind == session::RepairKind::unknown_type ||
+            (r.kind == session::RepairKind::dangling_parent &&
+             e.parent_id == first.entries[r.line - 2].parent_id));
   }
   require(session::to_jsonl(second) == once);
 

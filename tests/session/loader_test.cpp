@@ -85,6 +85,30 @@ TEST_CASE("a repeated id, a bad payload and a second header are corrupt lines") 
   CHECK(kinds(loaded) == std::vector<K>{K::corrupt_line, K::corrupt_line, K::corrupt_line});
 }
 
+TEST_CASE("a thinking level naming no known level is a corrupt line; null (no level set) loads") {
+  std::string unset = R"({"id":"t1","parent_id":"a","type":"thinking_level_change","thinking_level":null})";
+  std::string bogus = R"({"id":"t2","parent_id":"t1","type":"thinking_level_change","thinking_level":"galaxy"})";
+  auto loaded = session::parse_log(log_of({entry("a", "", "one"), unset, bogus}));
+  REQUIRE(loaded.entries.size() == 2);
+  CHECK(kinds(loaded) == std::vector<K>{K::corrupt_line});
+  CHECK(session::thinking_level_of(loaded.entries[1]).value() == std::nullopt);
+  CHECK(session::fold(loaded.entries, "t1").thinking == std::nullopt);
+}
+
+TEST_CASE("an unknown entry with a dangling parent is re-parented in memory, written back byte for byte") {
+  std::string newer = R"({"id":"u","parent_id":"gone","type":"approval_v9","timestamp":"t",  "x":[1.50]})";
+  auto loaded = session::parse_log(log_of({entry("a", "", "one"), newer}));
+  REQUIRE(loaded.entries.size() == 2);
+  CHECK(loaded.entries[1].parent_id == "a");
+  CHECK(kinds(loaded) == std::vector<K>{K::unknown_type, K::dangling_parent});
+  std::string again = session::to_jsonl(loaded);
+  CHECK(lines_of(again).at(2) == newer);
+  // Stable: the same bytes load to the same tree with the same two repairs.
+  auto reloaded = session::parse_log(again);
+  CHECK(reloaded.entries[1].parent_id == "a");
+  CHECK(session::to_jsonl(reloaded) == again);
+}
+
 TEST_CASE("a dangling parent is re-parented to the last valid entry and said so") {
   auto loaded = session::parse_log(log_of({entry("a", "", "one"), entry("b", "gone", "two")}));
   REQUIRE(loaded.entries.size() == 2);

@@ -44,7 +44,7 @@ inline constexpr int kLogVersion = 1;
 enum class EntryType : std::uint8_t {
   message,                // a transcript message (the lossless message codec): {"message":{...}}
   model_change,           // {"provider","api","model"}: the full triple the next turns use
-  thinking_level_change,  // {"thinking_level":"high"}
+  thinking_level_change,  // {"thinking_level":"high"}, or null: no level set (the provider's default)
   compaction,             // {"summary","first_kept_entry_id"}: earlier entries leave the context
   custom_message,         // {"custom_type","content"}: embedder text the model reads as a user turn
   branch_summary,         // {"from_id","summary"}: what was done on the branch that was left
@@ -115,7 +115,8 @@ LoadResult parse_log(std::string_view bytes);
 // parse_log over a store's bytes; fails only when the store cannot be read.
 Result<LoadResult> load(Store& store);
 // The log as JSONL: the header, then every entry (unknown ones byte for byte). Loading the
-// output gives back the same entries; the only repairs listed are the unknown types kept again.
+// output gives back the same entries; the only repairs listed are those of the unknown entries
+// kept again byte for byte (their type, and a re-parenting the same as the first load's).
 std::string to_jsonl(const LoadResult& log);
 
 // ---- The tree -------------------------------------------------------------------------------
@@ -130,7 +131,8 @@ std::vector<std::string> leaves(std::span<const Entry> entries);
 
 Result<Message> message_of(const Entry& entry);
 Result<ModelRef> model_of(const Entry& entry);
-Result<ThinkingLevel> thinking_level_of(const Entry& entry);
+// The level a thinking_level_change sets; nullopt when it records "no level set".
+Result<std::optional<ThinkingLevel>> thinking_level_of(const Entry& entry);
 
 // The user-message text a compaction summary is shown to the model as. A model-visible
 // contract: changing it changes every resumed conversation.
@@ -148,7 +150,8 @@ struct Resumed {
   std::vector<Message> messages;
   // The last model_change, or else the provenance of the last assistant message.
   std::optional<ModelRef> model;
-  // The last thinking_level_change.
+  // The level of the last thinking_level_change; nullopt when there is none, or when it
+  // recorded an agent with no level set.
   std::optional<ThinkingLevel> thinking;
   std::string leaf;
 };
@@ -208,7 +211,8 @@ class Log {
   // failure the entry stays in memory (and becomes the leaf) and the error is returned.
   Result<std::string> append_message(const Message& message);
   Result<std::string> append_model_change(const ModelRef& model);
-  Result<std::string> append_thinking_level(ThinkingLevel level);
+  // nullopt records "no level set": an agent that leaves the level to the provider.
+  Result<std::string> append_thinking_level(std::optional<ThinkingLevel> level);
   // Errc::not_found (nothing appended) when `first_kept_entry_id` is not on the current branch.
   Result<std::string> append_compaction(std::string_view summary,
                                         std::string_view first_kept_entry_id);
@@ -218,6 +222,9 @@ class Log {
   // a different model over an existing log is recorded, the same one is not repeated. Answers
   // whether an entry was appended.
   Result<bool> record_model(const ModelRef& model);
+  // The same for the thinking level: appends a thinking_level_change only when `level` differs
+  // from what fold() recovers for the leaf (nullopt, "no level set", included).
+  Result<bool> record_thinking(std::optional<ThinkingLevel> level);
 
   // Moves the leaf to `entry_id` (empty: before the first entry); the next append starts a new
   // branch there. Nothing is written. Errc::not_found for an unknown id.
