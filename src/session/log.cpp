@@ -15,6 +15,18 @@ namespace {
 // values make a retry on collision rare even at 100,000 entries.
 constexpr int kEntryIdDigits = 8;
 
+// The envelope around a payload: id, parent id, type and timestamp with their keys.
+constexpr std::size_t kLineOverhead = 128;
+
+// The bytes of the raw members of a payload (a message's text): what the line will hold.
+std::size_t raw_size(const json::Object& payload) {
+  std::size_t n = 0;
+  for (const json::Member& m : payload) {
+    if (const json::Raw* raw = m.value.get_raw()) n += m.key.size() + raw->bytes().size() + 4;
+  }
+  return n;
+}
+
 std::string random_hex(std::mt19937_64& rng, int digits) {
   static constexpr char kHex[] = "0123456789abcdef";
   std::string out(static_cast<std::size_t>(digits), '0');
@@ -82,6 +94,7 @@ Result<Log> Log::open(std::unique_ptr<Store> store, const OpenOptions& options) 
   if (log.contents_.intact_bytes < bytes->size()) {
     if (auto cut = log.store_->truncate(log.contents_.intact_bytes); !cut) return cut.error();
   }
+  log.index_->position.reserve(log.contents_.entries.size());
   for (std::size_t i = 0; i < log.contents_.entries.size(); ++i) {
     log.index_->position.emplace(log.contents_.entries[i].id, i);
   }
@@ -105,30 +118,31 @@ Result<std::string> Log::append_entry(EntryType type, json::Object payload) {
   e.type = type;
   e.type_name = std::string(to_string(type));
   e.timestamp = detail::now_timestamp();
-  e.fields.reserve(payload.size() + 4);
-  e.fields.append_unique("id", e.id);
-  e.fields.append_unique("parent_id", leaf_.empty() ? json::Value() : json::Value(leaf_));
-  e.fields.append_unique("type", e.type_name);
-  e.fields.append_unique("timestamp", e.timestamp);
-  for (json::Member& m : payload) e.fields.append_unique(std::move(m.key), std::move(m.value));
-  std::string line = json::dump(json::Value(e.fields));
+  e.fields = std::move(payload);
+  // One encode into one buffer, one write(2): the line is built in place, payload included (a
+  // message payload is already its encoded text, copied in once).
+  std::string line;
+  line.reserve(kLineOverhead + raw_size(e.fields));
+  detail::append_entry_line(line, e);
   line += '\n';
   // The entry joins the in-memory log whatever the store answers: a failed write costs the
   // file an entry, never the conversation a turn.
   index_->position.emplace(id, contents_.entries.size());
   contents_.entries.push_back(std::move(e));
-  leaf_ = id;
+  leaf_ = std::move(id);
   if (auto written = store_->append(line); !written) return written.error();
   contents_.intact_bytes += line.size();
   if (durability_ == Durability::every_entry) {
     if (auto synced = store_->sync(); !synced) return synced.error();
   }
-  return id;
+  return leaf_;
 }
 
 Result<std::string> Log::append_message(const Message& message) {
+  // Kept in memory as its encoded text (a json::Raw), as the loader keeps it: a tenth of the
+  // memory of a tree, and the line is that text copied once.
   json::Object payload;
-  payload.append_unique("message", to_json(message));
+  payload.append_unique("message", json::Raw(json::dump(to_json(message))));
   return append_entry(EntryType::message, std::move(payload));
 }
 
@@ -171,13 +185,13 @@ Result<std::string> Log::append_custom_message(std::string_view custom_type,
 }
 
 Result<bool> Log::record_model(const ModelRef& model) {
-  if (fold(contents_.entries, leaf_).model == model) return false;
+  if (detail::fold_settings(branch(contents_.entries, leaf_)).model == model) return false;
   if (auto appended = append_model_change(model); !appended) return appended.error();
   return true;
 }
 
 Result<bool> Log::record_thinking(std::optional<ThinkingLevel> level) {
-  if (fold(contents_.entries, leaf_).thinking == level) return false;
+  if (detail::fold_settings(branch(contents_.entries, leaf_)).thinking == level) return false;
   if (auto appended = append_thinking_level(level); !appended) return appended.error();
   return true;
 }

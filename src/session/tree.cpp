@@ -57,25 +57,37 @@ std::size_t context_start(const std::vector<const Entry*>& path, Resumed& out) {
   return 0;
 }
 
-void fold_config(const std::vector<const Entry*>& path, Resumed& out) {
-  std::optional<ModelRef> provenance;
+}  // namespace
+
+namespace detail {
+
+Resumed fold_settings(const std::vector<const Entry*>& path) {
+  Resumed out;
   for (const Entry* e : path) {
     if (e->type == EntryType::model_change) {
       if (auto m = model_of(*e)) out.model = std::move(*m);
     } else if (e->type == EntryType::thinking_level_change) {
       if (auto t = thinking_level_of(*e)) out.thinking = *t;
-    } else if (e->type == EntryType::message) {
-      const json::Value* m = e->fields.find("message");
-      const json::Value* role = m != nullptr ? m->find("role") : nullptr;
-      if (role == nullptr || role->get_string() != "assistant") continue;
-      if (auto msg = message_of(*e)) {
-        const auto& a = std::get<AssistantMessage>(*msg);
-        if (!a.model.empty()) provenance = ModelRef{a.provider, a.api, a.model};
-      }
     }
   }
-  if (!out.model) out.model = std::move(provenance);
+  if (out.model) return out;
+  // No model_change: the provenance of the last assistant message that names its model. Found
+  // from the end, so only the last few messages are decoded.
+  for (std::size_t i = path.size(); i-- > 0;) {
+    if (path[i]->type != EntryType::message) continue;
+    Result<Message> m = message_of(*path[i]);
+    const auto* a = m ? std::get_if<AssistantMessage>(&*m) : nullptr;
+    if (a != nullptr && !a->model.empty()) {
+      out.model = ModelRef{a->provider, a->api, a->model};
+      break;
+    }
+  }
+  return out;
 }
+
+}  // namespace detail
+
+namespace {
 
 }  // namespace
 
@@ -120,7 +132,9 @@ Resumed fold(std::span<const Entry> entries, std::string_view leaf) {
   Resumed out;
   out.leaf = std::string(leaf);
   std::vector<const Entry*> path = branch(entries, leaf);
-  fold_config(path, out);
+  Resumed settings = detail::fold_settings(path);
+  out.model = std::move(settings.model);
+  out.thinking = settings.thinking;
   for (std::size_t i = context_start(path, out); i < path.size(); ++i) {
     if (auto m = context_message(*path[i])) out.messages.push_back(std::move(*m));
   }

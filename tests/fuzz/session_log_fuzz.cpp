@@ -7,8 +7,12 @@
 #include <string>
 #include <string_view>
 #include <unordered_set>
+#include <vector>
 
+#include "agentkit/base/utf8.hpp"
+#include "agentkit/json/value.hpp"
 #include "agentkit/session/log.hpp"
+#include "session/line_scan.hpp"
 
 using namespace agentkit;
 
@@ -28,10 +32,28 @@ void check_structure(const session::LoadResult& log, std::size_t size) {
   }
 }
 
+// The loader's fast path accepts exactly what json::parse reads as one object (duplicate keys
+// aside: the loader checks those itself, at the top level).
+void check_scan_matches_parser(std::string_view bytes) {
+  std::vector<session::detail::ScannedMember> members;
+  json::ParseOptions options;
+  options.reject_duplicate_keys = false;
+  for (std::size_t pos = 0; pos <= bytes.size();) {
+    std::size_t nl = bytes.find('\n', pos);
+    if (nl == std::string_view::npos) nl = bytes.size();
+    const std::string_view line = bytes.substr(pos, nl - pos);
+    const bool ours = utf8::is_valid(line) && session::detail::scan_object_line(line, members);
+    const auto theirs = json::parse(line, options);
+    require(ours == (theirs.has_value() && theirs->is_object()));
+    pos = nl + 1;
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view bytes(reinterpret_cast<const char*>(data), size);
+  check_scan_matches_parser(bytes);
   const session::LoadResult first = session::parse_log(bytes);
   check_structure(first, size);
 

@@ -79,7 +79,10 @@ struct Entry {
   EntryType type = EntryType::unknown;
   std::string type_name;  // as written
   std::string timestamp;
-  json::Object fields;    // the whole line, id, parent_id and type included
+  // The payload: every member of the line but id, parent_id, type and timestamp. A message's
+  // payload is kept as its exact bytes (fields["message"] is a json::Raw; message_of decodes
+  // it), so a loaded log costs about one copy of its text in memory.
+  json::Object fields;
   // The exact bytes of an unknown entry's line (without the newline), written back unchanged.
   std::string verbatim;
 };
