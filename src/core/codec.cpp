@@ -55,6 +55,24 @@ Overloaded(Fs...) -> Overloaded<Fs...>;
 
 // ---- Encoding ---------------------------------------------------------------------------------
 
+inline void put_members(json::Object&) {}
+template <class V, class... Rest>
+void put_members(json::Object& o, std::string_view key, V&& value, Rest&&... rest) {
+  o.append_unique(std::string(key), json::Value(std::forward<V>(value)));
+  put_members(o, std::forward<Rest>(rest)...);
+}
+
+// An object from (key, value) arguments with distinct keys, each value moved in once. Object's
+// initializer_list constructor copies every member (a message's whole content array included)
+// and looks each key up again; the session log encodes every message with these.
+template <class... Args>
+json::Object members(Args&&... args) {
+  json::Object o;
+  o.reserve(sizeof...(Args) / 2 + 4);  // room for the optional members the encoders append
+  put_members(o, std::forward<Args>(args)...);
+  return o;
+}
+
 std::int64_t epoch_milliseconds(Timestamp t) noexcept {
   return std::chrono::floor<std::chrono::milliseconds>(t.time_since_epoch()).count();
 }
@@ -81,10 +99,10 @@ json::Array encode_content(const std::vector<ContentBlock>& content) {
   return out;
 }
 
-json::Value encode_text(const TextBlock& b) { return json::Object{{"type", "text"}, {"text", b.text}}; }
+json::Value encode_text(const TextBlock& b) { return members("type", "text", "text", b.text); }
 
 json::Value encode_thinking(const ThinkingBlock& b) {
-  json::Object o{{"type", "thinking"}, {"thinking", b.thinking}};
+  json::Object o = members("type", "thinking", "thinking", b.thinking);
   put_string_if(o, "signature", b.signature);
   if (b.redacted) o.append_unique("redacted", true);
   put_string_if(o, "id", b.id);
@@ -92,7 +110,7 @@ json::Value encode_thinking(const ThinkingBlock& b) {
 }
 
 json::Value encode_tool_use(const ToolUseBlock& b) {
-  json::Object o{{"type", "tool_use"}, {"id", b.id}, {"name", b.name}};
+  json::Object o = members("type", "tool_use", "id", b.id, "name", b.name);
   if (is_compact_canonical_json(b.input.bytes())) {
     o.append_unique("input", b.input);  // the model's bytes, dumped verbatim (REQ-PROV-17)
   } else {
@@ -103,7 +121,7 @@ json::Value encode_tool_use(const ToolUseBlock& b) {
 }
 
 json::Value encode_image(const ImageBlock& b) {
-  return json::Object{{"type", "image"}, {"mime_type", b.mime_type}, {"data", b.data_base64}};
+  return members("type", "image", "mime_type", b.mime_type, "data", b.data_base64);
 }
 
 json::Value encode_unknown(const UnknownBlock& b) {
@@ -114,15 +132,13 @@ json::Value encode_unknown(const UnknownBlock& b) {
 }
 
 json::Value encode_user(const UserMessage& m) {
-  json::Object o{{"role", "user"}, {"content", encode_content(m.content)}};
+  json::Object o = members("role", "user", "content", encode_content(m.content));
   put_timestamp_if(o, m.timestamp);
   return o;
 }
 
 json::Value encode_assistant(const AssistantMessage& m) {
-  json::Object o{{"role", "assistant"},
-                 {"content", encode_content(m.content)},
-                 {"stop_reason", to_string(m.stop_reason)}};
+  json::Object o = members("role", "assistant", "content", encode_content(m.content), "stop_reason", to_string(m.stop_reason));
   put_string_if(o, "raw_stop_reason", m.raw_stop_reason);
   put_string_if(o, "error_message", m.error_message);
   if (m.usage != Usage{}) o.append_unique("usage", to_json(m.usage));
@@ -136,10 +152,7 @@ json::Value encode_assistant(const AssistantMessage& m) {
 }
 
 json::Value encode_tool_result(const ToolResultMessage& m) {
-  json::Object o{{"role", "tool_result"},
-                 {"tool_use_id", m.tool_use_id},
-                 {"tool_name", m.tool_name},
-                 {"content", encode_content(m.content)}};
+  json::Object o = members("role", "tool_result", "tool_use_id", m.tool_use_id, "tool_name", m.tool_name, "content", encode_content(m.content));
   if (m.is_error) o.append_unique("is_error", true);
   put_timestamp_if(o, m.timestamp);
   if (!m.metadata.empty()) o.append_unique("metadata", m.metadata);
@@ -688,12 +701,7 @@ json::Value to_json(const Message& message) {
 }
 
 json::Value to_json(const Usage& usage) {
-  json::Object o{{"input_tokens", usage.input_tokens},
-                 {"output_tokens", usage.output_tokens},
-                 {"cache_read_tokens", usage.cache_read_tokens},
-                 {"cache_write_tokens", usage.cache_write_tokens},
-                 {"cache_write_1h_tokens", usage.cache_write_1h_tokens},
-                 {"reasoning_tokens", usage.reasoning_tokens}};
+  json::Object o = members("input_tokens", usage.input_tokens, "output_tokens", usage.output_tokens, "cache_read_tokens", usage.cache_read_tokens, "cache_write_tokens", usage.cache_write_tokens, "cache_write_1h_tokens", usage.cache_write_1h_tokens, "reasoning_tokens", usage.reasoning_tokens);
   if (json::Value cost = encode_cost(usage.cost); cost.size() > 0) o.append_unique("cost", std::move(cost));
   put_string_if(o, "billed_model", usage.billed_model);
   return o;

@@ -1,7 +1,7 @@
 // Session log figures: loading 100,000 entries (throughput and peak memory, against Python's
 // json module reading the same file line by line), append latency per durability mode, and what
 // a log (file store, fsync off) adds to each turn of the loop over an instant faux provider.
-//   ./build/bench/tests/bench/bench_session [entries]
+//   ./build/bench/tests/bench/bench_session [entries | loop]
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -12,6 +12,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <string>
+#include <string_view>
 #include <vector>
 
 #include "agentkit/agent.hpp"
@@ -59,14 +60,23 @@ Message nth_message(int i) {
   }
 }
 
+// Written by a child: the writer keeps every entry in memory, and a parent that had held them
+// would pass its high-water mark on to each loading child (its RSS "growth" would read as ~1x).
 std::filesystem::path write_log(const std::filesystem::path& dir, int entries) {
   auto path = dir / "load.jsonl";
-  session::CreateOptions options;
-  options.durability = session::Durability::none;
-  auto log = session::Log::create(session::file_store(path), options).value();
-  for (int i = 0; i < entries; ++i) (void)log.append_message(nth_message(i));
+  pid_t pid = ::fork();
+  if (pid == 0) {
+    session::CreateOptions options;
+    options.durability = session::Durability::none;
+    auto log = session::Log::create(session::file_store(path), options).value();
+    for (int i = 0; i < entries; ++i) (void)log.append_message(nth_message(i));
+    ::_exit(0);
+  }
+  ::waitpid(pid, nullptr, 0);
   return path;
 }
+
+double cpu_seconds(const timeval& t) { return static_cast<double>(t.tv_sec) + t.tv_usec / 1e6; }
 
 long max_rss_kib() {
   rusage usage{};
@@ -74,23 +84,38 @@ long max_rss_kib() {
   return usage.ru_maxrss;
 }
 
-// Loads in a fresh child so its peak RSS is the load's own; answers (seconds, peak growth KiB).
-std::pair<double, long> load_in_child(const std::filesystem::path& path) {
+struct LoadRun {
+  double wall = 0;  // seconds
+  double user = 0;  // CPU seconds in user mode
+  double sys = 0;   // CPU seconds in the kernel (the read, page faults)
+  long rss_kib = 0;  // peak RSS growth
+  friend bool operator<(const LoadRun& a, const LoadRun& b) { return a.wall < b.wall; }
+};
+
+// Loads in a fresh child so its peak RSS is the load's own.
+LoadRun load_in_child(const std::filesystem::path& path) {
   int fds[2];
   if (::pipe(fds) != 0) std::abort();
   pid_t pid = ::fork();
   if (pid == 0) {
     long before = max_rss_kib();
+    rusage r0{};
+    ::getrusage(RUSAGE_SELF, &r0);
     auto start = SteadyClock::now();
     auto loaded = session::load(*session::file_store(path));
-    double took = seconds_since(start);
+    LoadRun out;
+    out.wall = seconds_since(start);
+    rusage r1{};
+    ::getrusage(RUSAGE_SELF, &r1);
+    out.user = cpu_seconds(r1.ru_utime) - cpu_seconds(r0.ru_utime);
+    out.sys = cpu_seconds(r1.ru_stime) - cpu_seconds(r0.ru_stime);
     if (!loaded || !loaded->repairs.empty()) ::_exit(1);
-    std::pair<double, long> out{took, max_rss_kib() - before};
+    out.rss_kib = max_rss_kib() - before;
     if (::write(fds[1], &out, sizeof out) != sizeof out) ::_exit(2);
     ::_exit(0);
   }
   ::close(fds[1]);
-  std::pair<double, long> out{0, 0};
+  LoadRun out;
   if (::read(fds[0], &out, sizeof out) != sizeof out) std::abort();
   ::close(fds[0]);
   ::waitpid(pid, nullptr, 0);
@@ -118,14 +143,17 @@ double python_load_seconds(const std::filesystem::path& path) {
 void bench_load(const std::filesystem::path& dir, int entries) {
   auto path = write_log(dir, entries);
   double mb = static_cast<double>(std::filesystem::file_size(path)) / 1e6;
-  std::vector<std::pair<double, long>> runs;
+  std::vector<LoadRun> runs;
   for (int i = 0; i < 5; ++i) runs.push_back(load_in_child(path));
   std::sort(runs.begin(), runs.end());
-  auto [secs, rss_kib] = runs[runs.size() / 2];
+  const LoadRun& median = runs[runs.size() / 2];
+  double secs = median.wall;
   double peer = python_load_seconds(path);
   std::printf("load %d entries (%.1f MB): %.1f ms, %.0f MB/s (bar 200), peak RSS growth %.2fx "
               "the file (bar 3x)\n",
-              entries, mb, secs * 1e3, mb / secs, rss_kib * 1024.0 / (mb * 1e6));
+              entries, mb, secs * 1e3, mb / secs, median.rss_kib * 1024.0 / (mb * 1e6));
+  std::printf("  CPU: %.1f ms user + %.1f ms kernel = %.0f MB/s of CPU time\n",
+              median.user * 1e3, median.sys * 1e3, mb / (median.user + median.sys));
   if (peer > 0) {
     std::printf("  python3 json.loads per line: %.1f ms, %.0f MB/s; agentkit %.2fx its speed\n",
                 peer * 1e3, mb / peer, peer / secs);
@@ -213,16 +241,20 @@ void bench_loop(const std::filesystem::path& dir) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  int entries = argc > 1 ? std::atoi(argv[1]) : kDefaultEntries;
+  // `bench_session loop` runs the loop figure alone (for a profiler).
+  bool loop_only = argc > 1 && std::string_view(argv[1]) == "loop";
+  int entries = argc > 1 && !loop_only ? std::atoi(argv[1]) : kDefaultEntries;
   // mkdtemp under the system's temporary directory (TMPDIR is honoured), not a fixed /tmp.
   std::string pattern =
       (std::filesystem::temp_directory_path() / "agentkit-session-bench-XXXXXX").string();
   if (::mkdtemp(pattern.data()) == nullptr) return 1;
   std::filesystem::path dir(pattern);
-  bench_load(dir, entries);
-  bench_append(dir, session::Durability::none, "none");
-  bench_append(dir, session::Durability::every_turn, "every_turn");
-  bench_append(dir, session::Durability::every_entry, "every_entry");
+  if (!loop_only) {
+    bench_load(dir, entries);
+    bench_append(dir, session::Durability::none, "none");
+    bench_append(dir, session::Durability::every_turn, "every_turn");
+    bench_append(dir, session::Durability::every_entry, "every_entry");
+  }
   bench_loop(dir);
   std::filesystem::remove_all(dir);
   return 0;
