@@ -109,6 +109,15 @@ TEST_CASE("an unknown entry with a dangling parent is re-parented in memory, wri
   CHECK(session::to_jsonl(reloaded) == again);
 }
 
+TEST_CASE("a line repeating a top-level key, or a message payload that is no object, is corrupt") {
+  std::string twice = R"({"id":"b","id":"c","parent_id":"a","type":"custom_message","custom_type":"n","content":"x"})";
+  std::string flat = R"({"id":"d","parent_id":"a","type":"message","message":"hello"})";
+  auto loaded = session::parse_log(log_of({entry("a", "", "one"), twice, flat}));
+  REQUIRE(loaded.entries.size() == 1);
+  CHECK(kinds(loaded) == std::vector<K>{K::corrupt_line, K::corrupt_line});
+  CHECK(loaded.repairs[0].detail.find("duplicate") != std::string::npos);
+}
+
 TEST_CASE("a dangling parent is re-parented to the last valid entry and said so") {
   auto loaded = session::parse_log(log_of({entry("a", "", "one"), entry("b", "gone", "two")}));
   REQUIRE(loaded.entries.size() == 2);
