@@ -227,8 +227,8 @@ void load_and_resume(const std::filesystem::path& path) {
         std::to_string(view.report().synthetic_results) + " synthesised results\n");
     for (const Message& m : view.messages()) {
       if (const auto* r = std::get_if<ToolResultMessage>(&m)) {
-        out("    in the request a wire encodes: result for " + r->tool_use_id + (r->is_error ? " (error): " : ": ") +
-            text_of(r->content) + "\n");
+        out("    in the request a wire encodes: result for " + r->tool_use_id +
+            (r->is_error ? " (error): " : ": ") + text_of(r->content) + "\n");
         answered.push_back(r->tool_use_id);
         all_synthesised = all_synthesised && r->is_error;
       }
@@ -240,7 +240,9 @@ void load_and_resume(const std::filesystem::path& path) {
         "the resumed run finished: " + std::string(to_string(result->stop_reason)));
   FileFacts end = facts_of(path);
   out("  after the resumed run:   " + show(end) + "; appended:\n");
-  print_lines(end.bytes, static_cast<std::size_t>(std::count(before.bytes.begin(), before.bytes.end(), '\n')) + 1);
+  print_lines(
+      end.bytes,
+      static_cast<std::size_t>(std::count(before.bytes.begin(), before.bytes.end(), '\n')) + 1);
   claim(end.bytes.find(R"("tool_use_id":"c_)") == std::string::npos,
         "the synthesised results are in no log line: the repair is made for each request");
   claim(end.bytes.compare(0, before.bytes.size(), before.bytes) == 0 &&
@@ -290,9 +292,10 @@ int crash_child(const char* log_path, const char* fd_text) {
 
 int kill_and_resume(const char* self) {
   g_failed = 0;
-  out("\n== 8. kill -9 in the middle of a parallel tool batch; a new process resumes from the log ==\n");
-  std::filesystem::path dir = std::filesystem::temp_directory_path() /
-                              ("agentdemo-crash-" + std::to_string(::getpid()));
+  out("\n== 8. kill -9 in the middle of a parallel tool batch; a new process resumes from the log "
+      "==\n");
+  std::filesystem::path dir =
+      std::filesystem::temp_directory_path() / ("agentdemo-crash-" + std::to_string(::getpid()));
   std::filesystem::remove_all(dir);
   std::filesystem::create_directories(dir);
   std::filesystem::path path = dir / "chat.jsonl";
@@ -306,7 +309,8 @@ int kill_and_resume(const char* self) {
   bool mid_batch = child > 0 && wait_mid_batch(fds[0]);
   ::close(fds[0]);
   if (child > 0) {
-    out("  parent: all three handlers are running and c is done; kill -9 " + std::to_string(child) + "\n");
+    out("  parent: all three handlers are running and c is done; kill -9 " + std::to_string(child) +
+        "\n");
     ::kill(child, SIGKILL);
     int status = 0;
     ::waitpid(child, &status, 0);

@@ -314,7 +314,9 @@ void duplicate_tool_name_refused() {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc == 4 && std::strcmp(argv[1], "--crash-child") == 0) return agentdemo::crash_child(argv[2], argv[3]);
+  if (argc == 4 && std::strcmp(argv[1], "--crash-child") == 0) {
+    return agentdemo::crash_child(argv[2], argv[3]);  // scenario 8's child process
+  }
   bool check = argc > 1 && std::strcmp(argv[1], "--check") == 0;
   std::signal(SIGINT, on_sigint);
   say("agentdemo: the AgentKit loop, offline, against a scripted model.\n");

@@ -138,7 +138,8 @@ json::Value encode_user(const UserMessage& m) {
 }
 
 json::Value encode_assistant(const AssistantMessage& m) {
-  json::Object o = members("role", "assistant", "content", encode_content(m.content), "stop_reason", to_string(m.stop_reason));
+  json::Object o = members("role", "assistant", "content", encode_content(m.content), "stop_reason",
+                           to_string(m.stop_reason));
   put_string_if(o, "raw_stop_reason", m.raw_stop_reason);
   put_string_if(o, "error_message", m.error_message);
   if (m.usage != Usage{}) o.append_unique("usage", to_json(m.usage));
@@ -152,7 +153,8 @@ json::Value encode_assistant(const AssistantMessage& m) {
 }
 
 json::Value encode_tool_result(const ToolResultMessage& m) {
-  json::Object o = members("role", "tool_result", "tool_use_id", m.tool_use_id, "tool_name", m.tool_name, "content", encode_content(m.content));
+  json::Object o = members("role", "tool_result", "tool_use_id", m.tool_use_id, "tool_name",
+                           m.tool_name, "content", encode_content(m.content));
   if (m.is_error) o.append_unique("is_error", true);
   put_timestamp_if(o, m.timestamp);
   if (!m.metadata.empty()) o.append_unique("metadata", m.metadata);
@@ -701,7 +703,10 @@ json::Value to_json(const Message& message) {
 }
 
 json::Value to_json(const Usage& usage) {
-  json::Object o = members("input_tokens", usage.input_tokens, "output_tokens", usage.output_tokens, "cache_read_tokens", usage.cache_read_tokens, "cache_write_tokens", usage.cache_write_tokens, "cache_write_1h_tokens", usage.cache_write_1h_tokens, "reasoning_tokens", usage.reasoning_tokens);
+  json::Object o = members("input_tokens", usage.input_tokens, "output_tokens", usage.output_tokens,
+                           "cache_read_tokens", usage.cache_read_tokens, "cache_write_tokens",
+                           usage.cache_write_tokens, "cache_write_1h_tokens",
+                           usage.cache_write_1h_tokens, "reasoning_tokens", usage.reasoning_tokens);
   if (json::Value cost = encode_cost(usage.cost); cost.size() > 0) o.append_unique("cost", std::move(cost));
   put_string_if(o, "billed_model", usage.billed_model);
   return o;

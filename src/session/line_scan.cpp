@@ -82,7 +82,14 @@ class Scanner {
     char k = p_[1];
     p_ += 2;
     switch (k) {
-      case '"': case '\\': case '/': case 'b': case 'f': case 'n': case 'r': case 't': return true;
+      case '"':
+      case '\\':
+      case '/':
+      case 'b':
+      case 'f':
+      case 'n':
+      case 'r':
+      case 't': return true;
       case 'u': break;
       default: return false;
     }

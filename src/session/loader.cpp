@@ -186,7 +186,8 @@ class Loader {
     for (const LineMember& m : members_) {
       if (m.key == "type") type = &m;
     }
-    if (type != nullptr && is_string_value(type->value) && string_text(type->value) == kHeaderType) {
+    if (type != nullptr && is_string_value(type->value) &&
+        string_text(type->value) == kHeaderType) {
       return header(text);
     }
     if (!seen_header_) synthesize_header();
@@ -477,8 +478,8 @@ Result<std::optional<ThinkingLevel>> thinking_level_of(const Entry& e) {
   std::optional<std::string_view> name = v->get_string();
   std::optional<ThinkingLevel> level = name ? parse_thinking_level(*name) : std::nullopt;
   if (!level) {
-    return make_error(Errc::parse_error, "thinking_level_change '" + e.id +
-                                             "' names no known thinking level");
+    return make_error(Errc::parse_error,
+                      "thinking_level_change '" + e.id + "' names no known thinking level");
   }
   return level;
 }

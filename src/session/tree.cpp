@@ -87,10 +87,6 @@ Resumed fold_settings(const std::vector<const Entry*>& path) {
 
 }  // namespace detail
 
-namespace {
-
-}  // namespace
-
 std::string render_compaction(std::string_view summary) {
   return wrap(kCompactionPrefix, summary);
 }

@@ -85,9 +85,9 @@ long max_rss_kib() {
 }
 
 struct LoadRun {
-  double wall = 0;  // seconds
-  double user = 0;  // CPU seconds in user mode
-  double sys = 0;   // CPU seconds in the kernel (the read, page faults)
+  double wall = 0;   // seconds
+  double user = 0;   // CPU seconds in user mode
+  double sys = 0;    // CPU seconds in the kernel (the read, page faults)
   long rss_kib = 0;  // peak RSS growth
   friend bool operator<(const LoadRun& a, const LoadRun& b) { return a.wall < b.wall; }
 };
@@ -149,11 +149,12 @@ void bench_load(const std::filesystem::path& dir, int entries) {
   const LoadRun& median = runs[runs.size() / 2];
   double secs = median.wall;
   double peer = python_load_seconds(path);
-  std::printf("load %d entries (%.1f MB): %.1f ms, %.0f MB/s (bar 200), peak RSS growth %.2fx "
-              "the file (bar 3x)\n",
-              entries, mb, secs * 1e3, mb / secs, median.rss_kib * 1024.0 / (mb * 1e6));
-  std::printf("  CPU: %.1f ms user + %.1f ms kernel = %.0f MB/s of CPU time\n",
-              median.user * 1e3, median.sys * 1e3, mb / (median.user + median.sys));
+  std::printf(
+      "load %d entries (%.1f MB): %.1f ms, %.0f MB/s (bar 200), peak RSS growth %.2fx "
+      "the file (bar 3x)\n",
+      entries, mb, secs * 1e3, mb / secs, median.rss_kib * 1024.0 / (mb * 1e6));
+  std::printf("  CPU: %.1f ms user + %.1f ms kernel = %.0f MB/s of CPU time\n", median.user * 1e3,
+              median.sys * 1e3, mb / (median.user + median.sys));
   if (peer > 0) {
     std::printf("  python3 json.loads per line: %.1f ms, %.0f MB/s; agentkit %.2fx its speed\n",
                 peer * 1e3, mb / peer, peer / secs);

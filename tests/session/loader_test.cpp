@@ -86,8 +86,10 @@ TEST_CASE("a repeated id, a bad payload and a second header are corrupt lines") 
 }
 
 TEST_CASE("a thinking level naming no known level is a corrupt line; null (no level set) loads") {
-  std::string unset = R"({"id":"t1","parent_id":"a","type":"thinking_level_change","thinking_level":null})";
-  std::string bogus = R"({"id":"t2","parent_id":"t1","type":"thinking_level_change","thinking_level":"galaxy"})";
+  std::string unset =
+      R"({"id":"t1","parent_id":"a","type":"thinking_level_change","thinking_level":null})";
+  std::string bogus =
+      R"({"id":"t2","parent_id":"t1","type":"thinking_level_change","thinking_level":"galaxy"})";
   auto loaded = session::parse_log(log_of({entry("a", "", "one"), unset, bogus}));
   REQUIRE(loaded.entries.size() == 2);
   CHECK(kinds(loaded) == std::vector<K>{K::corrupt_line});
@@ -95,8 +97,11 @@ TEST_CASE("a thinking level naming no known level is a corrupt line; null (no le
   CHECK(session::fold(loaded.entries, "t1").thinking == std::nullopt);
 }
 
-TEST_CASE("an unknown entry with a dangling parent is re-parented in memory, written back byte for byte") {
-  std::string newer = R"({"id":"u","parent_id":"gone","type":"approval_v9","timestamp":"t",  "x":[1.50]})";
+TEST_CASE(
+    "an unknown entry with a dangling parent is re-parented in memory, written back byte for "
+    "byte") {
+  std::string newer =
+      R"({"id":"u","parent_id":"gone","type":"approval_v9","timestamp":"t",  "x":[1.50]})";
   auto loaded = session::parse_log(log_of({entry("a", "", "one"), newer}));
   REQUIRE(loaded.entries.size() == 2);
   CHECK(loaded.entries[1].parent_id == "a");
@@ -110,7 +115,8 @@ TEST_CASE("an unknown entry with a dangling parent is re-parented in memory, wri
 }
 
 TEST_CASE("a line repeating a top-level key, or a message payload that is no object, is corrupt") {
-  std::string twice = R"({"id":"b","id":"c","parent_id":"a","type":"custom_message","custom_type":"n","content":"x"})";
+  std::string twice =
+      R"({"id":"b","id":"c","parent_id":"a","type":"custom_message","custom_type":"n","content":"x"})";
   std::string flat = R"({"id":"d","parent_id":"a","type":"message","message":"hello"})";
   auto loaded = session::parse_log(log_of({entry("a", "", "one"), twice, flat}));
   REQUIRE(loaded.entries.size() == 1);
