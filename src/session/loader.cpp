@@ -121,7 +121,9 @@ Result<Entry> entry_from_members(const std::vector<LineMember>& members) {
 // Newlines in `bytes`, by memchr (vectorised; a byte loop costs a tenth of the whole load).
 std::size_t count_lines(std::string_view bytes) {
   std::size_t n = 0;
-  for (const char* p = bytes.data(); const char* end = bytes.data() + bytes.size();) {
+  const char* p = bytes.data();
+  const char* end = bytes.data() + bytes.size();
+  while (p != end) {
     p = static_cast<const char*>(std::memchr(p, '\n', static_cast<std::size_t>(end - p)));
     if (p == nullptr) break;
     ++p;
