@@ -245,7 +245,7 @@ int main(int argc, char** argv) {
   // `bench_session loop` runs the loop figure alone (for a profiler).
   bool loop_only = argc > 1 && std::string_view(argv[1]) == "loop";
   int entries = argc > 1 && !loop_only ? std::atoi(argv[1]) : kDefaultEntries;
-  // mkdtemp under the system's temporary directory (TMPDIR is honoured), not a fixed /tmp.
+  // mkdtemp under the system's temporary directory (TMPDIR is honoured), not a fixed directory.
   std::string pattern =
       (std::filesystem::temp_directory_path() / "agentkit-session-bench-XXXXXX").string();
   if (::mkdtemp(pattern.data()) == nullptr) return 1;

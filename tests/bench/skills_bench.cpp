@@ -55,7 +55,7 @@ std::string skill_text(int i) {
 }
 
 fs::path make_tree() {
-  // mkdtemp under the system's temporary directory (TMPDIR is honoured), not a fixed /tmp.
+  // mkdtemp under the system's temporary directory (TMPDIR is honoured), not a fixed directory.
   std::string tmpl = (fs::temp_directory_path() / "agentkit-skills-bench-XXXXXX").string();
   if (mkdtemp(tmpl.data()) == nullptr) std::abort();
   fs::path root = tmpl;
