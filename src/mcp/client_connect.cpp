@@ -10,6 +10,7 @@
 #include "agentkit/mcp/config.hpp"
 #include "client_state.hpp"
 #include "http_channel.hpp"
+#include "sse_channel.hpp"
 #include "stdio_channel.hpp"
 
 namespace agentkit::mcp::detail {
@@ -103,6 +104,30 @@ Result<std::unique_ptr<Channel>> stdio_channel(const std::shared_ptr<ClientState
   return make_child_channel(std::move(child));
 }
 
+// OAuth runs for a server with settings, or for every HTTP server once the embedder says how the
+// user logs in. One session per client, so tokens survive reconnects.
+std::shared_ptr<OAuthSession> oauth_session(const std::shared_ptr<ClientState>& state, const HttpTarget& target,
+                                            const std::string& url) {
+  if (!target.oauth && !state->options.authorize) return nullptr;
+  std::lock_guard lock(state->mu);
+  if (state->oauth) return state->oauth;
+  OAuthContext context;
+  context.server = state->config.name;
+  context.label = state->label();
+  context.resource_url = url;
+  context.settings = target.oauth.value_or(OAuthSettings{});
+  context.authorize = state->options.authorize;
+  context.store = state->options.tokens;
+  context.transport = state->http;
+  context.refresh_margin = state->options.refresh_margin;
+  context.max_step_ups = state->options.max_step_ups;
+  context.note = [weak = std::weak_ptr<ClientState>(state)](std::string text) {
+    if (auto s = weak.lock()) s->note(std::move(text));
+  };
+  state->oauth = std::make_shared<OAuthSession>(std::move(context));
+  return state->oauth;
+}
+
 Result<std::unique_ptr<Channel>> http_channel(const std::shared_ptr<ClientState>& state, const HttpTarget& target) {
   auto url = resolve(*state, target.url, "url");
   if (!url) return std::move(url).error();
@@ -124,6 +149,8 @@ Result<std::unique_ptr<Channel>> http_channel(const std::shared_ptr<ClientState>
     }
     endpoint.headers.add(name, std::move(*value));
   }
+  endpoint.oauth = oauth_session(state, target, endpoint.url);
+  if (target.kind == HttpKind::sse) return make_sse_channel(std::move(endpoint), state->timeout());
   return make_http_channel(std::move(endpoint));
 }
 
@@ -376,7 +403,10 @@ Connection::~Connection() {
 
 Result<std::shared_ptr<Connection>> open_connection(const std::shared_ptr<ClientState>& state, agentkit::stop_token stop) {
   const bool stdio = std::holds_alternative<StdioLaunch>(state->config.transport);
-  bool skip_probe = state->negotiation() == Negotiation::legacy;
+  const auto* target = std::get_if<HttpTarget>(&state->config.transport);
+  // The HTTP+SSE transport predates the modern era: its servers only know initialize.
+  const bool sse = target != nullptr && target->kind == HttpKind::sse;
+  bool skip_probe = state->negotiation() == Negotiation::legacy || sse;
   for (int attempt = 0; attempt < 2; ++attempt) {
     auto conn = start_peer(state);
     if (!conn) return conn;

@@ -56,6 +56,8 @@ struct ClientState : std::enable_shared_from_this<ClientState> {
   std::unordered_map<std::string, std::size_t> calls_per_session;
   std::vector<std::string> notes;
   std::mutex connect_mu;  // one (re)connection at a time
+  // OAuth for an HTTP server, kept across reconnects (created with the first channel).
+  std::shared_ptr<class OAuthSession> oauth;
 
   ~ClientState();
 

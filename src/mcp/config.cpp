@@ -8,6 +8,14 @@
 namespace agentkit::mcp {
 namespace {
 
+struct OAuthEntry {
+  std::optional<std::string> client_id;
+  std::optional<std::string> client_metadata_url;
+  std::optional<std::vector<std::string>> scopes;
+  std::optional<std::string> redirect_uri;
+  std::optional<std::string> client_name;
+};
+
 struct ServerEntry {
   std::optional<std::string> command;
   std::optional<std::vector<std::string>> args;
@@ -21,6 +29,7 @@ struct ServerEntry {
   std::optional<bool> allow_elicitation;
   std::optional<std::int64_t> call_limit;
   std::optional<std::int64_t> timeout_ms;
+  std::optional<OAuthEntry> oauth;
 };
 
 struct ConfigDocument {
@@ -32,6 +41,14 @@ struct ConfigDocument {
 
 namespace agentkit::wire {
 template <>
+struct Fields<mcp::OAuthEntry> {
+  using T = mcp::OAuthEntry;
+  static constexpr auto list = std::tuple{optional("clientId", &T::client_id),
+                                          optional("clientMetadataUrl", &T::client_metadata_url),
+                                          optional("scopes", &T::scopes), optional("redirectUri", &T::redirect_uri),
+                                          optional("clientName", &T::client_name)};
+};
+template <>
 struct Fields<mcp::ServerEntry> {
   using T = mcp::ServerEntry;
   static constexpr auto list = std::tuple{
@@ -40,7 +57,8 @@ struct Fields<mcp::ServerEntry> {
       optional("url", &T::url),                 optional("headers", &T::headers),
       optional("type", &T::type),               optional("negotiation", &T::negotiation),
       optional("allowSampling", &T::allow_sampling), optional("allowElicitation", &T::allow_elicitation),
-      optional("callLimit", &T::call_limit),    optional("timeoutMs", &T::timeout_ms)};
+      optional("callLimit", &T::call_limit),    optional("timeoutMs", &T::timeout_ms),
+      optional("oauth", &T::oauth)};
 };
 template <>
 struct Fields<mcp::ConfigDocument> {
@@ -80,13 +98,26 @@ Result<ServerConfig> to_server(const std::string& name, const ServerEntry& e) {
   out.name = name;
   if (e.command) {
     if (e.headers) return config_error(name, "\"headers\" belong to HTTP servers; this one has a \"command\"");
+    if (e.oauth) return config_error(name, "\"oauth\" belongs to HTTP servers; this one has a \"command\"");
     out.transport = StdioLaunch{*e.command, e.args.value_or(std::vector<std::string>{}), pairs_of(e.env), e.cwd.value_or("")};
   } else {
-    if (e.type && *e.type != "http" && *e.type != "streamable-http" && *e.type != "streamableHttp") {
-      return config_error(name, "\"type\" \"" + *e.type + "\" is not supported; use a Streamable HTTP endpoint (\"http\")");
+    const bool sse = e.type && *e.type == "sse";
+    if (e.type && !sse && *e.type != "http" && *e.type != "streamable-http" && *e.type != "streamableHttp") {
+      return config_error(name, "\"type\" \"" + *e.type + "\" is not supported; use \"http\" (Streamable HTTP) or "
+                                "\"sse\" (the 2024-11-05 HTTP+SSE transport)");
     }
     if (e.args || e.env || e.cwd) return config_error(name, "\"args\", \"env\" and \"cwd\" belong to stdio servers");
-    out.transport = HttpTarget{*e.url, pairs_of(e.headers)};
+    HttpTarget target{*e.url, pairs_of(e.headers), sse ? HttpKind::sse : HttpKind::streamable, std::nullopt};
+    if (e.oauth) {
+      OAuthSettings oauth;
+      oauth.client_id = e.oauth->client_id.value_or("");
+      oauth.client_metadata_url = e.oauth->client_metadata_url.value_or("");
+      oauth.scopes = e.oauth->scopes.value_or(std::vector<std::string>{});
+      oauth.redirect_uri = e.oauth->redirect_uri.value_or("");
+      if (e.oauth->client_name) oauth.client_name = *e.oauth->client_name;
+      target.oauth = std::move(oauth);
+    }
+    out.transport = std::move(target);
   }
   if (e.negotiation) {
     auto n = parse_negotiation(name, *e.negotiation);

@@ -154,9 +154,19 @@ class HttpChannel final : public Channel {
     return true;
   }
 
+  Result<http::Response> send_post(const OutboundFrame& frame, agentkit::stop_token stop) {
+    // Only a request may log in: a notification goes with the token we have.
+    auto resp = send_authorized(*endpoint_.transport, endpoint_.oauth.get(), [&] { return build_post(frame); }, stop,
+                                frame.request_id.has_value());
+    if (!resp && !resp.error().find_detail("server")) {
+      return make_error(resp.error().code, "POST to " + endpoint_.url + " failed: " + resp.error().message);
+    }
+    return resp;
+  }
+
   Result<void> post_message(const OutboundFrame& frame, agentkit::stop_token stop) {
-    auto resp = endpoint_.transport->send(build_post(frame), stop);
-    if (!resp) return make_error(resp.error().code, "POST to " + endpoint_.url + " failed: " + resp.error().message);
+    auto resp = send_post(frame, stop);
+    if (!resp) return std::move(resp).error();
     auto body = resp->read_all(wire::kDefaultMaxMessageBytes);
     if (is_success(resp->status())) return {};
     return http_error(resp->status(), describe(), body ? std::string_view(*body) : std::string_view());
@@ -164,9 +174,9 @@ class HttpChannel final : public Channel {
 
   void run_exchange(const OutboundFrame& frame, agentkit::stop_token stop) {
     const RequestId& id = *frame.request_id;
-    auto resp = endpoint_.transport->send(build_post(frame), stop);
+    auto resp = send_post(frame, stop);
     if (!resp) {
-      lose(id, make_error(resp.error().code, "POST to " + endpoint_.url + " failed: " + resp.error().message));
+      lose(id, resp.error());
       return;
     }
     remember_session(*resp);

@@ -9,6 +9,7 @@
 
 #include "agentkit/http/client.hpp"
 #include "channel.hpp"
+#include "oauth_flow.hpp"
 
 namespace agentkit::mcp::detail {
 
@@ -16,6 +17,8 @@ struct HttpEndpoint {
   std::string url;
   http::Headers headers;  // configured headers (credentials), already interpolated and checked
   std::shared_ptr<http::HttpTransport> transport;
+  // Bearer tokens and the 401/403 recovery; nullptr: no OAuth.
+  std::shared_ptr<OAuthSession> oauth{};
 };
 
 std::unique_ptr<Channel> make_http_channel(HttpEndpoint endpoint);

@@ -1,5 +1,5 @@
-// agentkit/mcp/client.hpp — an MCP client for one server, in either protocol era, over stdio or
-// Streamable HTTP, and the tool source that brings a server's tools into an agent.
+// agentkit/mcp/client.hpp — an MCP client for one server, in either protocol era, over stdio,
+// Streamable HTTP or the 2024-11-05 HTTP+SSE transport (OAuth: oauth.hpp), and the tool source that brings a server's tools into an agent.
 //
 //   using namespace agentkit;
 //   mcp::ServerConfig files{.name = "files",
@@ -52,6 +52,7 @@
 #include "agentkit/core/tool.hpp"
 #include "agentkit/http/client.hpp"
 #include "agentkit/json/value.hpp"
+#include "agentkit/mcp/oauth.hpp"
 #include "agentkit/mcp/protocol.hpp"
 
 namespace agentkit::mcp {
@@ -73,11 +74,24 @@ struct StdioLaunch {
   std::string working_directory{};  // empty: ours
 };
 
-// A server reached over Streamable HTTP. `${VAR}` is resolved when connecting; a header whose
-// references resolve to nothing is dropped, one holding a control byte is refused.
+// Which HTTP transport a server speaks.
+enum class HttpKind : std::uint8_t {
+  streamable,  // Streamable HTTP: one POST per message (2025-03-26 and later)
+  sse,         // the 2024-11-05 HTTP+SSE transport: a GET stream names a POST endpoint
+};
+
+// A server reached over HTTP. `${VAR}` is resolved when connecting; a header whose references
+// resolve to nothing is dropped, one holding a control byte is refused. With `kind` sse the GET
+// stream's `endpoint` event is resolved against `url` and refused unless its scheme, host and
+// port are url's (a server may not choose where our headers and tokens go); the client speaks
+// the legacy era there.
 struct HttpTarget {
   std::string url;  // http:// or https:// (https needs a TlsProvider in ClientOptions::http)
   std::vector<std::pair<std::string, std::string>> headers{};
+  HttpKind kind = HttpKind::streamable;
+  // OAuth for this server (agentkit/mcp/oauth.hpp); nullopt: OAuth only when
+  // ClientOptions::authorize is set, with default settings.
+  std::optional<OAuthSettings> oauth{};
 };
 
 // One server. Unset overrides take the ClientOptions value.
@@ -157,6 +171,15 @@ struct ClientOptions {
   std::function<void(std::string_view server, std::string_view method, const json::Value& params)> on_notification{};
   // HTTP transport for HttpTarget servers; nullptr: an HttpClient owned by the client.
   std::shared_ptr<http::HttpTransport> http{};
+  // How the user logs in when an HTTP server asks for OAuth (agentkit/mcp/oauth.hpp); empty: a
+  // server that needs a login fails with an error saying so.
+  Authorize authorize{};
+  // Where OAuth tokens are kept, keyed by server name; nullptr: in memory, per client.
+  std::shared_ptr<OAuthTokenStore> tokens{};
+  // An OAuth token this close to its expiry is refreshed before it is sent.
+  std::chrono::seconds refresh_margin{60};
+  // Step-up authorizations (403 insufficient_scope) tried per request before it fails.
+  int max_step_ups = 2;
   // Time between closing a stdio server's stdin and SIGTERM, and between SIGTERM and SIGKILL.
   std::chrono::milliseconds shutdown_grace{2'000};
   // Variables a stdio server inherits (by name) before the configured ones are added.

@@ -1,0 +1,315 @@
+// OAuth 2.1 for remote MCP servers: the whole flow against a loopback authorization server and a
+// protected MCP server (tests/mcp/oauth_peers.cpp), each rule with the misbehaviour that breaks it,
+// and the parsers of what those servers send.
+#include <thread>
+
+#include "agentkit/mcp/client.hpp"
+#include "agentkit/mcp/config.hpp"
+#include "agentkit/mcp/oauth.hpp"
+#include "mcp_test_support.hpp"
+#include "oauth_peers.hpp"
+#include "oauth_wire.hpp"
+#include "support/catch.hpp"
+
+using namespace agentkit;
+using namespace std::chrono_literals;
+
+namespace {
+
+struct Flow {
+  mcp_test::AuthServer auth;
+  mcp_test::ProtectedServer resource{auth};
+  mcp::LoopbackRedirect redirect = mcp::LoopbackRedirect::start().value();
+  std::shared_ptr<mcp::MemoryTokenStore> store = std::make_shared<mcp::MemoryTokenStore>();
+
+  mcp::ClientOptions options() {
+    auto o = mcp_test::quick_options();
+    o.request_timeout = 5s;
+    o.authorize = redirect.authorizer(auth.browser());
+    o.tokens = store;
+    return o;
+  }
+  mcp::ServerConfig config(mcp::OAuthSettings settings = {}) {
+    if (settings.redirect_uri.empty()) settings.redirect_uri = redirect.redirect_uri();
+    return mcp::ServerConfig{.name = "hosted",
+                             .transport = mcp::HttpTarget{.url = resource.url(), .oauth = std::move(settings)},
+                             .negotiation = mcp::Negotiation::legacy};
+  }
+  Result<mcp::Client> connect(mcp::OAuthSettings settings = {}) { return mcp::Client::connect(config(std::move(settings)), options()); }
+};
+
+std::string first_text(const mcp::CallResult& r) { return r.content.at(0).find("text")->as_string(); }
+
+bool mentions(const Error& e, std::string_view text) { return e.message.find(text) != std::string::npos; }
+
+}  // namespace
+
+TEST_CASE("a 401 runs the whole OAuth flow: metadata, registration, PKCE S256, resource on every request") {
+  Flow f;
+  auto client = f.connect();
+  REQUIRE(client);
+  auto r = client->call_tool("echo", json::Object{{"text", "hi"}});
+  REQUIRE(r);
+  CHECK(first_text(*r) == "echo hi");
+
+  std::lock_guard lock(f.auth.mu);
+  REQUIRE(f.auth.registered_clients.size() == 1);
+  REQUIRE(f.auth.authorize_queries.size() == 1);
+  auto& q = f.auth.authorize_queries[0];
+  CHECK(q["code_challenge_method"] == "S256");
+  CHECK(q["code_challenge"].size() == 43);
+  CHECK(q["resource"] == f.resource.url());
+  CHECK(q["scope"] == "mcp:tools");  // the challenge's scope
+  CHECK(q["client_id"] == f.auth.registered_clients[0]);
+  CHECK(q["redirect_uri"] == f.redirect.redirect_uri());
+  CHECK(q["state"].size() >= 22);
+  REQUIRE(f.auth.token_forms.size() == 1);
+  CHECK(f.auth.token_forms[0]["resource"] == f.resource.url());
+  CHECK(f.auth.token_forms[0]["grant_type"] == "authorization_code");
+  CHECK(f.auth.code_grants.load() == 1);
+  // The access token went to the resource, and never to the authorization server.
+  CHECK(f.auth.authorization_headers.empty());
+  auto stored = f.store->load("hosted").value();
+  REQUIRE(stored);
+  CHECK(stored->resource == f.resource.url());
+  CHECK(client->diagnostics().transport.find(stored->access_token) == std::string::npos);
+  for (const auto& note : client->diagnostics().notes) CHECK(note.find(stored->access_token) == std::string::npos);
+}
+
+TEST_CASE("without resource_metadata in the challenge the well-known location is read") {
+  Flow f;
+  f.resource.name_metadata = false;
+  auto client = f.connect();
+  REQUIRE(client);
+  CHECK(client->call_tool("echo", json::Object{{"text", "x"}}));
+}
+
+TEST_CASE("without a scope in the challenge the client asks for scopes_supported, or its configured scopes") {
+  Flow f;
+  f.resource.challenge_scope = "";
+  f.auth.scopes_supported = {"mcp:tools", "mcp:read"};
+  REQUIRE(f.connect());
+  {
+    std::lock_guard lock(f.auth.mu);
+    CHECK(f.auth.authorize_queries.back()["scope"] == "mcp:tools mcp:read");
+  }
+  Flow g;
+  g.resource.challenge_scope = "";
+  REQUIRE(g.connect({.scopes = {"custom"}}));
+  std::lock_guard lock(g.auth.mu);
+  CHECK(g.auth.authorize_queries.back()["scope"] == "custom");
+}
+
+TEST_CASE("a pre-registered client id skips registration; a client ID metadata document is used where supported") {
+  Flow f;
+  REQUIRE(f.connect({.client_id = "preset-id"}));
+  {
+    std::lock_guard lock(f.auth.mu);
+    CHECK(f.auth.registered_clients.empty());
+    CHECK(f.auth.authorize_queries.back()["client_id"] == "preset-id");
+  }
+  Flow g;
+  g.auth.cimd_supported = true;
+  REQUIRE(g.connect({.client_metadata_url = "https://app.example/client.json"}));
+  std::lock_guard lock(g.auth.mu);
+  CHECK(g.auth.registered_clients.empty());
+  CHECK(g.auth.authorize_queries.back()["client_id"] == "https://app.example/client.json");
+}
+
+TEST_CASE("authorization server metadata for another issuer is refused before any token request") {
+  Flow f;
+  f.auth.metadata_issuer = "http://127.0.0.1:1/evil";
+  auto client = f.connect();
+  REQUIRE(!client);
+  CHECK(mentions(client.error(), "MCP server 'hosted'"));
+  CHECK(mentions(client.error(), "issuer"));
+  std::lock_guard lock(f.auth.mu);
+  CHECK(f.auth.token_forms.empty());
+  CHECK(f.auth.authorize_queries.empty());
+}
+
+TEST_CASE("an authorization server without PKCE S256 is refused") {
+  Flow f;
+  f.auth.offer_s256 = false;
+  auto client = f.connect();
+  REQUIRE(!client);
+  CHECK(mentions(client.error(), "S256"));
+  std::lock_guard lock(f.auth.mu);
+  CHECK(f.auth.authorize_queries.empty());
+}
+
+TEST_CASE("protected-resource metadata for another resource is refused") {
+  Flow f;
+  f.resource.metadata_resource = "http://127.0.0.1:1/mcp";
+  auto client = f.connect();
+  REQUIRE(!client);
+  CHECK(mentions(client.error(), "another resource"));
+}
+
+TEST_CASE("a token endpoint answering HTML is a clear error naming the server") {
+  Flow f;
+  f.auth.token_answers_html = true;
+  auto client = f.connect();
+  REQUIRE(!client);
+  CHECK(mentions(client.error(), "MCP server 'hosted'"));
+  CHECK(mentions(client.error(), "text/html"));
+}
+
+TEST_CASE("a redirect with the wrong state is refused and its code never exchanged") {
+  Flow f;
+  f.auth.forge_state = true;
+  auto client = f.connect();
+  REQUIRE(!client);
+  CHECK(mentions(client.error(), "wrong state"));
+  std::lock_guard lock(f.auth.mu);
+  CHECK(f.auth.token_forms.empty());
+}
+
+TEST_CASE("a server that refuses every token fails as a 401 loop after a bounded number of logins") {
+  Flow f;
+  f.resource.refuse_all = true;
+  auto client = f.connect();
+  REQUIRE(!client);
+  CHECK(mentions(client.error(), "401 loop"));
+  CHECK(f.auth.code_grants.load() <= 2);
+  CHECK(f.resource.challenges.load() <= 3);
+}
+
+TEST_CASE("a 403 insufficient_scope steps up to the wider scope, and gives up after max_step_ups") {
+  Flow f;
+  f.resource.write_scope = "mcp:tools mcp:write";
+  auto client = f.connect();
+  REQUIRE(client);
+  auto r = client->call_tool("echo", json::Object{{"text", "w"}});
+  REQUIRE(r);
+  {
+    std::lock_guard lock(f.auth.mu);
+    REQUIRE(f.auth.authorize_queries.size() == 2);
+    CHECK(f.auth.authorize_queries[1]["scope"] == "mcp:tools mcp:write");
+  }
+  Flow g;
+  g.resource.write_scope = "mcp:write";
+  g.resource.step_up_forever = true;
+  auto stuck = g.connect();
+  REQUIRE(stuck);
+  auto refused = stuck->call_tool("echo", json::Object{});
+  REQUIRE(!refused);
+  CHECK(mentions(refused.error(), "insufficient_scope"));
+  CHECK(g.auth.code_grants.load() == 1 + 2);  // the login, then two step-ups
+}
+
+TEST_CASE("a token close to expiry is refreshed once, however many calls need it at the same time") {
+  Flow f;
+  f.auth.first_expires_in = 61;  // just outside the 60 s margin
+  auto client = f.connect();
+  REQUIRE(client);
+  CHECK(f.auth.refresh_grants.load() == 0);
+  std::this_thread::sleep_for(1500ms);  // now inside it: the next use refreshes
+  std::vector<std::thread> callers;
+  std::atomic<int> ok{0};
+  for (int i = 0; i < 8; ++i) {
+    callers.emplace_back([&] {
+      if (client->call_tool("echo", json::Object{{"text", "p"}})) ++ok;
+    });
+  }
+  for (auto& t : callers) t.join();
+  CHECK(ok.load() == 8);
+  CHECK(f.auth.refresh_grants.load() == 1);
+  CHECK(f.auth.code_grants.load() == 1);
+  std::lock_guard lock(f.auth.mu);
+  CHECK(f.auth.token_forms.back()["resource"] == f.resource.url());
+}
+
+TEST_CASE("a stored token for another resource is never sent; one for this resource is used without a login") {
+  Flow f;
+  mcp::OAuthTokens foreign{.access_token = "foreign-token", .resource = "http://127.0.0.1:1/mcp"};
+  REQUIRE(f.store->save("hosted", foreign));
+  REQUIRE(f.connect());
+  {
+    std::lock_guard lock(f.resource.mu);
+    for (const auto& b : f.resource.bearers_seen) CHECK(b.find("foreign-token") == std::string::npos);
+  }
+  CHECK(f.auth.code_grants.load() == 1);
+  // A second client with the same store reuses the token: no second login.
+  auto again = mcp::Client::connect(f.config(), f.options());
+  REQUIRE(again);
+  CHECK(f.auth.code_grants.load() == 1);
+}
+
+TEST_CASE("a server that needs a login without ClientOptions::authorize fails saying what to set") {
+  Flow f;
+  auto options = f.options();
+  options.authorize = {};
+  auto client = mcp::Client::connect(f.config(), options);
+  REQUIRE(!client);
+  CHECK(mentions(client.error(), "ClientOptions::authorize"));
+}
+
+TEST_CASE("a login that never completes is bounded by the request timeout") {
+  Flow f;
+  auto options = f.options();
+  options.request_timeout = 300ms;
+  options.authorize = f.redirect.authorizer([](std::string_view) {});  // the user never comes back
+  const auto start = std::chrono::steady_clock::now();
+  auto client = mcp::Client::connect(f.config(), options);
+  REQUIRE(!client);
+  CHECK(std::chrono::steady_clock::now() - start < 5s);
+}
+
+TEST_CASE("the mcpServers JSON configures OAuth and the SSE transport") {
+  auto servers = mcp::parse_servers_config(R"({"mcpServers": {
+      "hosted": {"url": "https://mcp.example.com/mcp",
+                 "oauth": {"clientId": "abc", "scopes": ["a", "b"], "redirectUri": "http://127.0.0.1:8765/cb",
+                           "clientMetadataUrl": "https://app.example/c.json"}},
+      "old": {"type": "sse", "url": "http://127.0.0.1:9/sse"}}})");
+  REQUIRE(servers);
+  const auto& hosted = std::get<mcp::HttpTarget>(servers->at(0).transport);
+  REQUIRE(hosted.oauth);
+  CHECK(hosted.oauth->client_id == "abc");
+  CHECK(hosted.oauth->scopes == std::vector<std::string>{"a", "b"});
+  CHECK(hosted.oauth->redirect_uri == "http://127.0.0.1:8765/cb");
+  CHECK(hosted.oauth->client_metadata_url == "https://app.example/c.json");
+  CHECK(hosted.kind == mcp::HttpKind::streamable);
+  CHECK(std::get<mcp::HttpTarget>(servers->at(1).transport).kind == mcp::HttpKind::sse);
+  auto bad = mcp::parse_servers_config(R"({"mcpServers": {"x": {"command": "a", "oauth": {}}}})");
+  REQUIRE(!bad);
+  CHECK(mentions(bad.error(), "'x'"));
+}
+
+// ---- Parsers ---------------------------------------------------------------------------------
+
+TEST_CASE("WWW-Authenticate: several challenges, quoted and token values, escapes, token68") {
+  auto parsed = mcp::detail::parse_www_authenticate(
+      R"(Basic realm="x", Bearer resource_metadata="https://h/.well-known/oauth-protected-resource", scope="a b", error=insufficient_scope, Negotiate abc==)");
+  REQUIRE(parsed);
+  REQUIRE(parsed->size() == 3);
+  auto bearer = mcp::detail::bearer_challenge(*parsed);
+  REQUIRE(bearer);
+  CHECK(bearer->param("resource_metadata") == std::optional<std::string>("https://h/.well-known/oauth-protected-resource"));
+  CHECK(bearer->param("SCOPE") == std::optional<std::string>("a b"));
+  CHECK(bearer->param("error") == std::optional<std::string>("insufficient_scope"));
+  CHECK((*parsed)[2].token68 == "abc==");
+  auto escaped = mcp::detail::parse_www_authenticate(R"(Bearer realm="a \"b\" c")");
+  REQUIRE(escaped);
+  CHECK((*escaped)[0].param("realm") == std::optional<std::string>("a \"b\" c"));
+}
+
+TEST_CASE("WWW-Authenticate: malformed and over-long values are errors, never guesses") {
+  CHECK_FALSE(mcp::detail::parse_www_authenticate(R"(Bearer realm="open)"));
+  CHECK_FALSE(mcp::detail::parse_www_authenticate("Bearer realm=\"a\x01\""));
+  CHECK_FALSE(mcp::detail::parse_www_authenticate(std::string(mcp::detail::kMaxChallengeBytes + 1, 'a')));
+  std::string many = "Bearer ";
+  for (std::size_t i = 0; i <= mcp::detail::kMaxChallengeParams; ++i) many += "p" + std::to_string(i) + "=v, ";
+  CHECK_FALSE(mcp::detail::parse_www_authenticate(many));
+}
+
+TEST_CASE("metadata documents: required members checked, other members tolerated, bounds enforced") {
+  CHECK(mcp::detail::parse_resource_metadata(R"({"resource":"https://r/mcp","authorization_servers":["https://a"],"x":1})"));
+  CHECK_FALSE(mcp::detail::parse_resource_metadata(R"({"resource":"https://r/mcp"})"));
+  CHECK_FALSE(mcp::detail::parse_resource_metadata(R"({"resource":1,"authorization_servers":["https://a"]})"));
+  CHECK_FALSE(mcp::detail::parse_server_metadata(R"({"issuer":"https://a","token_endpoint":"https://a/t"})"));
+  CHECK_FALSE(mcp::detail::parse_token_answer(R"({"access_token":"t","token_type":"mac"})"));
+  CHECK_FALSE(mcp::detail::parse_token_answer(R"({"access_token":"t","token_type":"Bearer","expires_in":-1})"));
+  CHECK_FALSE(mcp::detail::parse_token_answer("<html></html>"));
+  CHECK_FALSE(mcp::detail::parse_resource_metadata(std::string(mcp::detail::kMaxOAuthDocumentBytes + 1, ' ')));
+}
