@@ -437,6 +437,14 @@ Result<void> OAuthSession::refresh(agentkit::stop_token stop) {
     had = *current_;
     if (discovered_) secret = discovered_->client_secret;
   }
+  if (had.token_endpoint.empty() || had.client_id.empty()) {
+    // A store that keeps only the tokens (the credential store): find the endpoint again.
+    auto found = discover(std::nullopt, stop);
+    if (!found) return std::move(found).error();
+    had.token_endpoint = found->server.token_endpoint;
+    if (had.client_id.empty()) had.client_id = found->client_id;
+    secret = found->client_secret;
+  }
   std::string form;
   add_param(form, "grant_type", "refresh_token");
   add_param(form, "refresh_token", had.refresh_token);
