@@ -1,6 +1,7 @@
 #include "oauth_peers.hpp"
 
 #include <array>
+#include <thread>
 
 #include "agentkit/base/base64.hpp"
 #include "agentkit/base/sha256.hpp"
@@ -177,6 +178,11 @@ void AuthServer::token(const http::ServerRequest& req, http::ResponseWriter& out
     grant = it->second;
     expires_in = refresh_expires_in;
     ++refresh_grants;
+    if (refresh_delay.count() > 0) {
+      lock.unlock();
+      std::this_thread::sleep_for(refresh_delay);
+      lock.lock();
+    }
   } else {
     lock.unlock();
     respond_json(out, 400, {{"error", "unsupported_grant_type"}});

@@ -5,6 +5,7 @@
 #pragma once
 
 #include <atomic>
+#include <chrono>
 #include <map>
 #include <mutex>
 #include <optional>
@@ -44,6 +45,7 @@ class AuthServer {
   bool forge_state = false;
   std::int64_t first_expires_in = 3600;  // expires_in of authorization_code grants
   std::int64_t refresh_expires_in = 3600;
+  std::chrono::milliseconds refresh_delay{0};  // a slow refresh, so concurrent callers pile up
   std::vector<std::string> scopes_supported{"mcp:tools"};
 
   // What happened.

@@ -177,7 +177,7 @@ TEST_CASE("a server that refuses every token fails as a 401 loop after a bounded
 
 TEST_CASE("a 403 insufficient_scope steps up to the wider scope, and gives up after max_step_ups") {
   Flow f;
-  f.resource.write_scope = "mcp:tools mcp:write";
+  f.resource.write_scope = "mcp:write";  // the challenge names only the new scope
   auto client = f.connect();
   REQUIRE(client);
   auto r = client->call_tool("echo", json::Object{{"text", "w"}});
@@ -185,7 +185,7 @@ TEST_CASE("a 403 insufficient_scope steps up to the wider scope, and gives up af
   {
     std::lock_guard lock(f.auth.mu);
     REQUIRE(f.auth.authorize_queries.size() == 2);
-    CHECK(f.auth.authorize_queries[1]["scope"] == "mcp:tools mcp:write");
+    CHECK(f.auth.authorize_queries[1]["scope"] == "mcp:tools mcp:write");  // what was granted, plus it
   }
   Flow g;
   g.resource.write_scope = "mcp:write";
@@ -201,6 +201,7 @@ TEST_CASE("a 403 insufficient_scope steps up to the wider scope, and gives up af
 TEST_CASE("a token close to expiry is refreshed once, however many calls need it at the same time") {
   Flow f;
   f.auth.first_expires_in = 61;  // just outside the 60 s margin
+  f.auth.refresh_delay = 300ms;  // every caller arrives while the refresh is still running
   auto client = f.connect();
   REQUIRE(client);
   CHECK(f.auth.refresh_grants.load() == 0);
