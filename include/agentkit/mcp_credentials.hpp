@@ -2,7 +2,7 @@
 // to the model providers' credentials.
 //
 //   using namespace agentkit;
-//   auto store = std::make_shared<providers::FileCredentialStore>(home / ".agentkit/credentials.json");
+//   auto store = std::make_shared<providers::FileCredentialStore>(home / ".agentkit/creds.json");
 //   mcp::ClientOptions options;
 //   options.tokens = mcp_token_store(store);   // entries "mcp:<server name>", kind oauth
 //
@@ -23,6 +23,7 @@
 
 namespace agentkit {
 
-std::shared_ptr<mcp::OAuthTokenStore> mcp_token_store(std::shared_ptr<providers::CredentialStore> store);
+std::shared_ptr<mcp::OAuthTokenStore> mcp_token_store(
+    std::shared_ptr<providers::CredentialStore> store);
 
 }  // namespace agentkit

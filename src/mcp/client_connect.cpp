@@ -106,8 +106,8 @@ Result<std::unique_ptr<Channel>> stdio_channel(const std::shared_ptr<ClientState
 
 // OAuth runs for a server with settings, or for every HTTP server once the embedder says how the
 // user logs in. One session per client, so tokens survive reconnects.
-std::shared_ptr<OAuthSession> oauth_session(const std::shared_ptr<ClientState>& state, const HttpTarget& target,
-                                            const std::string& url) {
+std::shared_ptr<OAuthSession> oauth_session(const std::shared_ptr<ClientState>& state,
+                                            const HttpTarget& target, const std::string& url) {
   if (!target.oauth && !state->options.authorize) return nullptr;
   std::lock_guard lock(state->mu);
   if (state->oauth) return state->oauth;

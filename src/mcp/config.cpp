@@ -43,22 +43,27 @@ namespace agentkit::wire {
 template <>
 struct Fields<mcp::OAuthEntry> {
   using T = mcp::OAuthEntry;
-  static constexpr auto list = std::tuple{optional("clientId", &T::client_id),
-                                          optional("clientMetadataUrl", &T::client_metadata_url),
-                                          optional("scopes", &T::scopes), optional("redirectUri", &T::redirect_uri),
-                                          optional("clientName", &T::client_name)};
+  static constexpr auto list = std::tuple{
+      optional("clientId", &T::client_id), optional("clientMetadataUrl", &T::client_metadata_url),
+      optional("scopes", &T::scopes), optional("redirectUri", &T::redirect_uri),
+      optional("clientName", &T::client_name)};
 };
 template <>
 struct Fields<mcp::ServerEntry> {
   using T = mcp::ServerEntry;
-  static constexpr auto list = std::tuple{
-      optional("command", &T::command),         optional("args", &T::args),
-      optional("env", &T::env),                 optional("cwd", &T::cwd),
-      optional("url", &T::url),                 optional("headers", &T::headers),
-      optional("type", &T::type),               optional("negotiation", &T::negotiation),
-      optional("allowSampling", &T::allow_sampling), optional("allowElicitation", &T::allow_elicitation),
-      optional("callLimit", &T::call_limit),    optional("timeoutMs", &T::timeout_ms),
-      optional("oauth", &T::oauth)};
+  static constexpr auto list = std::tuple{optional("command", &T::command),
+                                          optional("args", &T::args),
+                                          optional("env", &T::env),
+                                          optional("cwd", &T::cwd),
+                                          optional("url", &T::url),
+                                          optional("headers", &T::headers),
+                                          optional("type", &T::type),
+                                          optional("negotiation", &T::negotiation),
+                                          optional("allowSampling", &T::allow_sampling),
+                                          optional("allowElicitation", &T::allow_elicitation),
+                                          optional("callLimit", &T::call_limit),
+                                          optional("timeoutMs", &T::timeout_ms),
+                                          optional("oauth", &T::oauth)};
 };
 template <>
 struct Fields<mcp::ConfigDocument> {
@@ -98,16 +103,20 @@ Result<ServerConfig> to_server(const std::string& name, const ServerEntry& e) {
   out.name = name;
   if (e.command) {
     if (e.headers) return config_error(name, "\"headers\" belong to HTTP servers; this one has a \"command\"");
-    if (e.oauth) return config_error(name, "\"oauth\" belongs to HTTP servers; this one has a \"command\"");
+    if (e.oauth)
+      return config_error(name, "\"oauth\" belongs to HTTP servers; this one has a \"command\"");
     out.transport = StdioLaunch{*e.command, e.args.value_or(std::vector<std::string>{}), pairs_of(e.env), e.cwd.value_or("")};
   } else {
     const bool sse = e.type && *e.type == "sse";
-    if (e.type && !sse && *e.type != "http" && *e.type != "streamable-http" && *e.type != "streamableHttp") {
-      return config_error(name, "\"type\" \"" + *e.type + "\" is not supported; use \"http\" (Streamable HTTP) or "
-                                "\"sse\" (the 2024-11-05 HTTP+SSE transport)");
+    if (e.type && !sse && *e.type != "http" && *e.type != "streamable-http" &&
+        *e.type != "streamableHttp") {
+      return config_error(name, "\"type\" \"" + *e.type +
+                                    "\" is not supported; use \"http\" (Streamable HTTP) or "
+                                    "\"sse\" (the 2024-11-05 HTTP+SSE transport)");
     }
     if (e.args || e.env || e.cwd) return config_error(name, "\"args\", \"env\" and \"cwd\" belong to stdio servers");
-    HttpTarget target{*e.url, pairs_of(e.headers), sse ? HttpKind::sse : HttpKind::streamable, std::nullopt};
+    HttpTarget target{*e.url, pairs_of(e.headers), sse ? HttpKind::sse : HttpKind::streamable,
+                      std::nullopt};
     if (e.oauth) {
       OAuthSettings oauth;
       oauth.client_id = e.oauth->client_id.value_or("");

@@ -156,10 +156,12 @@ class HttpChannel final : public Channel {
 
   Result<http::Response> send_post(const OutboundFrame& frame, agentkit::stop_token stop) {
     // Only a request may log in: a notification goes with the token we have.
-    auto resp = send_authorized(*endpoint_.transport, endpoint_.oauth.get(), [&] { return build_post(frame); }, stop,
-                                frame.request_id.has_value());
+    auto resp = send_authorized(
+        *endpoint_.transport, endpoint_.oauth.get(), [&] { return build_post(frame); }, stop,
+        frame.request_id.has_value());
     if (!resp && !resp.error().find_detail("server")) {
-      return make_error(resp.error().code, "POST to " + endpoint_.url + " failed: " + resp.error().message);
+      return make_error(resp.error().code,
+                        "POST to " + endpoint_.url + " failed: " + resp.error().message);
     }
     return resp;
   }

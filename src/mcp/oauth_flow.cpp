@@ -33,8 +33,9 @@ std::string random_url_token(std::size_t bytes) {
 
 std::string pkce_challenge(std::string_view verifier) {
   const auto digest = sha256(verifier);
-  return base64::encode(std::string_view(reinterpret_cast<const char*>(digest.data()), digest.size()),
-                        base64::Alphabet::url);
+  return base64::encode(
+      std::string_view(reinterpret_cast<const char*>(digest.data()), digest.size()),
+      base64::Alphabet::url);
 }
 
 // application/x-www-form-urlencoded (WHATWG URL §5.2), also used for query parameters.
@@ -42,8 +43,8 @@ std::string form_encode(std::string_view s) {
   static constexpr char kHex[] = "0123456789ABCDEF";
   std::string out;
   for (unsigned char c : s) {
-    const bool plain = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
-                       c == '.' || c == '_' || c == '~';
+    const bool plain = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                       c == '-' || c == '.' || c == '_' || c == '~';
     if (plain) {
       out += static_cast<char>(c);
     } else {
@@ -68,7 +69,8 @@ bool is_loopback(const http::Url& url) {
 
 std::string origin_of(const http::Url& url) { return url.scheme + "://" + url.authority(); }
 
-// A resource's URL as RFC 8707 wants it: no fragment (the parser drops it), lowercase scheme and host.
+// A resource's URL as RFC 8707 wants it: no fragment (the parser drops it), lowercase scheme
+// and host.
 std::string canonical(const http::Url& url) {
   std::string out = origin_of(url);
   if (url.path != "/") out += url.path;
@@ -101,7 +103,8 @@ std::vector<std::string> split_scopes(std::string_view scope) {
 std::string join_scopes(const std::vector<std::string>& scopes) {
   std::string out;
   for (const auto& s : scopes) {
-    if (std::find(scopes.begin(), scopes.end(), s) != scopes.begin() + (&s - scopes.data())) continue;
+    if (std::find(scopes.begin(), scopes.end(), s) != scopes.begin() + (&s - scopes.data()))
+      continue;
     out += (out.empty() ? "" : " ") + s;
   }
   return out;
@@ -110,7 +113,8 @@ std::string join_scopes(const std::vector<std::string>& scopes) {
 bool is_json(const http::Response& resp) {
   const auto type = std::string(resp.headers().get("Content-Type").value_or(""));
   const auto media = trim_ows(std::string_view(type).substr(0, type.find(';')));
-  return iequals(media, "application/json") || (media.size() > 5 && iequals(media.substr(media.size() - 5), "+json"));
+  return iequals(media, "application/json") ||
+         (media.size() > 5 && iequals(media.substr(media.size() - 5), "+json"));
 }
 
 std::string media_of(const http::Response& resp) {
@@ -125,7 +129,8 @@ OAuthSession::OAuthSession(OAuthContext context) : context_(std::move(context)) 
 }
 
 Error OAuthSession::error(Errc code, std::string message) const {
-  return make_error(code, context_.label + ": " + std::move(message)).with_detail("server", context_.server);
+  return make_error(code, context_.label + ": " + std::move(message))
+      .with_detail("server", context_.server);
 }
 
 void OAuthSession::load_once() {
@@ -137,14 +142,16 @@ void OAuthSession::load_once() {
   auto resource = http::parse_url((*stored)->resource);
   if (!server || !resource || !resource_covers(*resource, *server)) {
     // A token is only ever sent to the resource it was issued for.
-    if (context_.note) context_.note("the stored OAuth token was issued for another resource and is not used");
+    if (context_.note)
+      context_.note("the stored OAuth token was issued for another resource and is not used");
     return;
   }
   current_ = std::move(**stored);
 }
 
 bool OAuthSession::expiring(const OAuthTokens& tokens) const {
-  return tokens.expires_at && std::chrono::system_clock::now() + context_.refresh_margin >= *tokens.expires_at;
+  return tokens.expires_at &&
+         std::chrono::system_clock::now() + context_.refresh_margin >= *tokens.expires_at;
 }
 
 Result<std::optional<std::string>> OAuthSession::bearer(agentkit::stop_token stop) {
@@ -153,18 +160,22 @@ Result<std::optional<std::string>> OAuthSession::bearer(agentkit::stop_token sto
     std::lock_guard lock(mu_);
     load_once();
     if (!current_) return std::optional<std::string>();
-    if (!expiring(*current_) || current_->refresh_token.empty()) return std::optional<std::string>(current_->access_token);
+    if (!expiring(*current_) || current_->refresh_token.empty())
+      return std::optional<std::string>(current_->access_token);
     seen = current_->access_token;
   }
   std::lock_guard flight(flight_mu_);
   {
     std::lock_guard lock(mu_);
-    if (current_ && current_->access_token != seen) return std::optional<std::string>(current_->access_token);
+    if (current_ && current_->access_token != seen)
+      return std::optional<std::string>(current_->access_token);
   }
   if (auto ok = refresh(stop); !ok) {
     if (stop.stop_requested()) return std::move(ok).error();
     // A refused refresh sends the request without a token: its 401 starts a fresh login.
-    if (context_.note) context_.note("refreshing the OAuth token failed (" + ok.error().message + "); logging in again");
+    if (context_.note)
+      context_.note("refreshing the OAuth token failed (" + ok.error().message +
+                    "); logging in again");
     std::lock_guard lock(mu_);
     current_.reset();
     return std::optional<std::string>();
@@ -181,19 +192,22 @@ Result<std::optional<std::string>> OAuthSession::current_bearer() {
 }
 
 Result<void> OAuthSession::recover(int status, const std::optional<AuthChallenge>& challenge,
-                                   const std::optional<std::string>& sent, agentkit::stop_token stop) {
+                                   const std::optional<std::string>& sent,
+                                   agentkit::stop_token stop) {
   std::lock_guard flight(flight_mu_);
   bool can_refresh = false;
   {
     std::lock_guard lock(mu_);
     load_once();
-    const std::optional<std::string> now = current_ ? std::optional<std::string>(current_->access_token) : std::nullopt;
+    const std::optional<std::string> now =
+        current_ ? std::optional<std::string>(current_->access_token) : std::nullopt;
     if (now != sent && now) return {};  // another caller already has a new token
     can_refresh = status == kHttpUnauthorized && current_ && !current_->refresh_token.empty();
   }
   if (can_refresh) {
     if (auto ok = refresh(stop); ok) return {};
-    if (stop.stop_requested()) return error(Errc::cancelled, "the OAuth token refresh was cancelled");
+    if (stop.stop_requested())
+      return error(Errc::cancelled, "the OAuth token refresh was cancelled");
   }
   return authorize_fully(challenge, stop);
 }
@@ -205,10 +219,11 @@ Result<http::Response> OAuthSession::get_json(const std::string& url, agentkit::
   return context_.transport->send(req, stop);
 }
 
-Result<ResourceMetadata> OAuthSession::fetch_resource_metadata(const std::optional<AuthChallenge>& challenge,
-                                                               agentkit::stop_token stop) {
+Result<ResourceMetadata> OAuthSession::fetch_resource_metadata(
+    const std::optional<AuthChallenge>& challenge, agentkit::stop_token stop) {
   auto server = http::parse_url(context_.resource_url);
-  if (!server) return error(Errc::invalid_argument, "its URL does not parse: " + server.error().message);
+  if (!server)
+    return error(Errc::invalid_argument, "its URL does not parse: " + server.error().message);
   std::vector<std::string> candidates;
   if (challenge) {
     if (auto named = challenge->param("resource_metadata")) candidates.push_back(*named);
@@ -224,7 +239,8 @@ Result<ResourceMetadata> OAuthSession::fetch_resource_metadata(const std::option
     }
     auto resp = get_json(url, stop);
     if (!resp) {
-      if (stop.stop_requested()) return error(Errc::cancelled, "fetching " + url + " was cancelled");
+      if (stop.stop_requested())
+        return error(Errc::cancelled, "fetching " + url + " was cancelled");
       tried += (tried.empty() ? "" : "; ") + url + ": " + resp.error().message;
       continue;
     }
@@ -237,21 +253,27 @@ Result<ResourceMetadata> OAuthSession::fetch_resource_metadata(const std::option
     if (!meta) return error(Errc::protocol_error, url + ": " + meta.error().message);
     auto resource = http::parse_url(meta->resource);
     if (!resource || !resource_covers(*resource, *server)) {
-      return error(Errc::protocol_error, "its protected-resource metadata at " + url + " is for \"" +
-                                             meta->resource.substr(0, 200) + "\", not for " + context_.resource_url +
+      return error(Errc::protocol_error, "its protected-resource metadata at " + url +
+                                             " is for \"" + meta->resource.substr(0, 200) +
+                                             "\", not for " + context_.resource_url +
                                              "; refusing to authorize for another resource");
     }
     return meta;
   }
-  return error(Errc::unauthenticated, "asks for authorization but its protected-resource metadata could not be read (" +
-                                          tried + ")");
+  return error(Errc::unauthenticated,
+               "asks for authorization but its protected-resource metadata could not be read (" +
+                   tried + ")");
 }
 
-Result<ServerMetadata> OAuthSession::fetch_server_metadata(const std::string& issuer, agentkit::stop_token stop) {
+Result<ServerMetadata> OAuthSession::fetch_server_metadata(const std::string& issuer,
+                                                           agentkit::stop_token stop) {
   auto url = http::parse_url(issuer);
-  if (!url) return error(Errc::protocol_error, "authorization server \"" + issuer.substr(0, 200) + "\" is not an http(s) URL");
+  if (!url)
+    return error(Errc::protocol_error,
+                 "authorization server \"" + issuer.substr(0, 200) + "\" is not an http(s) URL");
   if (!url->is_https() && !is_loopback(*url)) {
-    return error(Errc::protocol_error, "authorization server " + issuer + " is not https:// (only loopback may use http)");
+    return error(Errc::protocol_error, "authorization server " + issuer +
+                                           " is not https:// (only loopback may use http)");
   }
   const std::string origin = origin_of(*url);
   const std::string path = url->path == "/" ? std::string() : url->path;
@@ -263,7 +285,8 @@ Result<ServerMetadata> OAuthSession::fetch_server_metadata(const std::string& is
   for (const auto& candidate : candidates) {
     auto resp = get_json(candidate, stop);
     if (!resp) {
-      if (stop.stop_requested()) return error(Errc::cancelled, "fetching " + candidate + " was cancelled");
+      if (stop.stop_requested())
+        return error(Errc::cancelled, "fetching " + candidate + " was cancelled");
       tried += (tried.empty() ? "" : "; ") + candidate + ": " + resp.error().message;
       continue;
     }
@@ -277,26 +300,31 @@ Result<ServerMetadata> OAuthSession::fetch_server_metadata(const std::string& is
     // RFC 8414 §3.3: metadata for another issuer is an attack (mix-up), not a redirect.
     auto named = http::parse_url(meta->issuer);
     if (!named || canonical(*named) != canonical(*url)) {
-      return error(Errc::protocol_error, "the authorization server metadata at " + candidate + " is for issuer \"" +
-                                             meta->issuer.substr(0, 200) + "\", not \"" + issuer + "\"; refusing it");
+      return error(Errc::protocol_error, "the authorization server metadata at " + candidate +
+                                             " is for issuer \"" + meta->issuer.substr(0, 200) +
+                                             "\", not \"" + issuer + "\"; refusing it");
     }
     const auto& methods = meta->code_challenge_methods_supported;
     if (std::find(methods.begin(), methods.end(), "S256") == methods.end()) {
-      return error(Errc::unsupported, "authorization server " + issuer +
-                                          " does not list PKCE S256 in code_challenge_methods_supported; refusing to "
-                                          "authorize without it");
+      return error(Errc::unsupported,
+                   "authorization server " + issuer +
+                       " does not list PKCE S256 in code_challenge_methods_supported; refusing to "
+                       "authorize without it");
     }
-    for (const std::string* endpoint : {&meta->authorization_endpoint, &meta->token_endpoint, &meta->registration_endpoint}) {
+    for (const std::string* endpoint :
+         {&meta->authorization_endpoint, &meta->token_endpoint, &meta->registration_endpoint}) {
       if (endpoint->empty()) continue;
       auto e = http::parse_url(*endpoint);
       if (!e || (!e->is_https() && !is_loopback(*e))) {
-        return error(Errc::protocol_error, "authorization server " + issuer + " names endpoint \"" + endpoint->substr(0, 200) +
+        return error(Errc::protocol_error, "authorization server " + issuer + " names endpoint \"" +
+                                               endpoint->substr(0, 200) +
                                                "\", which is not an https:// URL");
       }
     }
     return meta;
   }
-  return error(Errc::unauthenticated, "the metadata of authorization server " + issuer + " could not be read (" + tried + ")");
+  return error(Errc::unauthenticated, "the metadata of authorization server " + issuer +
+                                          " could not be read (" + tried + ")");
 }
 
 Result<void> OAuthSession::identify_client(Discovered& found, agentkit::stop_token stop) {
@@ -310,15 +338,18 @@ Result<void> OAuthSession::identify_client(Discovered& found, agentkit::stop_tok
     return {};
   }
   if (found.server.registration_endpoint.empty()) {
-    return error(Errc::unauthenticated, "authorization server " + found.server.issuer +
-                                            " offers no dynamic registration; set a client id in the server's "
-                                            "\"oauth\" settings");
+    return error(Errc::unauthenticated,
+                 "authorization server " + found.server.issuer +
+                     " offers no dynamic registration; set a client id in the server's "
+                     "\"oauth\" settings");
   }
-  if (s.redirect_uri.empty()) return error(Errc::invalid_argument, "needs an OAuth redirect_uri to register a client");
+  if (s.redirect_uri.empty())
+    return error(Errc::invalid_argument, "needs an OAuth redirect_uri to register a client");
   json::Object meta;
   meta.append_unique("client_name", s.client_name);
   meta.append_unique("redirect_uris", json::Array{json::Value(s.redirect_uri)});
-  meta.append_unique("grant_types", json::Array{json::Value("authorization_code"), json::Value("refresh_token")});
+  meta.append_unique("grant_types",
+                     json::Array{json::Value("authorization_code"), json::Value("refresh_token")});
   meta.append_unique("response_types", json::Array{json::Value("code")});
   meta.append_unique("token_endpoint_auth_method", "none");
   http::Request req{.method = "POST", .url = found.server.registration_endpoint};
@@ -326,13 +357,18 @@ Result<void> OAuthSession::identify_client(Discovered& found, agentkit::stop_tok
   req.headers.add("Accept", "application/json");
   req.body = json::dump(json::Value(std::move(meta)));
   auto resp = context_.transport->send(req, stop);
-  if (!resp) return error(resp.error().code, "client registration at " + req.url + " failed: " + resp.error().message);
+  if (!resp)
+    return error(resp.error().code,
+                 "client registration at " + req.url + " failed: " + resp.error().message);
   auto body = resp->read_all(kMaxOAuthDocumentBytes);
-  if (!body) return error(body.error().code, "reading the registration answer failed: " + body.error().message);
+  if (!body)
+    return error(body.error().code,
+                 "reading the registration answer failed: " + body.error().message);
   if (resp->status() != kHttpCreated && resp->status() != kHttpOk) {
     std::string why = oauth_error_of(*body);
     return error(Errc::unauthenticated, "client registration at " + req.url + " answered HTTP " +
-                                            std::to_string(resp->status()) + (why.empty() ? "" : ": " + why));
+                                            std::to_string(resp->status()) +
+                                            (why.empty() ? "" : ": " + why));
   }
   auto reg = parse_registration(*body);
   if (!reg) return error(Errc::protocol_error, reg.error().message);
@@ -342,8 +378,8 @@ Result<void> OAuthSession::identify_client(Discovered& found, agentkit::stop_tok
   return {};
 }
 
-Result<OAuthSession::Discovered> OAuthSession::discover(const std::optional<AuthChallenge>& challenge,
-                                                        agentkit::stop_token stop) {
+Result<OAuthSession::Discovered> OAuthSession::discover(
+    const std::optional<AuthChallenge>& challenge, agentkit::stop_token stop) {
   {
     std::lock_guard lock(mu_);
     if (discovered_) return *discovered_;
@@ -361,7 +397,8 @@ Result<OAuthSession::Discovered> OAuthSession::discover(const std::optional<Auth
   return found;
 }
 
-std::string OAuthSession::scope_for(const std::optional<AuthChallenge>& challenge, const Discovered& found) const {
+std::string OAuthSession::scope_for(const std::optional<AuthChallenge>& challenge,
+                                    const Discovered& found) const {
   std::vector<std::string> scopes;
   std::optional<std::string> asked = challenge ? challenge->param("scope") : std::nullopt;
   if (asked) {
@@ -380,13 +417,16 @@ std::string OAuthSession::scope_for(const std::optional<AuthChallenge>& challeng
   return join_scopes(scopes);
 }
 
-Result<void> OAuthSession::authorize_fully(const std::optional<AuthChallenge>& challenge, agentkit::stop_token stop) {
+Result<void> OAuthSession::authorize_fully(const std::optional<AuthChallenge>& challenge,
+                                           agentkit::stop_token stop) {
   if (!context_.authorize) {
-    return error(Errc::unauthenticated, "requires an OAuth login; set ClientOptions::authorize (for a desktop program, "
-                                        "mcp::LoopbackRedirect::authorizer)");
+    return error(Errc::unauthenticated,
+                 "requires an OAuth login; set ClientOptions::authorize (for a desktop program, "
+                 "mcp::LoopbackRedirect::authorizer)");
   }
   if (context_.settings.redirect_uri.empty()) {
-    return error(Errc::invalid_argument, "requires an OAuth login but its settings have no redirect_uri");
+    return error(Errc::invalid_argument,
+                 "requires an OAuth login but its settings have no redirect_uri");
   }
   auto found = discover(challenge, stop);
   if (!found) return std::move(found).error();
@@ -404,15 +444,20 @@ Result<void> OAuthSession::authorize_fully(const std::optional<AuthChallenge>& c
   add_param(query, "resource", resource);
   if (!scope.empty()) add_param(query, "scope", scope);
   const std::string& endpoint = found->server.authorization_endpoint;
-  AuthorizationRequest ask{context_.server, endpoint + (endpoint.find('?') == std::string::npos ? "?" : "&") + query, state,
-                           context_.settings.redirect_uri};
+  AuthorizationRequest ask{context_.server,
+                           endpoint + (endpoint.find('?') == std::string::npos ? "?" : "&") + query,
+                           state, context_.settings.redirect_uri};
   auto redirect = context_.authorize(ask, stop);
-  if (!redirect) return error(redirect.error().code, "the OAuth login did not complete: " + redirect.error().message);
+  if (!redirect)
+    return error(redirect.error().code,
+                 "the OAuth login did not complete: " + redirect.error().message);
   if (redirect->state != state) {
-    return error(Errc::unauthenticated, "the OAuth redirect carried the wrong state (a forged or stale redirect); "
-                                        "the code was not used");
+    return error(Errc::unauthenticated,
+                 "the OAuth redirect carried the wrong state (a forged or stale redirect); "
+                 "the code was not used");
   }
-  if (redirect->code.empty()) return error(Errc::unauthenticated, "the OAuth redirect carried no code");
+  if (redirect->code.empty())
+    return error(Errc::unauthenticated, "the OAuth redirect carried no code");
   std::string form;
   add_param(form, "grant_type", "authorization_code");
   add_param(form, "code", redirect->code);
@@ -433,7 +478,8 @@ Result<void> OAuthSession::refresh(agentkit::stop_token stop) {
   std::string secret;
   {
     std::lock_guard lock(mu_);
-    if (!current_ || current_->refresh_token.empty()) return error(Errc::unauthenticated, "has no refresh token");
+    if (!current_ || current_->refresh_token.empty())
+      return error(Errc::unauthenticated, "has no refresh token");
     had = *current_;
     if (discovered_) secret = discovered_->client_secret;
   }
@@ -460,35 +506,42 @@ Result<void> OAuthSession::refresh(agentkit::stop_token stop) {
   return adopt(*answer, had.client_id, had.token_endpoint, had.resource);
 }
 
-Result<TokenAnswer> OAuthSession::token_request(const std::string& endpoint, std::string form, agentkit::stop_token stop) {
+Result<TokenAnswer> OAuthSession::token_request(const std::string& endpoint, std::string form,
+                                                agentkit::stop_token stop) {
   http::Request req{.method = "POST", .url = endpoint};
   req.headers.add("Content-Type", "application/x-www-form-urlencoded");
   req.headers.add("Accept", "application/json");
   req.body = std::move(form);
   auto resp = context_.transport->send(req, stop);
-  if (!resp) return error(resp.error().code, "the token endpoint " + endpoint + " failed: " + resp.error().message);
+  if (!resp)
+    return error(resp.error().code,
+                 "the token endpoint " + endpoint + " failed: " + resp.error().message);
   auto body = resp->read_all(kMaxOAuthDocumentBytes);
-  if (!body) return error(body.error().code, "reading the token endpoint's answer failed: " + body.error().message);
+  if (!body)
+    return error(body.error().code,
+                 "reading the token endpoint's answer failed: " + body.error().message);
   if (resp->status() != kHttpOk) {
     std::string why = oauth_error_of(*body);
-    return error(Errc::unauthenticated, "the token endpoint " + endpoint + " answered HTTP " + std::to_string(resp->status()) +
+    return error(Errc::unauthenticated, "the token endpoint " + endpoint + " answered HTTP " +
+                                            std::to_string(resp->status()) +
                                             (why.empty() ? "" : ": " + why));
   }
   if (!is_json(*resp)) {
-    return error(Errc::protocol_error, "the token endpoint " + endpoint + " answered " + media_of(*resp) +
-                                           ", not JSON (is it a login page?)");
+    return error(Errc::protocol_error, "the token endpoint " + endpoint + " answered " +
+                                           media_of(*resp) + ", not JSON (is it a login page?)");
   }
   auto answer = parse_token_answer(*body);
   if (!answer) return error(Errc::protocol_error, answer.error().message);
   return answer;
 }
 
-Result<void> OAuthSession::adopt(const TokenAnswer& answer, const std::string& client_id, const std::string& token_endpoint,
-                                 const std::string& resource) {
+Result<void> OAuthSession::adopt(const TokenAnswer& answer, const std::string& client_id,
+                                 const std::string& token_endpoint, const std::string& resource) {
   OAuthTokens tokens;
   tokens.access_token = answer.access_token;
   tokens.refresh_token = answer.refresh_token;
-  if (answer.expires_in) tokens.expires_at = std::chrono::system_clock::now() + std::chrono::seconds(*answer.expires_in);
+  if (answer.expires_in)
+    tokens.expires_at = std::chrono::system_clock::now() + std::chrono::seconds(*answer.expires_in);
   tokens.scope = answer.scope;
   tokens.resource = resource;
   tokens.client_id = client_id;
@@ -502,8 +555,8 @@ Result<void> OAuthSession::adopt(const TokenAnswer& answer, const std::string& c
 }
 
 Result<http::Response> send_authorized(http::HttpTransport& transport, OAuthSession* oauth,
-                                       const std::function<http::Request()>& build, agentkit::stop_token stop,
-                                       bool may_recover) {
+                                       const std::function<http::Request()>& build,
+                                       agentkit::stop_token stop, bool may_recover) {
   if (oauth == nullptr) return transport.send(build(), stop);
   int refusals = 0;
   int step_ups = 0;
@@ -518,22 +571,29 @@ Result<http::Response> send_authorized(http::HttpTransport& transport, OAuthSess
     if (!may_recover || (status != kHttpUnauthorized && status != kHttpForbidden)) return resp;
     std::optional<AuthChallenge> challenge;
     std::string header;
-    for (auto v : resp->headers().get_all("WWW-Authenticate")) header += (header.empty() ? "" : ", ") + std::string(v);
+    for (auto v : resp->headers().get_all("WWW-Authenticate"))
+      header += (header.empty() ? "" : ", ") + std::string(v);
     if (auto parsed = parse_www_authenticate(header); parsed) challenge = bearer_challenge(*parsed);
     if (status == kHttpForbidden) {
-      if (!challenge || challenge->param("error") != std::optional<std::string>("insufficient_scope")) return resp;
+      if (!challenge ||
+          challenge->param("error") != std::optional<std::string>("insufficient_scope"))
+        return resp;
       if (++step_ups > oauth->max_step_ups()) {
-        return make_error(Errc::unauthenticated, oauth->label() + " still answers 403 insufficient_scope after " +
-                                                     std::to_string(oauth->max_step_ups()) + " step-up authorizations")
+        return make_error(Errc::unauthenticated,
+                          oauth->label() + " still answers 403 insufficient_scope after " +
+                              std::to_string(oauth->max_step_ups()) + " step-up authorizations")
             .with_detail("http_status", "403");
       }
     } else if (*token && ++refusals >= kMaxRefusals) {
-      return make_error(Errc::unauthenticated, oauth->label() + " refused a freshly obtained OAuth token again (HTTP 401 "
-                                                                "loop); check the server's authorization setup")
+      return make_error(Errc::unauthenticated,
+                        oauth->label() +
+                            " refused a freshly obtained OAuth token again (HTTP 401 "
+                            "loop); check the server's authorization setup")
           .with_detail("http_status", "401");
     }
     resp->discard();
-    if (auto ok = oauth->recover(status, challenge, *token, stop); !ok) return std::move(ok).error();
+    if (auto ok = oauth->recover(status, challenge, *token, stop); !ok)
+      return std::move(ok).error();
   }
 }
 

@@ -41,8 +41,8 @@ class OAuthSession {
   // The resource answered 401 (or 403 insufficient_scope) to a request that carried `sent`
   // (nullopt: none). Obtains a better token: a refresh, or the whole flow. Single-flight: when
   // another caller already replaced `sent`, returns at once.
-  Result<void> recover(int status, const std::optional<AuthChallenge>& challenge, const std::optional<std::string>& sent,
-                       agentkit::stop_token stop);
+  Result<void> recover(int status, const std::optional<AuthChallenge>& challenge,
+                       const std::optional<std::string>& sent, agentkit::stop_token stop);
   int max_step_ups() const { return context_.max_step_ups; }
   const std::string& label() const { return context_.label; }
 
@@ -57,20 +57,26 @@ class OAuthSession {
   void load_once();
   bool expiring(const OAuthTokens& tokens) const;
   Result<void> refresh(agentkit::stop_token stop);
-  Result<void> authorize_fully(const std::optional<AuthChallenge>& challenge, agentkit::stop_token stop);
-  Result<Discovered> discover(const std::optional<AuthChallenge>& challenge, agentkit::stop_token stop);
-  Result<ResourceMetadata> fetch_resource_metadata(const std::optional<AuthChallenge>& challenge, agentkit::stop_token stop);
-  Result<ServerMetadata> fetch_server_metadata(const std::string& issuer, agentkit::stop_token stop);
+  Result<void> authorize_fully(const std::optional<AuthChallenge>& challenge,
+                               agentkit::stop_token stop);
+  Result<Discovered> discover(const std::optional<AuthChallenge>& challenge,
+                              agentkit::stop_token stop);
+  Result<ResourceMetadata> fetch_resource_metadata(const std::optional<AuthChallenge>& challenge,
+                                                   agentkit::stop_token stop);
+  Result<ServerMetadata> fetch_server_metadata(const std::string& issuer,
+                                               agentkit::stop_token stop);
   Result<void> identify_client(Discovered& found, agentkit::stop_token stop);
-  std::string scope_for(const std::optional<AuthChallenge>& challenge, const Discovered& found) const;
-  Result<TokenAnswer> token_request(const std::string& endpoint, std::string form, agentkit::stop_token stop);
-  Result<void> adopt(const TokenAnswer& answer, const std::string& client_id, const std::string& token_endpoint,
-                     const std::string& resource);
+  std::string scope_for(const std::optional<AuthChallenge>& challenge,
+                        const Discovered& found) const;
+  Result<TokenAnswer> token_request(const std::string& endpoint, std::string form,
+                                    agentkit::stop_token stop);
+  Result<void> adopt(const TokenAnswer& answer, const std::string& client_id,
+                     const std::string& token_endpoint, const std::string& resource);
   Result<http::Response> get_json(const std::string& url, agentkit::stop_token stop);
   Error error(Errc code, std::string message) const;
 
   OAuthContext context_;
-  std::mutex flight_mu_;  // one refresh or login at a time
+  std::mutex flight_mu_;   // one refresh or login at a time
   mutable std::mutex mu_;  // guards the fields below
   bool loaded_ = false;
   std::optional<OAuthTokens> current_;
@@ -83,7 +89,7 @@ class OAuthSession {
 // sent once and a challenge is answered as it is: a notification (notifications/cancelled sent
 // while a login is in progress, say) must never start or wait for a login.
 Result<http::Response> send_authorized(http::HttpTransport& transport, OAuthSession* oauth,
-                                       const std::function<http::Request()>& build, agentkit::stop_token stop,
-                                       bool may_recover = true);
+                                       const std::function<http::Request()>& build,
+                                       agentkit::stop_token stop, bool may_recover = true);
 
 }  // namespace agentkit::mcp::detail

@@ -9,7 +9,7 @@
 
 namespace agentkit::mcp {
 
-// ---- MemoryTokenStore ----------------------------------------------------------------------------
+// ---- MemoryTokenStore --------------------------------------------------------------------------
 
 struct MemoryTokenStore::State {
   std::mutex mu;
@@ -26,7 +26,8 @@ Result<std::optional<OAuthTokens>> MemoryTokenStore::load(std::string_view key) 
   return std::optional<OAuthTokens>(it->second);
 }
 
-Result<void> MemoryTokenStore::save(std::string_view key, const std::optional<OAuthTokens>& tokens) {
+Result<void> MemoryTokenStore::save(std::string_view key,
+                                    const std::optional<OAuthTokens>& tokens) {
   std::lock_guard lock(state_->mu);
   if (tokens) {
     state_->tokens.insert_or_assign(std::string(key), *tokens);
@@ -36,7 +37,7 @@ Result<void> MemoryTokenStore::save(std::string_view key, const std::optional<OA
   return {};
 }
 
-// ---- LoopbackRedirect ----------------------------------------------------------------------------
+// ---- LoopbackRedirect --------------------------------------------------------------------------
 
 namespace {
 
@@ -82,31 +83,35 @@ struct LoopbackRedirect::State {
 Result<LoopbackRedirect> LoopbackRedirect::start(LoopbackRedirectOptions options) {
   auto state = std::make_shared<State>();
   state->options = std::move(options);
-  if (state->options.path.empty() || state->options.path.front() != '/') state->options.path.insert(0, "/");
+  if (state->options.path.empty() || state->options.path.front() != '/')
+    state->options.path.insert(0, "/");
   State* raw = state.get();  // the server stops (and joins) in the state's destructor
-  auto server = http::HttpServer::start({.port = state->options.port},
-                                        [raw](const http::ServerRequest& req, http::ResponseWriter& out) {
-                                          if (req.method != "GET" || req.path != raw->options.path) {
-                                            (void)out.respond(kHttpNotFound, {{"Content-Type", "text/plain"}}, "not found");
-                                            return;
-                                          }
-                                          {
-                                            std::lock_guard lock(raw->mu);
-                                            raw->query = req.query.value_or("");
-                                          }
-                                          raw->arrived.notify_all();
-                                          (void)out.respond(kHttpOk, {{"Content-Type", "text/plain; charset=utf-8"}},
-                                                            raw->options.success_page);
-                                        });
+  auto server = http::HttpServer::start(
+      {.port = state->options.port},
+      [raw](const http::ServerRequest& req, http::ResponseWriter& out) {
+        if (req.method != "GET" || req.path != raw->options.path) {
+          (void)out.respond(kHttpNotFound, {{"Content-Type", "text/plain"}}, "not found");
+          return;
+        }
+        {
+          std::lock_guard lock(raw->mu);
+          raw->query = req.query.value_or("");
+        }
+        raw->arrived.notify_all();
+        (void)out.respond(kHttpOk, {{"Content-Type", "text/plain; charset=utf-8"}},
+                          raw->options.success_page);
+      });
   if (!server) {
-    return make_error(server.error().code, "the OAuth redirect listener could not listen on 127.0.0.1:" +
-                                               std::to_string(state->options.port) + ": " + server.error().message);
+    return make_error(server.error().code,
+                      "the OAuth redirect listener could not listen on 127.0.0.1:" +
+                          std::to_string(state->options.port) + ": " + server.error().message);
   }
   state->server = std::move(*server);
   return LoopbackRedirect(std::move(state));
 }
 
-LoopbackRedirect::LoopbackRedirect(std::shared_ptr<State> state) noexcept : state_(std::move(state)) {}
+LoopbackRedirect::LoopbackRedirect(std::shared_ptr<State> state) noexcept
+    : state_(std::move(state)) {}
 LoopbackRedirect::LoopbackRedirect(LoopbackRedirect&&) noexcept = default;
 LoopbackRedirect& LoopbackRedirect::operator=(LoopbackRedirect&&) noexcept = default;
 LoopbackRedirect::~LoopbackRedirect() = default;
@@ -116,8 +121,9 @@ std::string LoopbackRedirect::redirect_uri() const {
 }
 
 Authorize LoopbackRedirect::authorizer(std::function<void(std::string_view url)> open) const {
-  return [state = state_, open = std::move(open)](const AuthorizationRequest& request,
-                                                   agentkit::stop_token stop) -> Result<AuthorizationRedirect> {
+  return [state = state_, open = std::move(open)](
+             const AuthorizationRequest& request,
+             agentkit::stop_token stop) -> Result<AuthorizationRedirect> {
     std::lock_guard one(state->waiting);
     {
       std::lock_guard lock(state->mu);
@@ -132,8 +138,9 @@ Authorize LoopbackRedirect::authorizer(std::function<void(std::string_view url)>
     state->query.reset();
     if (std::string err = query_param(query, "error"); !err.empty()) {
       std::string description = query_param(query, "error_description");
-      return make_error(Errc::unauthenticated, "the authorization server refused: " + err.substr(0, 100) +
-                                                   (description.empty() ? "" : " (" + description.substr(0, 200) + ")"));
+      return make_error(Errc::unauthenticated,
+                        "the authorization server refused: " + err.substr(0, 100) +
+                            (description.empty() ? "" : " (" + description.substr(0, 200) + ")"));
     }
     return AuthorizationRedirect{query_param(query, "code"), query_param(query, "state")};
   };

@@ -44,10 +44,12 @@ class ChallengeReader {
       skip_ows();
       if (!at_end() && s_[i_] != ',' && !param_ahead()) {
         c.token68 = token68();
-        if (c.token68.empty()) return bad("expected auth-params or a token68 after '" + c.scheme + "'");
+        if (c.token68.empty())
+          return bad("expected auth-params or a token68 after '" + c.scheme + "'");
       }
       while (param_ahead()) {
-        if (++params > kMaxChallengeParams) return bad("more than " + std::to_string(kMaxChallengeParams) + " auth-params");
+        if (++params > kMaxChallengeParams)
+          return bad("more than " + std::to_string(kMaxChallengeParams) + " auth-params");
         std::string name = lower(token());
         skip_ows();
         ++i_;  // '='
@@ -113,14 +115,15 @@ class ChallengeReader {
         c = s_[i_++];
       }
       const auto u = static_cast<unsigned char>(c);
-      if ((u < 0x20 && c != '\t') || u == 0x7F) return bad("a control byte inside a quoted auth-param");
+      if ((u < 0x20 && c != '\t') || u == 0x7F)
+        return bad("a control byte inside a quoted auth-param");
       out += c;
     }
     return bad("an unterminated quoted string");
   }
   Error bad(std::string what) const {
-    return make_error(Errc::parse_error, "malformed WWW-Authenticate header: " + std::move(what) + " at byte " +
-                                             std::to_string(i_));
+    return make_error(Errc::parse_error, "malformed WWW-Authenticate header: " + std::move(what) +
+                                             " at byte " + std::to_string(i_));
   }
 
   std::string_view s_;
@@ -133,38 +136,48 @@ Result<json::Value> decode_object(std::string_view body, std::string_view what) 
                                                 std::to_string(kMaxOAuthDocumentBytes) + " bytes");
   }
   auto doc = wire::decode(body);
-  if (!doc) return make_error(Errc::protocol_error, std::string(what) + " is not valid JSON: " + doc.error().message);
-  if (!doc->is_object()) return make_error(Errc::protocol_error, std::string(what) + " is not a JSON object");
+  if (!doc)
+    return make_error(Errc::protocol_error,
+                      std::string(what) + " is not valid JSON: " + doc.error().message);
+  if (!doc->is_object())
+    return make_error(Errc::protocol_error, std::string(what) + " is not a JSON object");
   return doc;
 }
 
 // A string member; absent is empty, another type is an error.
-Result<std::string> string_member(const json::Value& doc, std::string_view key, std::string_view what) {
+Result<std::string> string_member(const json::Value& doc, std::string_view key,
+                                  std::string_view what) {
   const json::Value* v = doc.find(key);
   if (v == nullptr || v->is_null()) return std::string();
-  if (!v->is_string()) return make_error(Errc::protocol_error, std::string(what) + ": \"" + std::string(key) + "\" is not a string");
+  if (!v->is_string())
+    return make_error(Errc::protocol_error,
+                      std::string(what) + ": \"" + std::string(key) + "\" is not a string");
   return v->as_string();
 }
 
-Result<std::vector<std::string>> string_array(const json::Value& doc, std::string_view key, std::string_view what) {
+Result<std::vector<std::string>> string_array(const json::Value& doc, std::string_view key,
+                                              std::string_view what) {
   std::vector<std::string> out;
   const json::Value* v = doc.find(key);
   if (v == nullptr || v->is_null()) return out;
-  if (!v->is_array()) return make_error(Errc::protocol_error, std::string(what) + ": \"" + std::string(key) + "\" is not an array");
+  if (!v->is_array())
+    return make_error(Errc::protocol_error,
+                      std::string(what) + ": \"" + std::string(key) + "\" is not an array");
   for (const auto& item : v->as_array()) {
     if (!item.is_string()) {
-      return make_error(Errc::protocol_error, std::string(what) + ": \"" + std::string(key) + "\" holds a non-string");
+      return make_error(Errc::protocol_error,
+                        std::string(what) + ": \"" + std::string(key) + "\" holds a non-string");
     }
     out.push_back(item.as_string());
   }
   return out;
 }
 
-#define AGENTKIT_TRY_ASSIGN(lhs, expr) \
-  do {                                 \
-    auto tmp_ = (expr);                \
+#define AGENTKIT_TRY_ASSIGN(lhs, expr)         \
+  do {                                         \
+    auto tmp_ = (expr);                        \
     if (!tmp_) return std::move(tmp_).error(); \
-    lhs = std::move(*tmp_);            \
+    lhs = std::move(*tmp_);                    \
   } while (false)
 
 }  // namespace
@@ -178,7 +191,8 @@ std::optional<std::string> AuthChallenge::param(std::string_view name) const {
 
 Result<std::vector<AuthChallenge>> parse_www_authenticate(std::string_view value) {
   if (value.size() > kMaxChallengeBytes) {
-    return make_error(Errc::limit_exceeded, "WWW-Authenticate header is longer than " + std::to_string(kMaxChallengeBytes) + " bytes");
+    return make_error(Errc::limit_exceeded, "WWW-Authenticate header is longer than " +
+                                                std::to_string(kMaxChallengeBytes) + " bytes");
   }
   return ChallengeReader(value).read();
 }
@@ -198,9 +212,11 @@ Result<ResourceMetadata> parse_resource_metadata(std::string_view body) {
   AGENTKIT_TRY_ASSIGN(out.resource, string_member(*doc, "resource", what));
   AGENTKIT_TRY_ASSIGN(out.authorization_servers, string_array(*doc, "authorization_servers", what));
   AGENTKIT_TRY_ASSIGN(out.scopes_supported, string_array(*doc, "scopes_supported", what));
-  if (out.resource.empty()) return make_error(Errc::protocol_error, std::string(what) + " has no \"resource\"");
+  if (out.resource.empty())
+    return make_error(Errc::protocol_error, std::string(what) + " has no \"resource\"");
   if (out.authorization_servers.empty()) {
-    return make_error(Errc::protocol_error, std::string(what) + " names no \"authorization_servers\"");
+    return make_error(Errc::protocol_error,
+                      std::string(what) + " names no \"authorization_servers\"");
   }
   return out;
 }
@@ -211,17 +227,23 @@ Result<ServerMetadata> parse_server_metadata(std::string_view body) {
   if (!doc) return std::move(doc).error();
   ServerMetadata out;
   AGENTKIT_TRY_ASSIGN(out.issuer, string_member(*doc, "issuer", what));
-  AGENTKIT_TRY_ASSIGN(out.authorization_endpoint, string_member(*doc, "authorization_endpoint", what));
+  AGENTKIT_TRY_ASSIGN(out.authorization_endpoint,
+                      string_member(*doc, "authorization_endpoint", what));
   AGENTKIT_TRY_ASSIGN(out.token_endpoint, string_member(*doc, "token_endpoint", what));
-  AGENTKIT_TRY_ASSIGN(out.registration_endpoint, string_member(*doc, "registration_endpoint", what));
-  AGENTKIT_TRY_ASSIGN(out.code_challenge_methods_supported, string_array(*doc, "code_challenge_methods_supported", what));
+  AGENTKIT_TRY_ASSIGN(out.registration_endpoint,
+                      string_member(*doc, "registration_endpoint", what));
+  AGENTKIT_TRY_ASSIGN(out.code_challenge_methods_supported,
+                      string_array(*doc, "code_challenge_methods_supported", what));
   AGENTKIT_TRY_ASSIGN(out.scopes_supported, string_array(*doc, "scopes_supported", what));
   if (const json::Value* v = doc->find("client_id_metadata_document_supported")) {
     out.client_id_metadata_document_supported = v->get_bool() == std::optional<bool>(true);
   }
-  if (out.issuer.empty()) return make_error(Errc::protocol_error, std::string(what) + " has no \"issuer\"");
+  if (out.issuer.empty())
+    return make_error(Errc::protocol_error, std::string(what) + " has no \"issuer\"");
   if (out.authorization_endpoint.empty() || out.token_endpoint.empty()) {
-    return make_error(Errc::protocol_error, std::string(what) + " lacks \"authorization_endpoint\" or \"token_endpoint\"");
+    return make_error(
+        Errc::protocol_error,
+        std::string(what) + " lacks \"authorization_endpoint\" or \"token_endpoint\"");
   }
   return out;
 }
@@ -233,7 +255,8 @@ Result<Registration> parse_registration(std::string_view body) {
   Registration out;
   AGENTKIT_TRY_ASSIGN(out.client_id, string_member(*doc, "client_id", what));
   AGENTKIT_TRY_ASSIGN(out.client_secret, string_member(*doc, "client_secret", what));
-  if (out.client_id.empty()) return make_error(Errc::protocol_error, std::string(what) + " has no \"client_id\"");
+  if (out.client_id.empty())
+    return make_error(Errc::protocol_error, std::string(what) + " has no \"client_id\"");
   return out;
 }
 
@@ -247,14 +270,18 @@ Result<TokenAnswer> parse_token_answer(std::string_view body) {
   AGENTKIT_TRY_ASSIGN(out.scope, string_member(*doc, "scope", what));
   std::string type;
   AGENTKIT_TRY_ASSIGN(type, string_member(*doc, "token_type", what));
-  if (out.access_token.empty()) return make_error(Errc::protocol_error, std::string(what) + " has no \"access_token\"");
+  if (out.access_token.empty())
+    return make_error(Errc::protocol_error, std::string(what) + " has no \"access_token\"");
   if (!iequals(type, "bearer")) {
-    return make_error(Errc::protocol_error, std::string(what) + " has token_type \"" + type.substr(0, 40) +
+    return make_error(Errc::protocol_error, std::string(what) + " has token_type \"" +
+                                                type.substr(0, 40) +
                                                 "\"; only Bearer tokens are used");
   }
   if (const json::Value* v = doc->find("expires_in"); v != nullptr && !v->is_null()) {
     auto n = v->to_int64();
-    if (!n || *n < 0) return make_error(Errc::protocol_error, std::string(what) + ": \"expires_in\" is not a non-negative integer");
+    if (!n || *n < 0)
+      return make_error(Errc::protocol_error,
+                        std::string(what) + ": \"expires_in\" is not a non-negative integer");
     out.expires_in = *n;
   }
   return out;
@@ -266,7 +293,8 @@ std::string oauth_error_of(std::string_view body) {
   auto code = string_member(*doc, "error", "");
   if (!code || code->empty()) return {};
   std::string out = code->substr(0, 100);
-  if (auto d = string_member(*doc, "error_description", ""); d && !d->empty()) out += " (" + d->substr(0, 200) + ")";
+  if (auto d = string_member(*doc, "error_description", ""); d && !d->empty())
+    out += " (" + d->substr(0, 200) + ")";
   return out;
 }
 

@@ -37,26 +37,35 @@ class SseChannel final : public Channel {
 
   Result<void> open(ChannelSink sink) override {
     sink_ = std::move(sink);
-    auto resp = send_authorized(*endpoint_.transport, endpoint_.oauth.get(), [&] { return stream_request(); },
-                                stream_stop_.get_token());
+    auto resp = send_authorized(
+        *endpoint_.transport, endpoint_.oauth.get(), [&] { return stream_request(); },
+        stream_stop_.get_token());
     if (!resp) {
       if (resp.error().find_detail("server")) return std::move(resp).error();
-      return make_error(resp.error().code, "opening the SSE stream of " + describe() + " failed: " + resp.error().message);
+      return make_error(resp.error().code, "opening the SSE stream of " + describe() +
+                                               " failed: " + resp.error().message);
     }
     if (!is_success(resp->status()) || !iequals(media_of(*resp), "text/event-stream")) {
-      return make_error(resp->status() == 401 || resp->status() == 403 ? Errc::unauthenticated : Errc::protocol_error,
-                        describe() + " answered the SSE stream's GET with HTTP " + std::to_string(resp->status()) + " " +
-                            media_of(*resp) + ", not an event stream (is it a Streamable HTTP server? use \"type\": \"http\")")
+      return make_error(resp->status() == 401 || resp->status() == 403 ? Errc::unauthenticated
+                                                                       : Errc::protocol_error,
+                        describe() + " answered the SSE stream's GET with HTTP " +
+                            std::to_string(resp->status()) + " " + media_of(*resp) +
+                            ", not an event stream (is it a Streamable HTTP server? use \"type\": "
+                            "\"http\")")
           .with_detail("http_status", std::to_string(resp->status()));
     }
-    reader_ = agentkit::jthread([this, r = std::move(*resp)](agentkit::stop_token) mutable { read_stream(r); });
+    reader_ = agentkit::jthread(
+        [this, r = std::move(*resp)](agentkit::stop_token) mutable { read_stream(r); });
     std::unique_lock lock(mu_);
-    const bool settled = ready_.wait_for(lock, stream_stop_.get_token(), endpoint_timeout_,
-                                         [&] { return post_url_.has_value() || failure_.has_value(); });
+    const bool settled = ready_.wait_for(lock, stream_stop_.get_token(), endpoint_timeout_, [&] {
+      return post_url_.has_value() || failure_.has_value();
+    });
     if (failure_) return *failure_;
     if (!settled) {
-      return make_error(Errc::timeout, describe() + " opened its SSE stream but sent no \"endpoint\" event within " +
-                                           std::to_string(endpoint_timeout_.count()) + " ms");
+      return make_error(Errc::timeout,
+                        describe() +
+                            " opened its SSE stream but sent no \"endpoint\" event within " +
+                            std::to_string(endpoint_timeout_.count()) + " ms");
     }
     return {};
   }
@@ -70,7 +79,8 @@ class SseChannel final : public Channel {
       url = *post_url_;
     }
     auto build = [&] {
-      http::Request req{.method = "POST", .url = url, .headers = endpoint_.headers, .body = frame.text};
+      http::Request req{
+          .method = "POST", .url = url, .headers = endpoint_.headers, .body = frame.text};
       req.headers.set("Content-Type", "application/json");
       req.headers.set("Accept", "application/json, text/event-stream");
       if (!frame.routing.protocol_version.empty()) {
@@ -78,16 +88,19 @@ class SseChannel final : public Channel {
       }
       return req;
     };
-    auto resp = send_authorized(*endpoint_.transport, endpoint_.oauth.get(), build, stop, frame.request_id.has_value());
+    auto resp = send_authorized(*endpoint_.transport, endpoint_.oauth.get(), build, stop,
+                                frame.request_id.has_value());
     if (!resp) {
       if (resp.error().find_detail("server")) return std::move(resp).error();
       return make_error(resp.error().code, "POST to " + url + " failed: " + resp.error().message);
     }
     auto body = resp->read_all(wire::kDefaultMaxMessageBytes);
     if (is_success(resp->status())) return {};
-    std::string message = describe() + " refused a message POST with HTTP " + std::to_string(resp->status());
+    std::string message =
+        describe() + " refused a message POST with HTTP " + std::to_string(resp->status());
     if (body && !body->empty()) message += ": " + body->substr(0, 200);
-    return make_error(resp->status() == 401 || resp->status() == 403 ? Errc::unauthenticated : Errc::protocol_error,
+    return make_error(resp->status() == 401 || resp->status() == 403 ? Errc::unauthenticated
+                                                                     : Errc::protocol_error,
                       std::move(message))
         .with_detail("http_status", std::to_string(resp->status()));
   }
@@ -151,7 +164,8 @@ class SseChannel final : public Channel {
     while (true) {
       auto n = resp.read_some(buffer);
       if (!n) {
-        why = make_error(n.error().code, "the SSE stream of " + describe() + " broke: " + n.error().message);
+        why = make_error(n.error().code,
+                         "the SSE stream of " + describe() + " broke: " + n.error().message);
         break;
       }
       if (*n == 0) break;
@@ -192,7 +206,9 @@ std::string directory_of(const std::string& path) { return path.substr(0, path.r
 
 Result<std::string> resolve_sse_endpoint(std::string_view stream_url, std::string_view reference) {
   auto base = http::parse_url(stream_url);
-  if (!base) return make_error(Errc::invalid_argument, "the stream URL does not parse: " + base.error().message);
+  if (!base)
+    return make_error(Errc::invalid_argument,
+                      "the stream URL does not parse: " + base.error().message);
   const std::string ref(reference);
   std::string absolute;
   const std::size_t colon = ref.find(':');
@@ -212,19 +228,22 @@ Result<std::string> resolve_sse_endpoint(std::string_view stream_url, std::strin
   }
   auto target = http::parse_url(absolute);
   if (!target) {
-    return make_error(Errc::protocol_error, "the \"endpoint\" event names \"" + ref.substr(0, 200) +
-                                                "\", which is not a usable URL: " + target.error().message);
+    return make_error(Errc::protocol_error,
+                      "the \"endpoint\" event names \"" + ref.substr(0, 200) +
+                          "\", which is not a usable URL: " + target.error().message);
   }
   if (target->scheme != base->scheme || target->host != base->host || target->port != base->port) {
-    return make_error(Errc::protocol_error, "the \"endpoint\" event points at " + target->origin() +
-                                                ", another origin than the stream's " + base->origin() +
-                                                "; refusing to send our messages and credentials there")
+    return make_error(Errc::protocol_error,
+                      "the \"endpoint\" event points at " + target->origin() +
+                          ", another origin than the stream's " + base->origin() +
+                          "; refusing to send our messages and credentials there")
         .with_detail("endpoint", target->origin());
   }
   return target->to_string();
 }
 
-std::unique_ptr<Channel> make_sse_channel(HttpEndpoint endpoint, std::chrono::milliseconds endpoint_timeout) {
+std::unique_ptr<Channel> make_sse_channel(HttpEndpoint endpoint,
+                                          std::chrono::milliseconds endpoint_timeout) {
   return std::make_unique<SseChannel>(std::move(endpoint), endpoint_timeout);
 }
 

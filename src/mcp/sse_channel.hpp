@@ -17,6 +17,7 @@ namespace agentkit::mcp::detail {
 Result<std::string> resolve_sse_endpoint(std::string_view stream_url, std::string_view reference);
 
 // `endpoint_timeout` bounds the wait for the stream's headers and its `endpoint` event.
-std::unique_ptr<Channel> make_sse_channel(HttpEndpoint endpoint, std::chrono::milliseconds endpoint_timeout);
+std::unique_ptr<Channel> make_sse_channel(HttpEndpoint endpoint,
+                                          std::chrono::milliseconds endpoint_timeout);
 
 }  // namespace agentkit::mcp::detail

@@ -31,7 +31,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
         for (const auto& c : *parsed) {
           require(!c.scheme.empty());
           params += c.params.size();
-          for (const auto& [name, value] : c.params) require(!name.empty() && value.size() <= text.size());
+          for (const auto& [name, value] : c.params)
+            require(!name.empty() && value.size() <= text.size());
         }
         require(params <= d::kMaxChallengeParams);
         (void)d::bearer_challenge(*parsed);
@@ -39,10 +40,12 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
       break;
     }
     case 1:
-      if (auto m = d::parse_resource_metadata(text)) require(!m->resource.empty() && !m->authorization_servers.empty());
+      if (auto m = d::parse_resource_metadata(text))
+        require(!m->resource.empty() && !m->authorization_servers.empty());
       break;
     case 2:
-      if (auto m = d::parse_server_metadata(text)) require(!m->issuer.empty() && !m->token_endpoint.empty());
+      if (auto m = d::parse_server_metadata(text))
+        require(!m->issuer.empty() && !m->token_endpoint.empty());
       break;
     case 3:
       if (auto r = d::parse_registration(text)) require(!r->client_id.empty());

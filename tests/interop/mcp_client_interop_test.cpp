@@ -178,16 +178,20 @@ TEST_CASE("server-everything over stdio: the client survives the server being ki
   CHECK(pid_from(client->diagnostics()) != pid);
 }
 
-TEST_CASE("server-everything over the 2024-11-05 HTTP+SSE transport (the SDK's SSEServerTransport)") {
+TEST_CASE(
+    "server-everything over the 2024-11-05 HTTP+SSE transport (the SDK's SSEServerTransport)") {
   auto script = everything_script();
-  AGENTKIT_REQUIRE_PEER(interop::node_program() && script, "@modelcontextprotocol/server-everything");
+  AGENTKIT_REQUIRE_PEER(interop::node_program() && script,
+                        "@modelcontextprotocol/server-everything");
   const int port = interop::free_port();
-  interop::BackgroundProcess server({*interop::node_program(), *script, "sse"}, {"PORT=" + std::to_string(port)});
+  interop::BackgroundProcess server({*interop::node_program(), *script, "sse"},
+                                    {"PORT=" + std::to_string(port)});
   REQUIRE(server.started());
   REQUIRE(interop::wait_for_port(port));
-  mcp::ServerConfig config{.name = "everything-sse",
-                           .transport = mcp::HttpTarget{.url = "http://127.0.0.1:" + std::to_string(port) + "/sse",
-                                                        .kind = mcp::HttpKind::sse}};
+  mcp::ServerConfig config{
+      .name = "everything-sse",
+      .transport = mcp::HttpTarget{.url = "http://127.0.0.1:" + std::to_string(port) + "/sse",
+                                   .kind = mcp::HttpKind::sse}};
   auto client = mcp::Client::connect(config, options());
   REQUIRE(client);
   CHECK(client->diagnostics().era == mcp::Era::legacy);
@@ -203,7 +207,8 @@ TEST_CASE("server-everything over the 2024-11-05 HTTP+SSE transport (the SDK's S
   mcp::CallControl control;
   control.on_progress = [&](double, std::optional<double>, std::string_view) { ++updates; };
   if (has_tool(*tools, "trigger-long-running-operation")) {
-    auto slow = client->call_tool("trigger-long-running-operation", obj(R"({"duration":1,"steps":3})"), control);
+    auto slow = client->call_tool("trigger-long-running-operation",
+                                  obj(R"({"duration":1,"steps":3})"), control);
     REQUIRE(slow);
     CHECK(updates >= 1);
   }

@@ -8,7 +8,8 @@
 using namespace agentkit;
 using namespace std::chrono_literals;
 
-TEST_CASE("OAuth tokens kept in the credential store survive the client, and refresh after rediscovery") {
+TEST_CASE(
+    "OAuth tokens kept in the credential store survive the client, and refresh after rediscovery") {
   mcp_test::AuthServer auth;
   mcp_test::ProtectedServer resource{auth};
   auto redirect = mcp::LoopbackRedirect::start().value();
@@ -16,11 +17,13 @@ TEST_CASE("OAuth tokens kept in the credential store survive the client, and ref
   mcp::ClientOptions options = mcp_test::quick_options();
   options.authorize = redirect.authorizer(auth.browser());
   options.tokens = mcp_token_store(credentials);
-  mcp::ServerConfig config{.name = "hosted",
-                           .transport = mcp::HttpTarget{.url = resource.url(),
-                                                        .oauth = mcp::OAuthSettings{.client_id = "preset",
-                                                                                    .redirect_uri = redirect.redirect_uri()}},
-                           .negotiation = mcp::Negotiation::legacy};
+  mcp::ServerConfig config{
+      .name = "hosted",
+      .transport =
+          mcp::HttpTarget{.url = resource.url(),
+                          .oauth = mcp::OAuthSettings{.client_id = "preset",
+                                                      .redirect_uri = redirect.redirect_uri()}},
+      .negotiation = mcp::Negotiation::legacy};
   {
     auto client = mcp::Client::connect(config, options);
     REQUIRE(client);
@@ -38,12 +41,13 @@ TEST_CASE("OAuth tokens kept in the credential store survive the client, and ref
   CHECK(auth.code_grants.load() == 1);
 
   // Expiring: refreshed with the endpoint found again from the metadata.
-  REQUIRE(credentials->modify("mcp:hosted", [](const std::optional<providers::StoredCredential>& c)
-                                                 -> Result<std::optional<providers::StoredCredential>> {
-    auto next = c;
-    next->expires_at = std::chrono::system_clock::now() + 1s;
-    return next;
-  }));
+  REQUIRE(credentials->modify("mcp:hosted",
+                              [](const std::optional<providers::StoredCredential>& c)
+                                  -> Result<std::optional<providers::StoredCredential>> {
+                                auto next = c;
+                                next->expires_at = std::chrono::system_clock::now() + 1s;
+                                return next;
+                              }));
   auto third = mcp::Client::connect(config, options);
   REQUIRE(third);
   CHECK(third->call_tool("echo", json::Object{{"text", "t"}}));

@@ -33,7 +33,8 @@ bool has_scope(const std::string& granted, const std::string& needed) {
   while (i < needed.size()) {
     std::size_t j = needed.find(' ', i);
     if (j == std::string::npos) j = needed.size();
-    if (j > i && padded.find(" " + needed.substr(i, j - i) + " ") == std::string::npos) return false;
+    if (j > i && padded.find(" " + needed.substr(i, j - i) + " ") == std::string::npos)
+      return false;
     i = j + 1;
   }
   return true;
@@ -60,12 +61,11 @@ std::map<std::string, std::string> form_params(std::string_view text) {
   return out;
 }
 
-// ---- AuthServer ----------------------------------------------------------------------------------
+// ---- AuthServer --------------------------------------------------------------------------------
 
 AuthServer::AuthServer() {
-  auto started = http::HttpServer::start({}, [this](const http::ServerRequest& req, http::ResponseWriter& out) {
-    handle(req, out);
-  });
+  auto started = http::HttpServer::start(
+      {}, [this](const http::ServerRequest& req, http::ResponseWriter& out) { handle(req, out); });
   if (started) server_.emplace(std::move(*started));
 }
 
@@ -97,8 +97,9 @@ void AuthServer::handle(const http::ServerRequest& req, http::ResponseWriter& ou
     meta.append_unique("token_endpoint", issuer() + "/token");
     if (offer_registration) meta.append_unique("registration_endpoint", issuer() + "/register");
     meta.append_unique("response_types_supported", strings({"code"}));
-    meta.append_unique("code_challenge_methods_supported", strings(offer_s256 ? std::vector<std::string>{"plain", "S256"}
-                                                                              : std::vector<std::string>{"plain"}));
+    meta.append_unique("code_challenge_methods_supported",
+                       strings(offer_s256 ? std::vector<std::string>{"plain", "S256"}
+                                          : std::vector<std::string>{"plain"}));
     if (cimd_supported) meta.append_unique("client_id_metadata_document_supported", true);
     respond_json(out, 200, meta);
     return;
@@ -112,7 +113,8 @@ void AuthServer::handle(const http::ServerRequest& req, http::ResponseWriter& ou
     }
     json::Object answer;
     answer.append_unique("client_id", id);
-    if (body && body->find("redirect_uris")) answer.append_unique("redirect_uris", *body->find("redirect_uris"));
+    if (body && body->find("redirect_uris"))
+      answer.append_unique("redirect_uris", *body->find("redirect_uris"));
     respond_json(out, 201, answer);
     return;
   }
@@ -120,13 +122,16 @@ void AuthServer::handle(const http::ServerRequest& req, http::ResponseWriter& ou
     auto q = form_params(req.query.value_or(""));
     std::lock_guard lock(mu);
     authorize_queries.push_back(q);
-    if (q["response_type"] != "code" || q["code_challenge_method"] != "S256" || q["code_challenge"].empty()) {
+    if (q["response_type"] != "code" || q["code_challenge_method"] != "S256" ||
+        q["code_challenge"].empty()) {
       (void)out.respond(400, {{"Content-Type", "text/plain"}}, "PKCE S256 required");
       return;
     }
     std::string code = "code-" + std::to_string(++counter_);
-    codes_[code] = Code{q["code_challenge"], q["client_id"], q["redirect_uri"], q["resource"], q["scope"]};
-    std::string location = q["redirect_uri"] + "?code=" + code + "&state=" + (forge_state ? "forged" : q["state"]);
+    codes_[code] =
+        Code{q["code_challenge"], q["client_id"], q["redirect_uri"], q["resource"], q["scope"]};
+    std::string location =
+        q["redirect_uri"] + "?code=" + code + "&state=" + (forge_state ? "forged" : q["state"]);
     (void)out.respond(302, {{"Location", location}}, "");
     return;
   }
@@ -158,12 +163,15 @@ void AuthServer::token(const http::ServerRequest& req, http::ResponseWriter& out
     Code code = it->second;
     codes_.erase(it);
     const auto digest = sha256(form["code_verifier"]);
-    const std::string expected =
-        base64::encode(std::string_view(reinterpret_cast<const char*>(digest.data()), digest.size()), base64::Alphabet::url);
-    if (expected != code.challenge || form["client_id"] != code.client_id || form["redirect_uri"] != code.redirect_uri ||
-        form["resource"] != code.resource) {
+    const std::string expected = base64::encode(
+        std::string_view(reinterpret_cast<const char*>(digest.data()), digest.size()),
+        base64::Alphabet::url);
+    if (expected != code.challenge || form["client_id"] != code.client_id ||
+        form["redirect_uri"] != code.redirect_uri || form["resource"] != code.resource) {
       lock.unlock();
-      respond_json(out, 400, {{"error", "invalid_grant"}, {"error_description", "PKCE, client, redirect or resource mismatch"}});
+      respond_json(out, 400,
+                   {{"error", "invalid_grant"},
+                    {"error_description", "PKCE, client, redirect or resource mismatch"}});
       return;
     }
     grant = IssuedToken{code.scope, code.resource, code.client_id};
@@ -194,8 +202,12 @@ void AuthServer::token(const http::ServerRequest& req, http::ResponseWriter& out
   tokens[access] = grant;
   refresh_[refresh] = grant;
   lock.unlock();
-  respond_json(out, 200, {{"access_token", access}, {"token_type", "Bearer"}, {"expires_in", expires_in},
-                          {"refresh_token", refresh}, {"scope", grant.scope}});
+  respond_json(out, 200,
+               {{"access_token", access},
+                {"token_type", "Bearer"},
+                {"expires_in", expires_in},
+                {"refresh_token", refresh},
+                {"scope", grant.scope}});
 }
 
 std::function<void(std::string_view)> AuthServer::browser() {
@@ -209,18 +221,19 @@ std::function<void(std::string_view)> AuthServer::browser() {
   };
 }
 
-// ---- ProtectedServer -----------------------------------------------------------------------------
+// ---- ProtectedServer ---------------------------------------------------------------------------
 
 ProtectedServer::ProtectedServer(AuthServer& auth) : auth_(auth) {
-  (void)mcp_.add_tool({.name = "echo", .handler = [](const mcp::ToolCall& call) -> mcp::ToolOutcome {
-                         const json::Value* t = call.arguments.find("text");
-                         return mcp::ServerToolResult::text("echo " + (t && t->is_string() ? t->as_string() : std::string()));
-                       }});
+  (void)mcp_.add_tool(
+      {.name = "echo", .handler = [](const mcp::ToolCall& call) -> mcp::ToolOutcome {
+         const json::Value* t = call.arguments.find("text");
+         return mcp::ServerToolResult::text("echo " +
+                                            (t && t->is_string() ? t->as_string() : std::string()));
+       }});
   auto up = mcp_.serve_http({.api_key = std::string(kUpstreamKey)});
   if (up) upstream_.emplace(std::move(*up));
-  auto started = http::HttpServer::start({}, [this](const http::ServerRequest& req, http::ResponseWriter& out) {
-    handle(req, out);
-  });
+  auto started = http::HttpServer::start(
+      {}, [this](const http::ServerRequest& req, http::ResponseWriter& out) { handle(req, out); });
   if (started) front_.emplace(std::move(*started));
 }
 
@@ -253,7 +266,8 @@ void ProtectedServer::handle(const http::ServerRequest& req, http::ResponseWrite
   }
   std::string scope, resource;
   const bool bearer = presented.rfind("Bearer ", 0) == 0;
-  const bool ok = bearer && auth_.valid(presented.substr(7), &scope, &resource) && resource == url() && !refuse_all;
+  const bool ok = bearer && auth_.valid(presented.substr(7), &scope, &resource) &&
+                  resource == url() && !refuse_all;
   if (!ok) {
     ++challenges;
     std::string challenge = "Bearer realm=\"mcp\"";
@@ -266,9 +280,10 @@ void ProtectedServer::handle(const http::ServerRequest& req, http::ResponseWrite
   const bool is_call = req.body.find("\"tools/call\"") != std::string::npos;
   if (is_call && !write_scope.empty() && (step_up_forever || !has_scope(scope, write_scope))) {
     ++challenges;
-    std::string challenge = "Bearer error=\"insufficient_scope\", scope=\"" + write_scope + "\", resource_metadata=\"" +
-                            metadata_url + "\"";
-    (void)out.respond(403, {{"WWW-Authenticate", challenge}, {"Content-Type", "text/plain"}}, "insufficient scope");
+    std::string challenge = "Bearer error=\"insufficient_scope\", scope=\"" + write_scope +
+                            "\", resource_metadata=\"" + metadata_url + "\"";
+    (void)out.respond(403, {{"WWW-Authenticate", challenge}, {"Content-Type", "text/plain"}},
+                      "insufficient scope");
     return;
   }
   forward(req, out);
@@ -278,8 +293,9 @@ void ProtectedServer::forward(const http::ServerRequest& req, http::ResponseWrit
   http::HttpClient client;
   http::Request up{.method = req.method, .url = upstream_->url(), .body = req.body};
   for (const auto& h : req.headers) {
-    if (iequals(h.name, "host") || iequals(h.name, "authorization") || iequals(h.name, "content-length") ||
-        iequals(h.name, "transfer-encoding") || iequals(h.name, "connection")) {
+    if (iequals(h.name, "host") || iequals(h.name, "authorization") ||
+        iequals(h.name, "content-length") || iequals(h.name, "transfer-encoding") ||
+        iequals(h.name, "connection")) {
       continue;
     }
     up.headers.add(h.name, h.value);

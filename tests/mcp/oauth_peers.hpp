@@ -37,7 +37,7 @@ class AuthServer {
   std::function<void(std::string_view)> browser();
 
   // Knobs.
-  std::string metadata_issuer;         // non-empty: the metadata names this issuer instead
+  std::string metadata_issuer;  // non-empty: the metadata names this issuer instead
   bool token_answers_html = false;
   bool offer_s256 = true;
   bool offer_registration = true;
@@ -53,9 +53,9 @@ class AuthServer {
   std::vector<std::map<std::string, std::string>> authorize_queries;
   std::vector<std::map<std::string, std::string>> token_forms;
   std::vector<std::string> registered_clients;
-  std::vector<std::string> paths;                 // every request path, in order
+  std::vector<std::string> paths;                  // every request path, in order
   std::vector<std::string> authorization_headers;  // any Authorization header sent to this server
-  std::map<std::string, IssuedToken> tokens;      // access token -> grant
+  std::map<std::string, IssuedToken> tokens;       // access token -> grant
   std::atomic<int> refresh_grants{0};
   std::atomic<int> code_grants{0};
 
@@ -81,12 +81,12 @@ class ProtectedServer {
   std::string base() const;
 
   // Knobs.
-  bool refuse_all = false;                // every request 401, valid token or not
-  bool name_metadata = true;              // the challenge carries resource_metadata
+  bool refuse_all = false;                    // every request 401, valid token or not
+  bool name_metadata = true;                  // the challenge carries resource_metadata
   std::string challenge_scope = "mcp:tools";  // the challenge's scope ("" = none)
-  std::string write_scope;                // non-empty: tools/call needs this scope too (step-up)
-  bool step_up_forever = false;           // insufficient_scope whatever the token holds
-  std::string metadata_resource;          // non-empty: the metadata claims this resource
+  std::string write_scope;        // non-empty: tools/call needs this scope too (step-up)
+  bool step_up_forever = false;   // insufficient_scope whatever the token holds
+  std::string metadata_resource;  // non-empty: the metadata claims this resource
 
   std::mutex mu;
   std::vector<std::string> bearers_seen;  // every Authorization value received

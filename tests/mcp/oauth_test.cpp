@@ -31,20 +31,29 @@ struct Flow {
   }
   mcp::ServerConfig config(mcp::OAuthSettings settings = {}) {
     if (settings.redirect_uri.empty()) settings.redirect_uri = redirect.redirect_uri();
-    return mcp::ServerConfig{.name = "hosted",
-                             .transport = mcp::HttpTarget{.url = resource.url(), .oauth = std::move(settings)},
-                             .negotiation = mcp::Negotiation::legacy};
+    return mcp::ServerConfig{
+        .name = "hosted",
+        .transport = mcp::HttpTarget{.url = resource.url(), .oauth = std::move(settings)},
+        .negotiation = mcp::Negotiation::legacy};
   }
-  Result<mcp::Client> connect(mcp::OAuthSettings settings = {}) { return mcp::Client::connect(config(std::move(settings)), options()); }
+  Result<mcp::Client> connect(mcp::OAuthSettings settings = {}) {
+    return mcp::Client::connect(config(std::move(settings)), options());
+  }
 };
 
-std::string first_text(const mcp::CallResult& r) { return r.content.at(0).find("text")->as_string(); }
+std::string first_text(const mcp::CallResult& r) {
+  return r.content.at(0).find("text")->as_string();
+}
 
-bool mentions(const Error& e, std::string_view text) { return e.message.find(text) != std::string::npos; }
+bool mentions(const Error& e, std::string_view text) {
+  return e.message.find(text) != std::string::npos;
+}
 
 }  // namespace
 
-TEST_CASE("a 401 runs the whole OAuth flow: metadata, registration, PKCE S256, resource on every request") {
+TEST_CASE(
+    "a 401 runs the whole OAuth flow: metadata, registration, PKCE S256, resource on every "
+    "request") {
   Flow f;
   auto client = f.connect();
   REQUIRE(client);
@@ -73,7 +82,8 @@ TEST_CASE("a 401 runs the whole OAuth flow: metadata, registration, PKCE S256, r
   REQUIRE(stored);
   CHECK(stored->resource == f.resource.url());
   CHECK(client->diagnostics().transport.find(stored->access_token) == std::string::npos);
-  for (const auto& note : client->diagnostics().notes) CHECK(note.find(stored->access_token) == std::string::npos);
+  for (const auto& note : client->diagnostics().notes)
+    CHECK(note.find(stored->access_token) == std::string::npos);
 }
 
 TEST_CASE("without resource_metadata in the challenge the well-known location is read") {
@@ -84,7 +94,9 @@ TEST_CASE("without resource_metadata in the challenge the well-known location is
   CHECK(client->call_tool("echo", json::Object{{"text", "x"}}));
 }
 
-TEST_CASE("without a scope in the challenge the client asks for scopes_supported, or its configured scopes") {
+TEST_CASE(
+    "without a scope in the challenge the client asks for scopes_supported, or its configured "
+    "scopes") {
   Flow f;
   f.resource.challenge_scope = "";
   f.auth.scopes_supported = {"mcp:tools", "mcp:read"};
@@ -100,7 +112,9 @@ TEST_CASE("without a scope in the challenge the client asks for scopes_supported
   CHECK(g.auth.authorize_queries.back()["scope"] == "custom");
 }
 
-TEST_CASE("a pre-registered client id skips registration; a client ID metadata document is used where supported") {
+TEST_CASE(
+    "a pre-registered client id skips registration; a client ID metadata document is used where "
+    "supported") {
   Flow f;
   REQUIRE(f.connect({.client_id = "preset-id"}));
   {
@@ -165,7 +179,8 @@ TEST_CASE("a redirect with the wrong state is refused and its code never exchang
   CHECK(f.auth.token_forms.empty());
 }
 
-TEST_CASE("a server that refuses every token fails as a 401 loop after a bounded number of logins") {
+TEST_CASE(
+    "a server that refuses every token fails as a 401 loop after a bounded number of logins") {
   Flow f;
   f.resource.refuse_all = true;
   auto client = f.connect();
@@ -185,7 +200,8 @@ TEST_CASE("a 403 insufficient_scope steps up to the wider scope, and gives up af
   {
     std::lock_guard lock(f.auth.mu);
     REQUIRE(f.auth.authorize_queries.size() == 2);
-    CHECK(f.auth.authorize_queries[1]["scope"] == "mcp:tools mcp:write");  // what was granted, plus it
+    CHECK(f.auth.authorize_queries[1]["scope"] ==
+          "mcp:tools mcp:write");  // what was granted, plus it
   }
   Flow g;
   g.resource.write_scope = "mcp:write";
@@ -198,7 +214,8 @@ TEST_CASE("a 403 insufficient_scope steps up to the wider scope, and gives up af
   CHECK(g.auth.code_grants.load() == 1 + 2);  // the login, then two step-ups
 }
 
-TEST_CASE("a token close to expiry is refreshed once, however many calls need it at the same time") {
+TEST_CASE(
+    "a token close to expiry is refreshed once, however many calls need it at the same time") {
   Flow f;
   f.auth.first_expires_in = 61;  // just outside the 60 s margin
   f.auth.refresh_delay = 300ms;  // every caller arrives while the refresh is still running
@@ -221,14 +238,17 @@ TEST_CASE("a token close to expiry is refreshed once, however many calls need it
   CHECK(f.auth.token_forms.back()["resource"] == f.resource.url());
 }
 
-TEST_CASE("a stored token for another resource is never sent; one for this resource is used without a login") {
+TEST_CASE(
+    "a stored token for another resource is never sent; one for this resource is used without a "
+    "login") {
   Flow f;
   mcp::OAuthTokens foreign{.access_token = "foreign-token", .resource = "http://127.0.0.1:1/mcp"};
   REQUIRE(f.store->save("hosted", foreign));
   REQUIRE(f.connect());
   {
     std::lock_guard lock(f.resource.mu);
-    for (const auto& b : f.resource.bearers_seen) CHECK(b.find("foreign-token") == std::string::npos);
+    for (const auto& b : f.resource.bearers_seen)
+      CHECK(b.find("foreign-token") == std::string::npos);
   }
   CHECK(f.auth.code_grants.load() == 1);
   // A second client with the same store reuses the token: no second login.
@@ -260,7 +280,8 @@ TEST_CASE("a login that never completes is bounded by the request timeout") {
 TEST_CASE("the mcpServers JSON configures OAuth and the SSE transport") {
   auto servers = mcp::parse_servers_config(R"({"mcpServers": {
       "hosted": {"url": "https://mcp.example.com/mcp",
-                 "oauth": {"clientId": "abc", "scopes": ["a", "b"], "redirectUri": "http://127.0.0.1:8765/cb",
+                 "oauth": {"clientId": "abc", "scopes": ["a", "b"],
+                           "redirectUri": "http://127.0.0.1:8765/cb",
                            "clientMetadataUrl": "https://app.example/c.json"}},
       "old": {"type": "sse", "url": "http://127.0.0.1:9/sse"}}})");
   REQUIRE(servers);
@@ -281,12 +302,15 @@ TEST_CASE("the mcpServers JSON configures OAuth and the SSE transport") {
 
 TEST_CASE("WWW-Authenticate: several challenges, quoted and token values, escapes, token68") {
   auto parsed = mcp::detail::parse_www_authenticate(
-      R"(Basic realm="x", Bearer resource_metadata="https://h/.well-known/oauth-protected-resource", scope="a b", error=insufficient_scope, Negotiate abc==)");
+      R"(Basic realm="x", Bearer )"
+      R"(resource_metadata="https://h/.well-known/oauth-protected-resource", )"
+      R"(scope="a b", error=insufficient_scope, Negotiate abc==)");
   REQUIRE(parsed);
   REQUIRE(parsed->size() == 3);
   auto bearer = mcp::detail::bearer_challenge(*parsed);
   REQUIRE(bearer);
-  CHECK(bearer->param("resource_metadata") == std::optional<std::string>("https://h/.well-known/oauth-protected-resource"));
+  CHECK(bearer->param("resource_metadata") ==
+        std::optional<std::string>("https://h/.well-known/oauth-protected-resource"));
   CHECK(bearer->param("SCOPE") == std::optional<std::string>("a b"));
   CHECK(bearer->param("error") == std::optional<std::string>("insufficient_scope"));
   CHECK((*parsed)[2].token68 == "abc==");
@@ -298,19 +322,27 @@ TEST_CASE("WWW-Authenticate: several challenges, quoted and token values, escape
 TEST_CASE("WWW-Authenticate: malformed and over-long values are errors, never guesses") {
   CHECK_FALSE(mcp::detail::parse_www_authenticate(R"(Bearer realm="open)"));
   CHECK_FALSE(mcp::detail::parse_www_authenticate("Bearer realm=\"a\x01\""));
-  CHECK_FALSE(mcp::detail::parse_www_authenticate(std::string(mcp::detail::kMaxChallengeBytes + 1, 'a')));
+  CHECK_FALSE(
+      mcp::detail::parse_www_authenticate(std::string(mcp::detail::kMaxChallengeBytes + 1, 'a')));
   std::string many = "Bearer ";
-  for (std::size_t i = 0; i <= mcp::detail::kMaxChallengeParams; ++i) many += "p" + std::to_string(i) + "=v, ";
+  for (std::size_t i = 0; i <= mcp::detail::kMaxChallengeParams; ++i)
+    many += "p" + std::to_string(i) + "=v, ";
   CHECK_FALSE(mcp::detail::parse_www_authenticate(many));
 }
 
-TEST_CASE("metadata documents: required members checked, other members tolerated, bounds enforced") {
-  CHECK(mcp::detail::parse_resource_metadata(R"({"resource":"https://r/mcp","authorization_servers":["https://a"],"x":1})"));
+TEST_CASE(
+    "metadata documents: required members checked, other members tolerated, bounds enforced") {
+  CHECK(mcp::detail::parse_resource_metadata(
+      R"({"resource":"https://r/mcp","authorization_servers":["https://a"],"x":1})"));
   CHECK_FALSE(mcp::detail::parse_resource_metadata(R"({"resource":"https://r/mcp"})"));
-  CHECK_FALSE(mcp::detail::parse_resource_metadata(R"({"resource":1,"authorization_servers":["https://a"]})"));
-  CHECK_FALSE(mcp::detail::parse_server_metadata(R"({"issuer":"https://a","token_endpoint":"https://a/t"})"));
+  CHECK_FALSE(mcp::detail::parse_resource_metadata(
+      R"({"resource":1,"authorization_servers":["https://a"]})"));
+  CHECK_FALSE(mcp::detail::parse_server_metadata(
+      R"({"issuer":"https://a","token_endpoint":"https://a/t"})"));
   CHECK_FALSE(mcp::detail::parse_token_answer(R"({"access_token":"t","token_type":"mac"})"));
-  CHECK_FALSE(mcp::detail::parse_token_answer(R"({"access_token":"t","token_type":"Bearer","expires_in":-1})"));
+  CHECK_FALSE(mcp::detail::parse_token_answer(
+      R"({"access_token":"t","token_type":"Bearer","expires_in":-1})"));
   CHECK_FALSE(mcp::detail::parse_token_answer("<html></html>"));
-  CHECK_FALSE(mcp::detail::parse_resource_metadata(std::string(mcp::detail::kMaxOAuthDocumentBytes + 1, ' ')));
+  CHECK_FALSE(mcp::detail::parse_resource_metadata(
+      std::string(mcp::detail::kMaxOAuthDocumentBytes + 1, ' ')));
 }

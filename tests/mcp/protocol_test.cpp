@@ -101,7 +101,8 @@ TEST_CASE("the mcpServers shape parses stdio and HTTP servers and refuses ambigu
   CHECK(!mcp::parse_servers_config(R"({"mcpServers":{"both":{"command":"a","url":"http://x"}}})"));
   CHECK(!mcp::parse_servers_config(R"({"mcpServers":{"none":{}}})"));
   CHECK(!mcp::parse_servers_config(R"({"mcpServers":{"a__b":{"command":"a"}}})"));
-  CHECK(!mcp::parse_servers_config(R"({"mcpServers":{"odd":{"url":"http://x","type":"websocket"}}})"));
+  CHECK(!mcp::parse_servers_config(
+      R"({"mcpServers":{"odd":{"url":"http://x","type":"websocket"}}})"));
   CHECK(!mcp::parse_servers_config(R"({"mcpServers":{"bad":{"command":"a","negotiation":"sometimes"}}})"));
 }
 

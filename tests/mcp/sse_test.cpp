@@ -28,12 +28,14 @@ class SseFront {
   std::atomic<int> posts{0};
 
   SseFront() {
-    (void)server_.add_tool({.name = "echo", .handler = [](const mcp::ToolCall& call) -> mcp::ToolOutcome {
-                              const json::Value* t = call.arguments.find("text");
-                              return mcp::ServerToolResult::text("echo " + (t ? t->as_string() : std::string()));
-                            }});
+    (void)server_.add_tool(
+        {.name = "echo", .handler = [](const mcp::ToolCall& call) -> mcp::ToolOutcome {
+           const json::Value* t = call.arguments.find("text");
+           return mcp::ServerToolResult::text("echo " + (t ? t->as_string() : std::string()));
+         }});
     upstream_.emplace(server_.serve_http({.api_key = std::string(kKey)}).value());
-    front_.emplace(http::HttpServer::start({}, [this](const http::ServerRequest& req, http::ResponseWriter& out) {
+    front_.emplace(http::HttpServer::start({}, [this](const http::ServerRequest& req,
+                                                      http::ResponseWriter& out) {
                      if (req.path == "/sse") {
                        stream(out);
                      } else if (req.path == "/messages" && req.method == "POST") {
@@ -52,8 +54,11 @@ class SseFront {
 
  private:
   void stream(http::ResponseWriter& out) {
-    if (!out.start_stream(200, {{"Content-Type", "text/event-stream"}, {"Cache-Control", "no-cache"}})) return;
-    if (!endpoint_event.empty() && !out.write("event: endpoint\ndata: " + endpoint_event + "\n\n")) return;
+    if (!out.start_stream(200,
+                          {{"Content-Type", "text/event-stream"}, {"Cache-Control", "no-cache"}}))
+      return;
+    if (!endpoint_event.empty() && !out.write("event: endpoint\ndata: " + endpoint_event + "\n\n"))
+      return;
     auto stop = out.stop_token();
     while (!stop.stop_requested()) {
       std::unique_lock lock(mu_);
@@ -85,7 +90,8 @@ class SseFront {
     up.headers.add("Content-Type", "application/json");
     up.headers.add("Accept", "application/json, text/event-stream");
     up.headers.add("Authorization", "Bearer " + std::string(kKey));
-    if (auto v = req.headers.get("MCP-Protocol-Version")) up.headers.add("MCP-Protocol-Version", std::string(*v));
+    if (auto v = req.headers.get("MCP-Protocol-Version"))
+      up.headers.add("MCP-Protocol-Version", std::string(*v));
     {
       std::lock_guard lock(mu_);
       if (!session_.empty()) up.headers.add("Mcp-Session-Id", session_);
@@ -124,12 +130,15 @@ class SseFront {
 };
 
 mcp::ServerConfig sse_config(const std::string& url) {
-  return mcp::ServerConfig{.name = "old", .transport = mcp::HttpTarget{.url = url, .kind = mcp::HttpKind::sse}};
+  return mcp::ServerConfig{.name = "old",
+                           .transport = mcp::HttpTarget{.url = url, .kind = mcp::HttpKind::sse}};
 }
 
 }  // namespace
 
-TEST_CASE("HTTP+SSE: the endpoint event is resolved against the stream URL, POSTs go there, answers come on the stream") {
+TEST_CASE(
+    "HTTP+SSE: the endpoint event is resolved against the stream URL, POSTs go there, answers come "
+    "on the stream") {
   SseFront front;
   auto options = mcp_test::quick_options();
   auto client = mcp::Client::connect(sse_config(front.url()), options);
@@ -144,9 +153,12 @@ TEST_CASE("HTTP+SSE: the endpoint event is resolved against the stream URL, POST
   CHECK(front.posts.load() >= 3);  // initialize, initialized, tools/list, tools/call
 }
 
-TEST_CASE("HTTP+SSE: an endpoint event naming another origin is refused before anything is posted") {
+TEST_CASE(
+    "HTTP+SSE: an endpoint event naming another origin is refused before anything is posted") {
   SseFront front;
-  front.endpoint_event = "http://127.0.0.1:" + std::to_string(front.port() == 65535 ? 1 : front.port() + 1) + "/messages";
+  front.endpoint_event =
+      "http://127.0.0.1:" + std::to_string(front.port() == 65535 ? 1 : front.port() + 1) +
+      "/messages";
   auto client = mcp::Client::connect(sse_config(front.url()), mcp_test::quick_options());
   REQUIRE(!client);
   CHECK(client.error().message.find("MCP server 'old'") != std::string::npos);
@@ -167,11 +179,14 @@ TEST_CASE("HTTP+SSE: a stream that never sends endpoint fails within the request
   CHECK(std::chrono::steady_clock::now() - start < 5s);
 }
 
-TEST_CASE("endpoint references resolve like RFC 3986 and must keep the stream's scheme, host and port") {
+TEST_CASE(
+    "endpoint references resolve like RFC 3986 and must keep the stream's scheme, host and port") {
   using mcp::detail::resolve_sse_endpoint;
   const std::string base = "http://127.0.0.1:8000/mcp/sse";
-  CHECK(resolve_sse_endpoint(base, "/messages?sessionId=a").value() == "http://127.0.0.1:8000/messages?sessionId=a");
-  CHECK(resolve_sse_endpoint(base, "messages?s=1").value() == "http://127.0.0.1:8000/mcp/messages?s=1");
+  CHECK(resolve_sse_endpoint(base, "/messages?sessionId=a").value() ==
+        "http://127.0.0.1:8000/messages?sessionId=a");
+  CHECK(resolve_sse_endpoint(base, "messages?s=1").value() ==
+        "http://127.0.0.1:8000/mcp/messages?s=1");
   CHECK(resolve_sse_endpoint(base, "?s=1").value() == "http://127.0.0.1:8000/mcp/sse?s=1");
   CHECK(resolve_sse_endpoint(base, "http://127.0.0.1:8000/x").value() == "http://127.0.0.1:8000/x");
   CHECK_FALSE(resolve_sse_endpoint(base, "//evil.example/messages"));

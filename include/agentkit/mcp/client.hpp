@@ -1,5 +1,6 @@
 // agentkit/mcp/client.hpp — an MCP client for one server, in either protocol era, over stdio,
-// Streamable HTTP or the 2024-11-05 HTTP+SSE transport (OAuth: oauth.hpp), and the tool source that brings a server's tools into an agent.
+// Streamable HTTP or the 2024-11-05 HTTP+SSE transport (OAuth: oauth.hpp), and the tool source
+// that brings a server's tools into an agent.
 //
 //   using namespace agentkit;
 //   mcp::ServerConfig files{.name = "files",

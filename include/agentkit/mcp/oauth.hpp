@@ -3,13 +3,12 @@
 // are kept, and a loopback redirect listener for desktop programs.
 //
 //   using namespace agentkit;
-//   auto redirect = mcp::LoopbackRedirect::start().value();       // http://127.0.0.1:<port>/callback
+//   auto redirect = mcp::LoopbackRedirect::start().value();  // http://127.0.0.1:<port>/callback
 //   mcp::ClientOptions options;
 //   options.authorize = redirect.authorizer([](std::string_view url) { open_in_browser(url); });
-//   mcp::ServerConfig hosted{.name = "hosted",
-//                            .transport = mcp::HttpTarget{.url = "https://mcp.example.com/mcp",
-//                                                         .oauth = mcp::OAuthSettings{
-//                                                             .redirect_uri = redirect.redirect_uri()}}};
+//   mcp::HttpTarget target{.url = "https://mcp.example.com/mcp",
+//                          .oauth = mcp::OAuthSettings{.redirect_uri = redirect.redirect_uri()}};
+//   mcp::ServerConfig hosted{.name = "hosted", .transport = target};
 //   auto client = mcp::Client::connect(hosted, options);          // logs in on the first 401
 //
 // The flow, on a 401 from the server: the `WWW-Authenticate` Bearer challenge names the
@@ -97,9 +96,9 @@ struct OAuthTokens {
   std::string refresh_token{};
   // When the access token stops working; nullopt: it does not say.
   std::optional<std::chrono::system_clock::time_point> expires_at{};
-  std::string scope{};      // as granted (space-separated)
-  std::string resource{};   // the resource (RFC 8707) the token was issued for
-  std::string client_id{};  // the client the token belongs to (needed to refresh it)
+  std::string scope{};           // as granted (space-separated)
+  std::string resource{};        // the resource (RFC 8707) the token was issued for
+  std::string client_id{};       // the client the token belongs to (needed to refresh it)
   std::string token_endpoint{};  // where it is refreshed
   friend bool operator==(const OAuthTokens&, const OAuthTokens&) = default;
 };
