@@ -5,6 +5,7 @@
 
 #include "agentkit/base/base64.hpp"
 #include "agentkit/base/utf8.hpp"
+#include "agentkit/skills/skill_folder.hpp"
 #include "internal.hpp"
 
 namespace agentkit::detail {
@@ -106,11 +107,24 @@ json::Value read_one_skill(const std::vector<Skill>& skills, std::string_view na
   bool main_file = path->empty() || *path == "." || *path == kSkillMainFile;
   item.append_unique("path", main_file ? std::string(kSkillMainFile) : *path);
   if (!skill->description.empty()) item.append_unique("description", skill->description);
+  if (!skill->location.empty()) item.append_unique("location", skill->location);
+  // A skill read from disk has its bundled files read now, from its folder, not held in memory.
+  const std::filesystem::path folder = std::filesystem::path(skill->location).parent_path();
+  std::string from_disk;
   const std::string* content = main_file ? &skill->body : nullptr;
   if (!main_file) {
     for (const auto& f : skill->files) {
       if (f.path == *path) content = &f.content;
     }
+  }
+  if (content == nullptr && !skill->location.empty()) {
+    auto bytes = skills::read_bundled_file(folder, *path);
+    if (!bytes) {
+      item.append_unique("error", bytes.error().message);
+      return item;
+    }
+    from_disk = std::move(*bytes);
+    content = &from_disk;
   }
   if (content == nullptr) {
     item.append_unique("error", "skill '" + skill->name + "' has no file '" + *path + "'");
@@ -123,11 +137,16 @@ json::Value read_one_skill(const std::vector<Skill>& skills, std::string_view na
     json::Array files{std::string(kSkillMainFile)};
     std::vector<std::string> names;
     for (const auto& f : skill->files) names.push_back(f.path);
+    if (!skill->location.empty()) {
+      std::vector<skills::Diagnostic> ignored;  // what was left out is the embedder's to log
+      for (auto& f : skills::list_bundled_files(folder, ignored)) names.push_back(std::move(f.path));
+    }
     std::sort(names.begin(), names.end());
+    names.erase(std::unique(names.begin(), names.end()), names.end());
     for (auto& n : names) files.emplace_back(std::move(n));
     item.append_unique("available_files", std::move(files));
   }
-  item.append_unique("source", "attached");
+  item.append_unique("source", skill->location.empty() ? "attached" : "disk");
   return item;
 }
 
@@ -216,7 +235,7 @@ skills::PromptInputs prompt_inputs(const AgentDefinition& definition) {
   skills::PromptInputs in;
   in.instructions = definition.instructions;
   in.context_files = definition.context_files;
-  for (const auto& s : definition.skills) in.skills.push_back({s.name, s.description, ""});
+  for (const auto& s : definition.skills) in.skills.push_back({s.name, s.description, s.location});
   in.skill_reader = std::string(kReadSkillToolName);
   return in;
 }

@@ -35,8 +35,13 @@ class Fd {
 }  // namespace
 
 Result<FileBytes> read_capped(const std::filesystem::path& path, std::size_t max_bytes) {
+  return read_capped_at(AT_FDCWD, path.c_str(), path, max_bytes);
+}
+
+Result<FileBytes> read_capped_at(int dir_fd, const char* name, const std::filesystem::path& path,
+                                 std::size_t max_bytes) {
   // O_NONBLOCK: opening a FIFO for reading would otherwise wait for a writer that never comes.
-  Fd fd(::open(path.c_str(), O_RDONLY | O_NONBLOCK | O_CLOEXEC));
+  Fd fd(::openat(dir_fd, name, O_RDONLY | O_NONBLOCK | O_CLOEXEC));
   if (fd.get() < 0) return Unexpected(errno_error(path, errno));
   struct stat st {};
   if (::fstat(fd.get(), &st) != 0) return Unexpected(errno_error(path, errno));

@@ -22,6 +22,12 @@ struct FileBytes {
 // Errc::io_error; each message names the path.
 Result<FileBytes> read_capped(const std::filesystem::path& path, std::size_t max_bytes);
 
+// The same for `name` relative to the open folder `dir_fd` (AT_FDCWD: the current folder), so a
+// scan that holds its folder open does not resolve the whole path again; `shown` names the file
+// in messages.
+Result<FileBytes> read_capped_at(int dir_fd, const char* name, const std::filesystem::path& shown,
+                                 std::size_t max_bytes);
+
 // True when `inner` (symlinks resolved) lies inside `root` (symlinks resolved).
 bool stays_inside(const std::filesystem::path& root, const std::filesystem::path& inner);
 

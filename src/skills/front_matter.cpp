@@ -71,12 +71,19 @@ bool is_fence(std::string_view line, std::string_view fence) {
   return line.find_first_not_of(" \t", 3) == std::string_view::npos;
 }
 
+bool is_space(char c) { return c == ' ' || c == '\t'; }
+
+// Loops, not find_first_not_of: libstdc++ answers that with a memchr per character, and trimming
+// is most of what a front-matter read does.
 std::string_view trim(std::string_view s) {
-  auto b = s.find_first_not_of(" \t");
-  if (b == std::string_view::npos) return {};
-  auto e = s.find_last_not_of(" \t");
-  return s.substr(b, e - b + 1);
+  std::size_t b = 0, e = s.size();
+  while (b < e && is_space(s[b])) ++b;
+  while (e > b && is_space(s[e - 1])) --e;
+  return s.substr(b, e - b);
 }
+
+// True when `s` is empty or only spaces and tabs.
+bool all_space(std::string_view s) { return trim(s).empty(); }
 
 // Where a plain scalar's comment starts (" #"), or npos.
 std::size_t comment_start(std::string_view s) {
@@ -178,6 +185,7 @@ class Reader {
     YamlValue map;
     map.kind = YamlValue::Kind::map;
     map.line = lines_[pos_].number;
+    if (depth == 1) map.entries.reserve(8);  // the skill format has six keys
     for (skip_blank(); !at_end(); skip_blank()) {
       const Line line = lines_[pos_];
       if (line.indent < indent) break;
@@ -302,7 +310,7 @@ class Reader {
     std::size_t breaks = 0;
     while (!at_end()) {
       const Line& next = lines_[pos_];
-      if (next.text.find_first_not_of(" \t") == npos_) {
+      if (all_space(next.text)) {
         ++breaks;
         ++pos_;
         continue;
@@ -367,7 +375,7 @@ class Reader {
     return out;
   }
 
-  static bool is_empty(const Line& l) { return l.text.find_first_not_of(" \t") == npos_; }
+  static bool is_empty(const Line& l) { return all_space(l.text); }
 
   // `q` includes both quotes. Folds line breaks the YAML way: one break is a space, n breaks are
   // n-1 newlines, and white space around a break is dropped.
@@ -398,8 +406,8 @@ class Reader {
   }
 
   static bool break_follows(std::string_view s, std::size_t i) {
-    auto j = s.find_first_not_of(" \t", i);
-    return j != npos_ && s[j] == '\n';
+    while (i < s.size() && is_space(s[i])) ++i;
+    return i < s.size() && s[i] == '\n';
   }
 
   static void fold_break(std::string_view s, std::size_t& i, std::string& out) {
@@ -607,7 +615,7 @@ class Reader {
         return v;
       }
       std::size_t start = i;
-      while (i < s.size() && std::string_view(",]}").find(s[i]) == npos_ &&
+      while (i < s.size() && s[i] != ',' && s[i] != ']' && s[i] != '}' &&
              !(s[i] == ':' && (i + 1 >= s.size() || s[i + 1] == ' '))) {
         ++i;
       }
@@ -687,6 +695,7 @@ struct Split {
 
 Split split_front_matter(std::string_view text, std::size_t offset, std::size_t max_bytes) {
   Split out;
+  out.lines.reserve(32);  // a skill's front matter is a dozen lines or so
   std::size_t number = 2;
   std::size_t start = offset;
   while (start < text.size()) {
@@ -705,10 +714,9 @@ Split split_front_matter(std::string_view text, std::size_t offset, std::size_t 
     Line line;
     line.text = l;
     line.number = number++;
-    line.indent = l.find_first_not_of(' ');
-    if (line.indent == std::string_view::npos) line.indent = l.size();
+    while (line.indent < l.size() && l[line.indent] == ' ') ++line.indent;
     std::string_view rest = l.substr(line.indent);
-    line.blank = rest.find_first_not_of(" \t") == std::string_view::npos || rest.front() == '#';
+    line.blank = all_space(rest) || rest.front() == '#';
     out.lines.push_back(line);
     start = next;
   }

@@ -71,24 +71,44 @@ std::string context_block(const ContextFile& f) {
   return out;
 }
 
+constexpr std::string_view kCatalogEnd = "</available_skills>";
+
+std::string catalog_header(std::string_view reader) {
+  const std::string r(reader);
+  return "# Skills\n\n<available_skills>\n"
+         "Each skill below has instructions in its SKILL.md. When a task matches a skill's "
+         "description, read the skill with the " +
+         r + " tool before acting: " + r +
+         " takes the skill's name, and for a bundled file its path relative to the skill's "
+         "folder. Relative paths inside a skill are relative to the skill's folder (the folder "
+         "holding its SKILL.md): resolve them against that folder and use the absolute result in "
+         "tool commands.\n";
+}
+
+// One skill's three lines. A skill given in memory has no file: its location says how to read it.
+void append_entry(std::string& out, const CatalogEntry& s, std::string_view reader,
+                  std::size_t max_description) {
+  std::string_view d = utf8::truncate_code_points(s.description, max_description);
+  out += "- name: ";
+  out += xml_escape(s.name);
+  out += "\n  description: ";
+  out += xml_escape(d);
+  if (d.size() < s.description.size()) out += "...";
+  out += "\n  location: ";
+  if (s.location.empty()) {
+    out += "attached to the agent (no file); read it with ";
+    out += reader;
+  } else {
+    out += xml_escape(s.location);
+  }
+  out += '\n';
+}
+
 std::string catalog_text(const std::vector<CatalogEntry>& skills, std::string_view reader,
                          std::size_t max_description) {
-  std::string out = "# Skills\n\n<available_skills>\n";
-  out +=
-      "Each skill below has instructions in its SKILL.md. When a task matches a skill's "
-      "description, read the skill with the " +
-      std::string(reader) +
-      " tool before acting. Relative paths inside a skill are relative to the skill's folder "
-      "(the folder holding its SKILL.md): resolve them against that folder and use the "
-      "absolute result in tool commands.\n";
-  for (const auto& s : skills) {
-    std::string_view d = utf8::truncate_code_points(s.description, max_description);
-    out += "- name: " + xml_escape(s.name) + "\n  description: " + xml_escape(d);
-    if (d.size() < s.description.size()) out += "...";
-    out += '\n';
-    if (!s.location.empty()) out += "  location: " + xml_escape(s.location) + "\n";
-  }
-  out += "</available_skills>";
+  std::string out = catalog_header(reader);
+  for (const auto& s : skills) append_entry(out, s, reader, max_description);
+  out += kCatalogEnd;
   return out;
 }
 
@@ -120,14 +140,14 @@ std::string fitted_catalog(const PromptInputs& in, AssembledPrompt& out, bool& t
   }
   // Keep the longest prefix of skills that fits: one pass over each entry's size.
   const std::size_t cap = kDescriptionSteps[std::size(kDescriptionSteps) - 1];
-  const std::size_t frame = catalog_text({}, in.skill_reader, cap).size();
-  std::size_t size = frame;
+  std::size_t size = catalog_header(in.skill_reader).size() + kCatalogEnd.size();
   std::vector<CatalogEntry> kept;
-  std::string left_out;
+  std::string left_out, entry;
   for (const auto& s : in.skills) {
-    const std::size_t entry = catalog_text({s}, in.skill_reader, cap).size() - frame;
-    if (left_out.empty() && size + entry <= budget) {
-      size += entry;
+    entry.clear();
+    append_entry(entry, s, in.skill_reader, cap);
+    if (left_out.empty() && size + entry.size() <= budget) {
+      size += entry.size();
       kept.push_back(s);
     } else {
       left_out += (left_out.empty() ? "" : ", ") + s.name;

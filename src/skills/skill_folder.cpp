@@ -3,12 +3,18 @@
 // description, vendor keys), the skill loads with a warning, because users' skills do that.
 #include "agentkit/skills/skill_folder.hpp"
 
+#include <fcntl.h>
+#include <unistd.h>
+
 #include <algorithm>
+#include <cerrno>
+#include <iterator>
 #include <optional>
 #include <system_error>
 
 #include "agentkit/base/utf8.hpp"
 #include "file_reader.hpp"
+#include "skill_loader.hpp"
 
 namespace agentkit::skills {
 namespace {
@@ -20,9 +26,11 @@ constexpr std::size_t kMaxCompatibilityChars = 500;
 constexpr std::string_view kSkillFileName = "SKILL.md";
 
 std::string_view trim(std::string_view s) {
-  auto b = s.find_first_not_of(" \t\r\n");
-  if (b == std::string_view::npos) return {};
-  return s.substr(b, s.find_last_not_of(" \t\r\n") - b + 1);
+  auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
+  std::size_t b = 0, e = s.size();
+  while (b < e && space(s[b])) ++b;
+  while (e > b && space(s[e - 1])) --e;
+  return s.substr(b, e - b);
 }
 
 std::size_t chars(std::string_view s) {
@@ -179,13 +187,15 @@ void read_fields(LoadedSkill& out, const YamlValue& fields, FieldReader& r) {
 
 // ---- bundled files ------------------------------------------------------------------------------
 
-class BundleReader {
+bool is_skipped_folder(std::string_view name) { return name == ".git" || name == "node_modules"; }
+
+class BundleLister {
  public:
-  BundleReader(const std::filesystem::path& root, LoadedSkill& out, std::vector<Diagnostic>& notes,
-               const SkillFolderOptions& options)
+  BundleLister(const std::filesystem::path& root, std::vector<BundledFile>& out,
+               std::vector<Diagnostic>& notes, const SkillFolderOptions& options)
       : root_(root), out_(out), notes_(notes), options_(options) {}
 
-  void read(const std::filesystem::path& dir, const std::string& rel, std::size_t depth) {
+  void list(const std::filesystem::path& dir, const std::string& rel, std::size_t depth) {
     std::error_code ec;
     std::vector<std::filesystem::directory_entry> entries;
     for (std::filesystem::directory_iterator it(dir, ec), end; !ec && it != end; it.increment(ec)) {
@@ -207,7 +217,7 @@ class BundleReader {
     const std::string name = entry.path().filename().string();
     const std::string child = rel.empty() ? name : rel + "/" + name;
     if (depth == 0 && name == kSkillFileName) return;
-    if (name == ".git" || name == "node_modules") return;
+    if (is_skipped_folder(name)) return;
     std::error_code ec;
     if (entry.is_symlink(ec) && !detail::stays_inside(root_, entry.path())) {
       note(DiagnosticCode::path_escapes, entry.path(),
@@ -220,34 +230,40 @@ class BundleReader {
         note(DiagnosticCode::scan_limit, entry.path(), "deeper than the bundled-file depth cap");
         return;
       }
-      read(entry.path(), child, depth + 1);
+      list(entry.path(), child, depth + 1);
       return;
     }
-    add_file(entry.path(), child);
+    if (!entry.is_regular_file(ec)) {
+      note(DiagnosticCode::file_unreadable, entry.path(),
+           "not a regular file (a FIFO, socket or device); not bundled");
+      return;
+    }
+    add_file(entry, child);
   }
 
-  void add_file(const std::filesystem::path& path, const std::string& rel) {
-    if (out_.skill.files.size() >= options_.max_bundled_files) {
+  void add_file(const std::filesystem::directory_entry& entry, const std::string& rel) {
+    if (out_.size() >= options_.max_bundled_files) {
       if (!count_noted_) {
-        note(DiagnosticCode::scan_limit, path,
+        note(DiagnosticCode::scan_limit, entry.path(),
              "more than " + std::to_string(options_.max_bundled_files) +
                  " bundled files; this and later ones were left out");
       }
       count_noted_ = true;
       return;
     }
-    auto bytes = detail::read_capped(path, options_.max_bundled_file_bytes);
-    if (!bytes) {
-      note(DiagnosticCode::file_unreadable, path, bytes.error().message);
+    std::error_code ec;
+    const std::uintmax_t size = entry.file_size(ec);
+    if (ec) {
+      note(DiagnosticCode::file_unreadable, entry.path(), "cannot read its size: " + ec.message());
       return;
     }
-    if (bytes->truncated) {
-      note(DiagnosticCode::file_too_large, path,
-           std::to_string(bytes->size) + " bytes, over the bundled-file cap of " +
+    if (size > options_.max_bundled_file_bytes) {
+      note(DiagnosticCode::file_too_large, entry.path(),
+           std::to_string(size) + " bytes, over the bundled-file cap of " +
                std::to_string(options_.max_bundled_file_bytes) + "; not bundled");
       return;
     }
-    out_.skill.files.push_back(SkillFile{rel, std::move(bytes->bytes)});
+    out_.push_back(BundledFile{rel, static_cast<std::uint64_t>(size)});
   }
 
   void note(DiagnosticCode code, const std::filesystem::path& path, std::string message) {
@@ -255,11 +271,55 @@ class BundleReader {
   }
 
   const std::filesystem::path& root_;
-  LoadedSkill& out_;
+  std::vector<BundledFile>& out_;
   std::vector<Diagnostic>& notes_;
   const SkillFolderOptions& options_;
   bool count_noted_ = false;
 };
+
+// The '/'-joined, normalised form of a bundled path, or a reason to refuse it. Refuses absolute
+// paths (also drive letters and leading backslashes), NUL, any ".." segment and the folders a
+// listing skips.
+std::optional<std::string> bundled_path(std::string_view raw, std::string& why) {
+  std::string p(trim(raw));
+  if (p.find('\0') != std::string::npos) {
+    why = "the path contains a NUL byte";
+    return std::nullopt;
+  }
+  if (p.empty()) {
+    why = "the path is empty";
+    return std::nullopt;
+  }
+  if (p.front() == '/' || p.front() == '\\' || (p.size() >= 2 && p[1] == ':')) {
+    why = "absolute paths are not allowed; give a path relative to the skill folder";
+    return std::nullopt;
+  }
+  std::replace(p.begin(), p.end(), '\\', '/');
+  for (const auto& part : std::filesystem::path(p)) {
+    if (part == "..") {
+      why = "'..' is not allowed: the path would leave the skill folder";
+      return std::nullopt;
+    }
+    if (is_skipped_folder(part.native())) {
+      why = "files under " + part.string() + " are not part of a skill";
+      return std::nullopt;
+    }
+  }
+  std::string normal = std::filesystem::path(p).lexically_normal().generic_string();
+  while (!normal.empty() && normal.back() == '/') normal.pop_back();
+  if (normal.empty() || normal == ".") {
+    why = "the path names the skill folder itself, not a file";
+    return std::nullopt;
+  }
+  return normal;
+}
+
+Error bundled_error(Errc code, const std::filesystem::path& folder, std::string_view path,
+                    std::string why, std::string_view diagnostic) {
+  return make_error(code, "skill folder '" + folder.string() + "': '" + std::string(path) +
+                              "': " + std::move(why))
+      .with_detail(std::string(kDiagnosticDetail), std::string(diagnostic));
+}
 
 // Tags an error with the diagnostic code discovery reports it under.
 Error left_out(Error e, std::string_view code) {
@@ -301,28 +361,110 @@ Result<LoadedSkill> parse_skill_file(std::string_view text, std::string_view fol
   return out;
 }
 
-Result<LoadedSkill> load_skill_folder(const std::filesystem::path& folder,
-                                      std::vector<Diagnostic>& diagnostics,
-                                      const SkillFolderOptions& options) {
-  std::error_code ec;
-  const std::filesystem::path abs = std::filesystem::absolute(folder, ec).lexically_normal();
-  const std::filesystem::path file = abs / kSkillFileName;
-  auto bytes = detail::read_capped(file, options.max_skill_file_bytes);
+namespace detail {
+
+Result<LoadedSkill> load_skill_at(int dir_fd, std::string_view abs,
+                                  std::vector<Diagnostic>& diagnostics,
+                                  const SkillFolderOptions& options) {
+  // Strings, not paths, until the result: a std::filesystem::path splits itself into components
+  // on every construction, which was a tenth of a discovery's time.
+  std::string file(abs);
+  file += '/';
+  file += kSkillFileName;
+  auto bytes = read_capped_at(dir_fd, kSkillFileName.data(), file, options.max_skill_file_bytes);
   if (!bytes) return Unexpected(left_out(std::move(bytes).error(), "file_unreadable"));
   if (bytes->truncated) {
     return Unexpected(make_error(Errc::limit_exceeded,
-                                 file.string() + " is " + std::to_string(bytes->size) +
+                                 file + " is " + std::to_string(bytes->size) +
                                      " bytes, over the cap of " +
                                      std::to_string(options.max_skill_file_bytes) + "; not loaded")
                           .with_detail(std::string(kDiagnosticDetail), "file_too_large"));
   }
-  std::string folder_name = abs.filename().string();
-  auto loaded = parse_skill_file(bytes->bytes, folder_name, file.string(), diagnostics, options);
+  const std::size_t slash = abs.rfind('/');
+  const std::string_view folder_name = slash == std::string_view::npos ? abs : abs.substr(slash + 1);
+  auto loaded = parse_skill_file(bytes->bytes, folder_name, file, diagnostics, options);
   if (!loaded) return loaded;
-  loaded->folder = abs;
-  loaded->skill_file = file;
-  BundleReader(abs, *loaded, diagnostics, options).read(abs, "", 0);
+  loaded->folder = std::filesystem::path(abs);
+  loaded->skill_file = std::filesystem::path(file);
+  loaded->skill.location = std::move(file);
   return loaded;
+}
+
+}  // namespace detail
+
+Result<LoadedSkill> load_skill_folder(const std::filesystem::path& folder,
+                                      std::vector<Diagnostic>& diagnostics,
+                                      const SkillFolderOptions& options) {
+  std::error_code ec;
+  std::filesystem::path abs = std::filesystem::absolute(folder, ec).lexically_normal();
+  if (!abs.empty() && abs.filename().empty()) abs = abs.parent_path();  // "pdf/" names "pdf"
+  const int fd = ::open(abs.c_str(), O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if (fd < 0) {
+    const int err = errno;
+    return Unexpected(left_out(make_error(err == ENOENT ? Errc::not_found : Errc::io_error,
+                                          "cannot open the skill folder '" + abs.string() +
+                                              "': " + std::system_category().message(err)),
+                               "file_unreadable"));
+  }
+  auto loaded = detail::load_skill_at(fd, abs.native(), diagnostics, options);
+  ::close(fd);
+  return loaded;
+}
+
+std::vector<BundledFile> list_bundled_files(const std::filesystem::path& folder,
+                                            std::vector<Diagnostic>& diagnostics,
+                                            const SkillFolderOptions& options) {
+  std::vector<BundledFile> out;
+  std::error_code ec;
+  const std::filesystem::path abs = std::filesystem::absolute(folder, ec).lexically_normal();
+  BundleLister(abs, out, diagnostics, options).list(abs, "", 0);
+  std::sort(out.begin(), out.end(),
+            [](const BundledFile& a, const BundledFile& b) { return a.path < b.path; });
+  return out;
+}
+
+Result<std::string> read_bundled_file(const std::filesystem::path& folder, std::string_view path,
+                                      const SkillFolderOptions& options) {
+  std::error_code ec;
+  const std::filesystem::path abs = std::filesystem::absolute(folder, ec).lexically_normal();
+  std::string why;
+  auto rel = bundled_path(path, why);
+  if (!rel) return Unexpected(bundled_error(Errc::invalid_argument, abs, path, why, "path_escapes"));
+  const std::filesystem::path full = abs / *rel;
+  if (!std::filesystem::exists(full, ec)) {
+    return Unexpected(bundled_error(Errc::not_found, abs, *rel, "no such file in the skill",
+                                    "file_unreadable"));
+  }
+  if (!detail::stays_inside(abs, full)) {
+    return Unexpected(bundled_error(Errc::invalid_argument, abs, *rel,
+                                    "a symlink leads outside the skill folder; not read",
+                                    "path_escapes"));
+  }
+  // A sub-folder with its own SKILL.md is another skill: its files are not this one's.
+  const std::filesystem::path rel_path(*rel);
+  std::filesystem::path dir = abs;
+  for (auto it = rel_path.begin(); it != rel_path.end() && std::next(it) != rel_path.end(); ++it) {
+    dir /= *it;
+    if (std::filesystem::exists(dir / kSkillFileName, ec)) {
+      return Unexpected(bundled_error(Errc::invalid_argument, abs, *rel,
+                                      "it belongs to the skill in '" + dir.string() +
+                                          "', not to this one",
+                                      "path_escapes"));
+    }
+  }
+  auto bytes = detail::read_capped(full, options.max_bundled_file_bytes);
+  if (!bytes) {
+    return Unexpected(bundled_error(bytes.error().code, abs, *rel, bytes.error().message,
+                                    "file_unreadable"));
+  }
+  if (bytes->truncated) {
+    return Unexpected(bundled_error(Errc::limit_exceeded, abs, *rel,
+                                    std::to_string(bytes->size) +
+                                        " bytes, over the bundled-file cap of " +
+                                        std::to_string(options.max_bundled_file_bytes),
+                                    "file_too_large"));
+  }
+  return std::move(bytes->bytes);
 }
 
 }  // namespace agentkit::skills

@@ -10,6 +10,7 @@
 #include "agentkit/skills/discovery.hpp"
 #include "harness.hpp"
 #include "support/catch.hpp"
+#include "support/fixtures.hpp"
 
 using namespace agentkit;
 namespace fs = std::filesystem;
@@ -35,6 +36,16 @@ AgentDefinition fixture_definition(bool trusted) {
   def.tools.direct = {agentkit::testing::counting_tool("lookup").definition};
   def.tools.direct[0].prompt_guidelines = "Look things up before guessing.";
   return def;
+}
+
+// The read_skill answer of the first tool result in a run.
+json::Value read_skill_answer(const RunResult& r) {
+  for (const auto& m : r.messages) {
+    if (const auto* t = std::get_if<ToolResultMessage>(&m)) {
+      return json::parse(text_of(t->content)).value().find("results")->as_array().at(0);
+    }
+  }
+  return nullptr;
 }
 
 }  // namespace
@@ -85,4 +96,60 @@ TEST_CASE("an untrusted project's skills and context files never reach the provi
   const std::string sent = provider->requests()[0].system;
   CHECK(sent.find("available_skills") == std::string::npos);
   CHECK(sent.find("Fixture project") == std::string::npos);
+}
+
+TEST_CASE("read_skill lists and reads a discovered skill's bundled files from disk on demand") {
+  agentkit::testing::TempDir dir;
+  dir.write("skills/pdf/SKILL.md", "---\nname: pdf\ndescription: Fill PDF forms\n---\n# PDF\n");
+  dir.write("skills/pdf/scripts/fill.py", "print('as loaded')\n");
+  skills::DiscoveryOptions d;
+  d.user_tier = false;
+  d.folders = {dir.path() / "skills"};
+  AgentDefinition def;
+  def.skills = skills::discover_skills(d).definitions();
+  REQUIRE(def.skills.size() == 1);
+  const std::string location = (dir.path() / "skills/pdf/SKILL.md").string();
+  CHECK(def.skills[0].location == location);
+  CHECK(def.skills[0].files.empty());
+  auto provider = std::make_shared<providers::FauxProvider>(std::vector<providers::FauxResponse>{
+      faux::tool_call_response({faux::tool_call("c1", "read_skill", R"({"skills":[{"name":"pdf"}]})")}),
+      faux::text_response("ok"),
+      faux::tool_call_response({faux::tool_call(
+          "c2", "read_skill", R"({"skills":[{"name":"pdf","path":"scripts/fill.py"}]})")}),
+      faux::text_response("ok"),
+      faux::tool_call_response({faux::tool_call(
+          "c3", "read_skill", R"({"skills":[{"name":"pdf","path":"../../escape.txt"}]})")}),
+      faux::text_response("ok")});
+  RuntimeConfig rt;
+  rt.model.spec = "faux/test";
+  rt.providers.add("faux", provider);
+  auto agent = make_agent(std::move(def), std::move(rt));
+  REQUIRE(agent);
+  dir.write("skills/pdf/scripts/fill.py", "print('changed since')\n");  // after make_agent
+  dir.write("skills/pdf/references/new.md", "added since");
+  dir.write("escape.txt", "outside");
+  auto s = agent->start();
+  REQUIRE(s);
+  const json::Value top = read_skill_answer(*s->run("read the skill"));
+  CHECK(top.find("content")->as_string() == "# PDF\n");
+  CHECK(top.find("source")->as_string() == "disk");
+  CHECK(top.find("location")->as_string() == location);
+  CHECK(json::dump(*top.find("available_files")) ==
+        R"(["SKILL.md","references/new.md","scripts/fill.py"])");
+  const json::Value file = read_skill_answer(*s->run("read the script"));
+  CHECK(file.find("content")->as_string() == "print('changed since')\n");
+  const json::Value escape = read_skill_answer(*s->run("escape"));
+  CHECK(escape.find("content") == nullptr);
+  CHECK(escape.find("error") != nullptr);
+  CHECK(provider->requests()[0].system.find("  location: " + location + "\n") !=
+        std::string::npos);
+}
+
+TEST_CASE("an attached skill's catalog location says to read it with read_skill") {
+  auto fx = agentkit::testing::faux_agent({faux::text_response("ok")}, {}, RuntimeConfig{},
+                                          {Skill{"style", "House style", "Be terse.", {}}});
+  REQUIRE(fx.agent.run("hi"));
+  const std::string sent = fx.faux->requests()[0].system;
+  CHECK(sent.find("- name: style\n  description: House style\n  location: attached to the agent "
+                  "(no file); read it with read_skill\n") != std::string::npos);
 }

@@ -104,6 +104,15 @@ TEST_CASE("a context file's path and body cannot close its own element") {
   CHECK(count_of(p.text, "<foo>") == 0);
 }
 
+TEST_CASE("a skill given in memory has a location line naming the reader, not a path") {
+  PromptInputs in;
+  in.skills = {{"style", "House style", ""}};
+  auto p = assemble_prompt(in);
+  CHECK(p.text.find("- name: style\n  description: House style\n  location: attached to the "
+                    "agent (no file); read it with read_skill\n</available_skills>") !=
+        std::string::npos);
+}
+
 TEST_CASE("the catalog names the reader tool and carries three lines per skill") {
   PromptInputs in;
   in.skill_reader = "read_file";
@@ -119,14 +128,16 @@ TEST_CASE("the catalog names the reader tool and carries three lines per skill")
 TEST_CASE("over budget, descriptions shorten first, then skills are left out, each reported") {
   PromptInputs in;
   for (int i = 0; i < 20; ++i) {
-    in.skills.push_back({"s" + std::to_string(i), std::string(900, 'd'), ""});
+    const std::string name = "s" + std::to_string(i);
+    in.skills.push_back({name, std::string(900, 'd'), "/s/" + name + "/SKILL.md"});
   }
-  in.skills_token_budget = 1000;  // 4000 bytes: 20 skills fit at 128 characters
+  in.skills_token_budget = 1200;  // 4800 bytes: 20 skills fit at 128 characters, not at 256
   auto shortened = assemble_prompt(in);
   CHECK(shortened.skill_names.size() == 20);
-  CHECK(count_code(shortened.diagnostics, DiagnosticCode::prompt_budget) == 1);
+  REQUIRE(count_code(shortened.diagnostics, DiagnosticCode::prompt_budget) == 1);
+  CHECK(shortened.diagnostics[0].message.find("shortened to 128 characters") != std::string::npos);
   CHECK(shortened.sections.back().truncated);
-  CHECK(shortened.text.size() <= 4000);
+  CHECK(shortened.text.size() <= 4800);
   in.skills_token_budget = 300;  // 1200 bytes: not even 64 characters each fit
   auto dropped = assemble_prompt(in);
   CHECK(dropped.skill_names.size() < 20);

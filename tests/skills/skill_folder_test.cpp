@@ -3,7 +3,9 @@
 
 #include <sys/stat.h>
 
+#include <algorithm>
 #include <filesystem>
+#include <optional>
 #include <string>
 
 #include "skills_test_support.hpp"
@@ -26,7 +28,7 @@ std::string skill_md(const std::string& name, const std::string& description,
 
 }  // namespace
 
-TEST_CASE("a skill folder loads its fields, its body and its bundled files in name order") {
+TEST_CASE("a skill folder loads its fields and body and lists its bundled files in path order") {
   agentkit::testing::TempDir dir;
   dir.write("pdf/SKILL.md", skill_md("pdf", "Fill PDF forms",
                                      "license: MIT\ncompatibility: needs python3\n"
@@ -34,6 +36,7 @@ TEST_CASE("a skill folder loads its fields, its body and its bundled files in na
   dir.write("pdf/scripts/fill.py", "print(1)\n");
   dir.write("pdf/references/api.md", "# API\n");
   dir.write("pdf/nested/SKILL.md", skill_md("nested", "A skill of its own"));
+  dir.write("pdf/nested/own.md", "the nested skill's");
   std::vector<Diagnostic> notes;
   auto s = load_skill_folder(dir.path() / "pdf", notes);
   REQUIRE(s);
@@ -46,12 +49,52 @@ TEST_CASE("a skill folder loads its fields, its body and its bundled files in na
   CHECK(s->compatibility == "needs python3");
   CHECK(s->allowed_tools == std::vector<std::string>{"Bash", "Read"});
   CHECK(s->metadata == std::vector<std::pair<std::string, std::string>>{{"version", "1.0"}});
-  REQUIRE(s->skill.files.size() == 2);  // the nested skill is not bundled
-  CHECK(s->skill.files[0].path == "references/api.md");
-  CHECK(s->skill.files[1].path == "scripts/fill.py");
-  CHECK(s->skill.files[1].content == "print(1)\n");
   CHECK(s->skill_file == s->folder / "SKILL.md");
   CHECK(s->folder.is_absolute());
+  CHECK(s->skill.location == s->skill_file.string());
+  CHECK(s->skill.files.empty());  // bundled files are read on demand, not at load
+  auto listed = list_bundled_files(s->folder, notes);
+  CHECK(notes.empty());
+  CHECK(listed == std::vector<BundledFile>{{"references/api.md", 6}, {"scripts/fill.py", 9}});
+  CHECK(read_bundled_file(s->folder, "scripts/fill.py").value() == "print(1)\n");
+}
+
+TEST_CASE("a bundled file is read when asked for, not when the skill loads") {
+  agentkit::testing::TempDir dir;
+  dir.write("s/SKILL.md", skill_md("s", "d"));
+  std::vector<Diagnostic> notes;
+  auto s = load_skill_folder(dir.path() / "s", notes);
+  REQUIRE(s);
+  dir.write("s/references/late.md", "written after the skill loaded");
+  CHECK(read_bundled_file(s->folder, "references/late.md").value() ==
+        "written after the skill loaded");
+  dir.write("s/references/late.md", "and changed again");
+  CHECK(read_bundled_file(s->folder, "references\\late.md").value() == "and changed again");
+  CHECK(list_bundled_files(s->folder, notes).size() == 1);
+}
+
+TEST_CASE("a bundled path that could leave its skill is refused, naming folder and path") {
+  agentkit::testing::TempDir dir;
+  dir.write("secret.txt", "password");
+  dir.write("s/SKILL.md", skill_md("s", "d"));
+  dir.write("s/ok.md", "ok");
+  dir.write("s/.git/config", "[core]");
+  dir.write("s/inner/SKILL.md", skill_md("inner", "d"));
+  dir.write("s/inner/theirs.md", "not s's");
+  const fs::path s = dir.path() / "s";
+  for (const std::string& bad :
+       std::vector<std::string>{"../secret.txt", "ok.md/../../secret.txt", "..\\secret.txt",
+                                (dir.path() / "secret.txt").string(), "\\x", "C:\\x",
+                                std::string("ok.md\0x", 7), "", ".", ".git/config",
+                                "inner/theirs.md"}) {
+    auto r = read_bundled_file(s, bad);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().code == Errc::invalid_argument);
+    CHECK(r.error().message.find(s.string()) != std::string::npos);
+    CHECK(r.error().find_detail(kDiagnosticDetail) == std::optional<std::string_view>("path_escapes"));
+  }
+  CHECK(read_bundled_file(s, "missing.md").error().code == Errc::not_found);
+  CHECK(read_bundled_file(s, "./ok.md").value() == "ok");
 }
 
 TEST_CASE("unknown keys are kept and reported, never fatal") {
@@ -147,15 +190,23 @@ TEST_CASE("bundled files never escape the skill folder through symlinks") {
   dir.write("s/sub/x.md", "x");
   fs::create_directory_symlink(".", dir.path() / "s" / "sub" / "loop");
   std::vector<Diagnostic> notes;
-  auto s = load_skill_folder(dir.path() / "s", notes);
-  REQUIRE(s);
-  for (const auto& f : s->skill.files) {
-    CHECK(f.content != "password");
+  const fs::path s = dir.path() / "s";
+  auto listed = list_bundled_files(s, notes);
+  INFO(all_text(notes));
+  for (const auto& f : listed) {
+    CHECK(f.path != "leak.txt");
     CHECK(f.path.find("up/") == std::string::npos);
   }
+  CHECK(std::find(listed.begin(), listed.end(), BundledFile{"alias.md", 2}) != listed.end());
   CHECK(count_code(notes, DiagnosticCode::path_escapes) == 2);
   // The loop symlink stays inside; the depth cap ends it and says so.
   CHECK(count_code(notes, DiagnosticCode::scan_limit) >= 1);
+  for (const char* bad : {"leak.txt", "up/secret.txt"}) {
+    auto r = read_bundled_file(s, bad);
+    REQUIRE_FALSE(r);
+    CHECK(r.error().message.find("outside the skill folder") != std::string::npos);
+  }
+  CHECK(read_bundled_file(s, "alias.md").value() == "ok");
 }
 
 TEST_CASE("oversized and unreadable bundled files are left out with a diagnostic each") {
@@ -165,12 +216,32 @@ TEST_CASE("oversized and unreadable bundled files are left out with a diagnostic
   dir.write("s/ok.md", "ok");
   REQUIRE(::mkfifo((dir.path() / "s" / "pipe").c_str(), 0600) == 0);
   std::vector<Diagnostic> notes;
-  auto s = load_skill_folder(dir.path() / "s", notes);
-  REQUIRE(s);
-  REQUIRE(s->skill.files.size() == 1);
-  CHECK(s->skill.files[0].path == "ok.md");
+  const fs::path s = dir.path() / "s";
+  auto listed = list_bundled_files(s, notes);
+  REQUIRE(listed.size() == 1);
+  CHECK(listed[0].path == "ok.md");
   CHECK(count_code(notes, DiagnosticCode::file_too_large) == 1);
-  CHECK(count_code(notes, DiagnosticCode::file_unreadable) == 1);  // the FIFO, without blocking
+  CHECK(count_code(notes, DiagnosticCode::file_unreadable) == 1);  // the FIFO
+  auto big = read_bundled_file(s, "big.bin");
+  REQUIRE_FALSE(big);
+  CHECK(big.error().code == Errc::limit_exceeded);
+  CHECK(big.error().message.find("307200 bytes") != std::string::npos);
+  auto pipe = read_bundled_file(s, "pipe");  // refused without blocking
+  REQUIRE_FALSE(pipe);
+  CHECK(pipe.error().message.find("not a regular file") != std::string::npos);
+}
+
+TEST_CASE("the bundled-file count cap lists the first files by name and says so once") {
+  agentkit::testing::TempDir dir;
+  dir.write("s/SKILL.md", skill_md("s", "d"));
+  for (int i = 0; i < 12; ++i) dir.write("s/f" + std::to_string(10 + i) + ".md", "x");
+  SkillFolderOptions options;
+  options.max_bundled_files = 10;
+  std::vector<Diagnostic> notes;
+  auto listed = list_bundled_files(dir.path() / "s", notes, options);
+  REQUIRE(listed.size() == 10);
+  CHECK(listed.back().path == "f19.md");
+  CHECK(count_code(notes, DiagnosticCode::scan_limit) == 1);
 }
 
 TEST_CASE("every real skill folder loads and the one non-skill SKILL.md is reported") {

@@ -10,7 +10,8 @@
 // Sections, in order: the embedder's instructions, the built-in blocks (kept under a custom
 // prompt, never replaced by it), the project context files, the skills catalog, then the tool
 // guidelines (deduplicated, first seen first). The catalog carries only each skill's name,
-// description and location, three lines per skill, inside <available_skills>; when it would pass
+// description and location, three lines per skill, inside <available_skills>, after a paragraph
+// naming the reader tool and the rule for relative paths; when it would pass
 // its token budget, descriptions are shortened first, then skills are left out, each step a
 // diagnostic. Every interpolated path, name, description and context body is XML-escaped, so a
 // file cannot close the element that holds it.
@@ -32,7 +33,9 @@ namespace agentkit::skills {
 struct CatalogEntry {
   std::string name;
   std::string description;
-  std::string location;  // absolute path of its SKILL.md; empty leaves the line out
+  // The absolute path of its SKILL.md. Empty for a skill given in memory (no file): the location
+  // line then says the skill is attached and names the reader tool.
+  std::string location;
 };
 
 // Text the library adds, with where it came from.
