@@ -223,6 +223,11 @@ class Reader {
     raw = trim(raw);
     if (!raw.empty() && (raw[0] == '"' || raw[0] == '\'')) {
       std::size_t end = find_quote_end(raw);
+      // Only a tab-indented line gets here with its quote open (key_colon_of skips tabs).
+      if (end == npos_) {
+        warn(line, "a quoted key is not closed; it was read as text");
+        return std::string(raw);
+      }
       return unquote(raw.substr(0, end + 1), line);
     }
     return std::string(raw);

@@ -137,6 +137,7 @@ TEST_CASE("read_skill lists and reads a discovered skill's bundled files from di
   CHECK(json::dump(*top.find("available_files")) ==
         R"(["SKILL.md","references/new.md","scripts/fill.py"])");
   const json::Value file = read_skill_answer(*s->run("read the script"));
+  REQUIRE(file.find("content") != nullptr);
   CHECK(file.find("content")->as_string() == "print('changed since')\n");
   const json::Value escape = read_skill_answer(*s->run("escape"));
   CHECK(escape.find("content") == nullptr);

@@ -203,3 +203,20 @@ TEST_CASE("the real skill folders load as a named folder, nested skills included
   CHECK(std::find(n.begin(), n.end(), "qdrant-monitoring-debugging") != n.end());
   CHECK(std::find(n.begin(), n.end(), "gh-fix-ci") != n.end());  // under a dot-folder
 }
+
+TEST_CASE("a skill's scripts, references and assets are its files, not searched for skills") {
+  agentkit::testing::TempDir dir;
+  write_skill(dir, "skills/outer", "outer");
+  write_skill(dir, "skills/outer/references/example", "example");  // a sample inside the bundle
+  write_skill(dir, "skills/outer/assets/template", "template");
+  write_skill(dir, "skills/outer/setup", "setup");  // a nested skill, as real repositories have
+  write_skill(dir, "skills/scripts", "scripts");    // not inside a skill: an ordinary folder
+  DiscoveryOptions options;
+  options.user_tier = false;
+  options.folders = {dir.path() / "skills"};
+  auto c = discover_skills(options);
+  INFO(all_text(c.diagnostics));
+  CHECK(names(c) == std::vector<std::string>{"outer", "scripts", "setup"});
+  CHECK(c.skills[0].loaded.skill.location ==
+        (dir.path() / "skills/outer/SKILL.md").string());
+}

@@ -2,6 +2,7 @@
 // and its bounds.
 #include "agentkit/skills/front_matter.hpp"
 
+#include <algorithm>
 #include <string>
 
 #include "skills_test_support.hpp"
@@ -130,4 +131,17 @@ TEST_CASE("a diagnostic prints as file, line, severity, message and code") {
   d.line = 0;
   d.severity = Severity::error;
   CHECK(d.to_string() == "a/SKILL.md: error: differs [name_mismatch]");
+}
+
+TEST_CASE("a tab-indented key whose quote never closes is read as text with a diagnostic") {
+  // Found by fuzz_skill: the open quote made the key reader cut an empty string at offset 1.
+  std::vector<Diagnostic> notes;
+  auto fm = read_front_matter("---\n\t\"y: v\n---\n", "f", notes);
+  REQUIRE(fm);
+  REQUIRE(fm->fields.entries.size() == 1);
+  CHECK(fm->fields.entries[0].key == "\"y");
+  CHECK(fm->fields.entries[0].value.text == "v");
+  CHECK(std::any_of(notes.begin(), notes.end(), [](const Diagnostic& d) {
+    return d.message.find("quoted key is not closed") != std::string::npos && d.line == 2;
+  }));
 }
