@@ -139,7 +139,8 @@ json::Value read_one_skill(const std::vector<Skill>& skills, std::string_view na
     for (const auto& f : skill->files) names.push_back(f.path);
     if (!skill->location.empty()) {
       std::vector<skills::Diagnostic> ignored;  // what was left out is the embedder's to log
-      for (auto& f : skills::list_bundled_files(folder, ignored)) names.push_back(std::move(f.path));
+      for (auto& f : skills::list_bundled_files(folder, ignored))
+        names.push_back(std::move(f.path));
     }
     std::sort(names.begin(), names.end());
     names.erase(std::unique(names.begin(), names.end()), names.end());

@@ -202,8 +202,7 @@ class Scanner {
   }
 
   void note(Severity severity, DiagnosticCode code, std::string file, std::string message) {
-    out_.diagnostics.push_back(
-        Diagnostic{severity, code, std::move(file), 0, std::move(message)});
+    out_.diagnostics.push_back(Diagnostic{severity, code, std::move(file), 0, std::move(message)});
   }
 
   const DiscoveryOptions& options_;

@@ -381,7 +381,8 @@ Result<LoadedSkill> load_skill_at(int dir_fd, std::string_view abs,
                           .with_detail(std::string(kDiagnosticDetail), "file_too_large"));
   }
   const std::size_t slash = abs.rfind('/');
-  const std::string_view folder_name = slash == std::string_view::npos ? abs : abs.substr(slash + 1);
+  const std::string_view folder_name =
+      slash == std::string_view::npos ? abs : abs.substr(slash + 1);
   auto loaded = parse_skill_file(bytes->bytes, folder_name, file, diagnostics, options);
   if (!loaded) return loaded;
   loaded->folder = std::filesystem::path(abs);
@@ -429,11 +430,12 @@ Result<std::string> read_bundled_file(const std::filesystem::path& folder, std::
   const std::filesystem::path abs = std::filesystem::absolute(folder, ec).lexically_normal();
   std::string why;
   auto rel = bundled_path(path, why);
-  if (!rel) return Unexpected(bundled_error(Errc::invalid_argument, abs, path, why, "path_escapes"));
+  if (!rel)
+    return Unexpected(bundled_error(Errc::invalid_argument, abs, path, why, "path_escapes"));
   const std::filesystem::path full = abs / *rel;
   if (!std::filesystem::exists(full, ec)) {
-    return Unexpected(bundled_error(Errc::not_found, abs, *rel, "no such file in the skill",
-                                    "file_unreadable"));
+    return Unexpected(
+        bundled_error(Errc::not_found, abs, *rel, "no such file in the skill", "file_unreadable"));
   }
   if (!detail::stays_inside(abs, full)) {
     return Unexpected(bundled_error(Errc::invalid_argument, abs, *rel,
@@ -446,16 +448,15 @@ Result<std::string> read_bundled_file(const std::filesystem::path& folder, std::
   for (auto it = rel_path.begin(); it != rel_path.end() && std::next(it) != rel_path.end(); ++it) {
     dir /= *it;
     if (std::filesystem::exists(dir / kSkillFileName, ec)) {
-      return Unexpected(bundled_error(Errc::invalid_argument, abs, *rel,
-                                      "it belongs to the skill in '" + dir.string() +
-                                          "', not to this one",
-                                      "path_escapes"));
+      return Unexpected(bundled_error(
+          Errc::invalid_argument, abs, *rel,
+          "it belongs to the skill in '" + dir.string() + "', not to this one", "path_escapes"));
     }
   }
   auto bytes = detail::read_capped(full, options.max_bundled_file_bytes);
   if (!bytes) {
-    return Unexpected(bundled_error(bytes.error().code, abs, *rel, bytes.error().message,
-                                    "file_unreadable"));
+    return Unexpected(
+        bundled_error(bytes.error().code, abs, *rel, bytes.error().message, "file_unreadable"));
   }
   if (bytes->truncated) {
     return Unexpected(bundled_error(Errc::limit_exceeded, abs, *rel,

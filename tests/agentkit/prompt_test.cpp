@@ -112,7 +112,8 @@ TEST_CASE("read_skill lists and reads a discovered skill's bundled files from di
   CHECK(def.skills[0].location == location);
   CHECK(def.skills[0].files.empty());
   auto provider = std::make_shared<providers::FauxProvider>(std::vector<providers::FauxResponse>{
-      faux::tool_call_response({faux::tool_call("c1", "read_skill", R"({"skills":[{"name":"pdf"}]})")}),
+      faux::tool_call_response(
+          {faux::tool_call("c1", "read_skill", R"({"skills":[{"name":"pdf"}]})")}),
       faux::text_response("ok"),
       faux::tool_call_response({faux::tool_call(
           "c2", "read_skill", R"({"skills":[{"name":"pdf","path":"scripts/fill.py"}]})")}),
@@ -142,8 +143,7 @@ TEST_CASE("read_skill lists and reads a discovered skill's bundled files from di
   const json::Value escape = read_skill_answer(*s->run("escape"));
   CHECK(escape.find("content") == nullptr);
   CHECK(escape.find("error") != nullptr);
-  CHECK(provider->requests()[0].system.find("  location: " + location + "\n") !=
-        std::string::npos);
+  CHECK(provider->requests()[0].system.find("  location: " + location + "\n") != std::string::npos);
 }
 
 TEST_CASE("an attached skill's catalog location says to read it with read_skill") {

@@ -1,6 +1,7 @@
 // Benchmarks of agentkit_skills (printed, not asserted):
 //   1. discover_skills over 1,000 generated skill folders, then assemble_prompt over the result
 //      (bar: under 20 ms for both together, warm file-system cache, best of 5);
+//      and the same catalog built by the reference library, skills-ref's toPrompt (ratio printed);
 //   2. front-matter throughput: read_front_matter against Python's PyYAML (yaml.safe_load, the
 //      pure-Python loader and, when built, the libyaml CSafeLoader) on the same 1,000 files;
 //      the ratio is printed.
@@ -69,6 +70,43 @@ fs::path make_tree() {
   return root;
 }
 
+// The peer: the reference library's own catalog builder, skills-ref's toPrompt (pinned in
+// tests/skills/skills_ref), over the same folders listed with readdir, best of 5 in one node
+// process. Skipped with a message when node or the package is missing.
+void bench_skills_ref(const fs::path& root, double ours_ms) {
+  const fs::path index = fs::path(AGENTKIT_SOURCE_DIR) /
+                         "tests/skills/skills_ref/node_modules/skills-ref/dist/index.js";
+  if (!fs::exists(index)) {
+    std::printf("skills-ref: not installed (tools/install-test-deps); no peer figure\n");
+    return;
+  }
+  const fs::path js = root / "bench.mjs";
+  std::ofstream(js) << "import { pathToFileURL } from 'node:url';\n"
+                       "import { readdirSync } from 'node:fs';\n"
+                       "const { toPrompt } = await import(pathToFileURL(process.argv[2]).href);\n"
+                       "const root = process.argv[3];\n"
+                       "let best = 1e9;\n"
+                       "for (let r = 0; r < 5; r++) {\n"
+                       "  const t = performance.now();\n"
+                       "  const dirs = readdirSync(root, { withFileTypes: true })\n"
+                       "      .filter((e) => e.isDirectory()).map((e) => root + '/' + e.name);\n"
+                       "  await toPrompt(dirs);\n"
+                       "  best = Math.min(best, performance.now() - t);\n"
+                       "}\n"
+                       "console.log(best);\n";
+  const std::string cmd = "node " + js.string() + " " + index.string() + " " + root.string();
+  FILE* pipe = popen(cmd.c_str(), "r");
+  if (pipe == nullptr) return;
+  double ms = 0;
+  if (std::fscanf(pipe, "%lf", &ms) == 1) {
+    std::printf("skills-ref 0.1.5 toPrompt over the same folders: %.2f ms; ours is %.1fx faster\n",
+                ms, ms / ours_ms);
+  } else {
+    std::printf("skills-ref: node did not report a figure\n");
+  }
+  pclose(pipe);
+}
+
 void bench_discovery(const fs::path& root) {
   double best_discover = 1e9, best_assemble = 1e9, best_cpu = 1e9;
   std::size_t prompt_bytes = 0, count = 0;
@@ -97,6 +135,7 @@ void bench_discovery(const fs::path& root) {
       "discovery: %zu skills in %.2f ms; assemble_prompt: %.2f ms (%zu bytes, budget "
       "applied); total %.2f ms wall, %.2f ms CPU (bar: < 20 ms)\n",
       count, best_discover, best_assemble, prompt_bytes, best_discover + best_assemble, best_cpu);
+  bench_skills_ref(root, best_discover + best_assemble);
 }
 
 void bench_parse(const fs::path& root) {

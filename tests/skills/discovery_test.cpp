@@ -217,6 +217,5 @@ TEST_CASE("a skill's scripts, references and assets are its files, not searched 
   auto c = discover_skills(options);
   INFO(all_text(c.diagnostics));
   CHECK(names(c) == std::vector<std::string>{"outer", "scripts", "setup"});
-  CHECK(c.skills[0].loaded.skill.location ==
-        (dir.path() / "skills/outer/SKILL.md").string());
+  CHECK(c.skills[0].loaded.skill.location == (dir.path() / "skills/outer/SKILL.md").string());
 }

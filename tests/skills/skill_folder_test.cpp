@@ -82,16 +82,16 @@ TEST_CASE("a bundled path that could leave its skill is refused, naming folder a
   dir.write("s/inner/SKILL.md", skill_md("inner", "d"));
   dir.write("s/inner/theirs.md", "not s's");
   const fs::path s = dir.path() / "s";
-  for (const std::string& bad :
-       std::vector<std::string>{"../secret.txt", "ok.md/../../secret.txt", "..\\secret.txt",
-                                (dir.path() / "secret.txt").string(), "\\x", "C:\\x",
-                                std::string("ok.md\0x", 7), "", ".", ".git/config",
-                                "inner/theirs.md"}) {
+  for (const std::string& bad : std::vector<std::string>{
+           "../secret.txt", "ok.md/../../secret.txt", "..\\secret.txt",
+           (dir.path() / "secret.txt").string(), "\\x", "C:\\x", std::string("ok.md\0x", 7), "",
+           ".", ".git/config", "inner/theirs.md"}) {
     auto r = read_bundled_file(s, bad);
     REQUIRE_FALSE(r);
     CHECK(r.error().code == Errc::invalid_argument);
     CHECK(r.error().message.find(s.string()) != std::string::npos);
-    CHECK(r.error().find_detail(kDiagnosticDetail) == std::optional<std::string_view>("path_escapes"));
+    CHECK(r.error().find_detail(kDiagnosticDetail) ==
+          std::optional<std::string_view>("path_escapes"));
   }
   CHECK(read_bundled_file(s, "missing.md").error().code == Errc::not_found);
   CHECK(read_bundled_file(s, "./ok.md").value() == "ok");
