@@ -15,8 +15,16 @@ import Anthropic from '@anthropic-ai/sdk';
 import OpenAI from 'openai';
 import { GoogleGenAI } from '@google/genai';
 import { Ollama } from 'ollama';
+import { jsonSchemaOutputFormat } from '@anthropic-ai/sdk/helpers/json-schema';
+import { standardResponseFormat, standardTextFormat } from 'openai/helpers/standard-schema';
 
 export const API_KEY = 'difftest-key';
+
+// Typed answers (a scenario's request.answer = {name, schema}) go through each SDK's own
+// structured-output helper. The OpenAI helpers take a Standard Schema validator; this one accepts
+// anything and hands the scenario's JSON Schema over as the explicit schema (props.schema), so the
+// SDK's own strict transform produces the reference.
+const acceptAll = { '~standard': { version: 1, vendor: 'difftest', validate: (value) => ({ value }) } };
 
 // ---- canonical transcript helpers (the core codec's JSON, src/core/codec.cpp) ----
 
@@ -88,6 +96,7 @@ const anthropic = {
     if (req.temperature !== undefined) p.temperature = req.temperature;
     if (req.top_p !== undefined) p.top_p = req.top_p;
     if (req.stop_sequences?.length) p.stop_sequences = req.stop_sequences;
+    if (req.answer) p.output_config = { format: jsonSchemaOutputFormat(req.answer.schema) };
     return { ...p, ...extra };
   },
   async send(c, p, stream) {
@@ -153,6 +162,7 @@ const completions = {
     if (req.temperature !== undefined) p.temperature = req.temperature;
     if (req.top_p !== undefined) p.top_p = req.top_p;
     if (req.stop_sequences?.length) p.stop = req.stop_sequences;
+    if (req.answer) p.response_format = standardResponseFormat(acceptAll, req.answer.name, { schema: req.answer.schema });
     return { ...p, ...extra };
   },
   async send(c, p, stream) {
@@ -222,6 +232,7 @@ const responses = {
     if (req.max_tokens !== undefined) p.max_output_tokens = req.max_tokens;
     if (req.temperature !== undefined) p.temperature = req.temperature;
     if (req.top_p !== undefined) p.top_p = req.top_p;
+    if (req.answer) p.text = { format: standardTextFormat(acceptAll, req.answer.name, { schema: req.answer.schema }) };
     return { ...p, ...extra };
   },
   async send(c, p, stream) {
@@ -290,6 +301,10 @@ const gemini = {
     if (req.temperature !== undefined) config.temperature = req.temperature;
     if (req.top_p !== undefined) config.topP = req.top_p;
     if (req.stop_sequences?.length) config.stopSequences = req.stop_sequences;
+    if (req.answer) {
+      config.responseMimeType = 'application/json';
+      config.responseJsonSchema = req.answer.schema;
+    }
     return { model, contents: geminiContents(req.messages), config: { ...config, ...extra } };
   },
   async send(c, p, stream) {
@@ -364,6 +379,7 @@ const ollama = {
     if (req.top_p !== undefined) options.top_p = req.top_p;
     if (req.stop_sequences?.length) options.stop = req.stop_sequences;
     if (Object.keys(options).length) p.options = options;
+    if (req.answer) p.format = req.answer.schema;
     return { ...p, ...extra };
   },
   async send(c, p, stream) {

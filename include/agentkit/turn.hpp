@@ -19,6 +19,7 @@
 #include "agentkit/base/result.hpp"
 #include "agentkit/core/message.hpp"
 #include "agentkit/core/provider.hpp"
+#include "agentkit/core/schema.hpp"
 
 namespace agentkit {
 
@@ -56,6 +57,33 @@ struct ToolPolicy {
   static ToolPolicy only(std::vector<std::string> names) { return {std::move(names)}; }
 };
 
+// The shape a run's final answer must have: a typed answer (docs/api.md "Typed answers").
+//
+//   agentkit::Turn turn("Review src/parse.cpp");
+//   agentkit::AnswerSchema answer;
+//   answer.schema = agentkit::schema::object({
+//       agentkit::schema::required("verdict", agentkit::schema::enumeration({"approve", "reject"})),
+//       agentkit::schema::required("findings", agentkit::schema::array(agentkit::schema::string())),
+//   });
+//   turn.answer = std::move(answer);
+//   auto r = session.run(turn);
+//   if (r && r->answer) use((*r->answer)["verdict"]);        // validated against the full schema
+//
+// Only the final answer is constrained: turns that call tools are not, and every offered tool stays
+// callable. Where the model has a native structured-output mode (catalog::answer_support) the
+// schema is lowered for the wire and sent; otherwise a final-answer tool named `name` is offered
+// whose input schema is this schema. Either way the answer is validated locally with the whole
+// schema; an invalid one goes back to the model with the violations, at most `max_repairs` times.
+struct AnswerSchema {
+  Schema schema;
+  // Names the wire's format and the final-answer tool: [A-Za-z0-9_-], 1..64 bytes.
+  std::string name = "answer";
+  // Told to the model beside the schema; empty = none.
+  std::string description;
+  // Repair turns after an invalid answer before the run stops with RunStopReason::invalid_answer.
+  int max_repairs = 2;
+};
+
 struct Turn {
   Turn() = default;
   Turn(Input in, ToolPolicy policy = {}) : input(std::move(in)), tool_policy(std::move(policy)) {}  // NOLINT
@@ -66,6 +94,9 @@ struct Turn {
   // a user or tool result message, or an aborted/error assistant message).
   Input input;
   ToolPolicy tool_policy;
+  // A typed answer for this run; nullopt = free text. A schema the model's wire cannot express
+  // fails Session::run before anything is sent or recorded.
+  std::optional<AnswerSchema> answer;
 };
 
 namespace detail {
@@ -91,8 +122,14 @@ class SessionHandle {
 };
 
 struct RunResult {
-  // The text of the last assistant message of the run.
+  // The text of the last assistant message of the run (with a final-answer tool: the answer's
+  // JSON text).
   std::string final_text;
+  // With Turn::answer: the validated answer (optional members the model sent as null removed).
+  // Unset when the run ended without a valid one: see stop_reason (invalid_answer, refusal, ...).
+  std::optional<json::Value> answer;
+  // With stop_reason invalid_answer: what was wrong with the last answer (final_text holds it).
+  std::vector<SchemaViolation> answer_violations;
   RunStopReason stop_reason = RunStopReason::stop;
   // Set when stop_reason is error (the provider's message) or aborted.
   std::string error_message;

@@ -9,6 +9,7 @@
 //   release the slot only when no accepted send() is left undelivered
 #include <algorithm>
 
+#include "answer_gate.hpp"
 #include "image_boundary.hpp"
 #include "run_context.hpp"
 
@@ -70,6 +71,17 @@ class Run {
     return {};
   }
 
+  // Typed answers: the gate for the turn's schema (an inexpressible one fails the run here,
+  // before anything is sent or recorded); in tool mode the final-answer tool joins the offer.
+  Result<void> apply_answer(const std::optional<AnswerSchema>& answer) {
+    if (!answer) return {};
+    Result<AnswerGate> gate = AnswerGate::make(a_, *answer, offered_specs_);
+    if (!gate) return gate.error();
+    gate_.emplace(std::move(*gate));
+    offered_specs_ = gate_->tools(offered_specs_);
+    return {};
+  }
+
   // Claims the slot and records the input, under the session lock.
   Result<void> begin(Input input) {
     std::lock_guard lock(s_.mu);
@@ -102,6 +114,11 @@ class Run {
   RunResult execute() {
     skills::AssembledPrompt prompt = system_prompt_for_turn(a_, offered_specs_);
     system_prompt_ = std::move(prompt.text);
+    if (gate_) {
+      if (std::string extra = gate_->instructions(); !extra.empty()) {
+        system_prompt_ += system_prompt_.empty() ? extra : "\n\n" + extra;
+      }
+    }
     // The run's input reaches the log before the first model call: a crash in turn 1 keeps it.
     log_messages(s_, std::span<const Message>(s_.history).subspan(run_start_));
     rc_.emit(AgentStartEvent{s_.id, a_.model->vendor, a_.model->api, a_.model->id,
@@ -136,6 +153,15 @@ class Run {
         return reply.stop_reason == StopReason::aborted ? RunStopReason::aborted : RunStopReason::error;
       }
 
+      if (gate_ && reply.stop_reason != StopReason::refusal) {  // a refusal ends as one, unrepaired
+        AnswerVerdict verdict = gate_->judge(reply);
+        if (verdict.final) {
+          AnswerStep step = settle_answer(reply, std::move(verdict));
+          if (step.stop) return *step.stop;
+          if (step.repair) continue;
+        }
+      }
+
       BatchOutcome batch;
       bool had_tools = has_tool_use(reply);  // presence decides, never the stop reason (REQ-LOOP-01)
       if (had_tools) {
@@ -161,6 +187,54 @@ class Run {
       }
       if (close_the_door()) return to_run_stop_reason(reply.stop_reason);
     }
+  }
+
+  struct AnswerStep {
+    std::optional<RunStopReason> stop;  // the run ends here
+    bool repair = false;                // the answer went back to the model: next turn
+  };
+
+  // A final answer arrived. Valid from the text: the turn ends as an ordinary text turn. From the
+  // final-answer tool: the turn's other calls run, the call gets its result, and a valid answer
+  // ends the run. Invalid: a repair turn with the violations while repairs are left, then the
+  // distinct stop; never a silent success.
+  AnswerStep settle_answer(const AssistantMessage& reply, AnswerVerdict verdict) {
+    const bool valid = verdict.value.has_value();
+    const bool by_tool = !verdict.call_id.empty();
+    const std::string note = valid ? std::string() : gate_->repair_note(verdict);
+    verdict_ = std::move(verdict);
+    if (valid && !by_tool) return {};
+    std::vector<ToolResultMessage> results;
+    if (by_tool) {
+      AssistantMessage others = gate_->without_answer_call(reply);
+      if (has_tool_use(others)) results = run_tool_batch(rc_, others).results;
+      ToolResultMessage r;
+      r.tool_use_id = verdict_->call_id;
+      r.tool_name = gate_->tool_name();
+      r.content.emplace_back(TextBlock{valid ? "Answer accepted." : note});
+      r.is_error = !valid;
+      r.timestamp = a_.now();
+      results.push_back(std::move(r));
+      for (const auto& result : results) append(Message(result));
+    }
+    if (valid) {
+      end_turn(reply, results);
+      return {RunStopReason::stop, false};
+    }
+    if (!by_tool) append(Message(UserMessage{{TextBlock{note}}, a_.now()}));
+    end_turn(reply, results);
+    if (repairs_ >= gate_->max_repairs()) return {RunStopReason::invalid_answer, false};
+    ++repairs_;
+    force_answer_ = true;
+    if (rc_.stop.stop_requested()) return {RunStopReason::aborted, false};
+    if (auto stop = check_stop(reply, results)) return {*stop, false};
+    return {std::nullopt, true};
+  }
+
+  // The final-answer tool is forced on a repair turn and on the last turn max_turns allows.
+  bool force_answer_tool() const {
+    const auto& max_turns = a_.runtime.loop.max_turns;
+    return force_answer_ || (max_turns && turn_count_ + 1 >= *max_turns);
   }
 
   AssistantMessage call_model() {
@@ -194,6 +268,7 @@ class Run {
     req.stop_sequences = mc.stop_sequences;
     req.thinking = mc.thinking;
     req.session_id = a_.runtime.transport.session_id.empty() ? s_.id : a_.runtime.transport.session_id;
+    if (gate_) gate_->shape(req, force_answer_tool());
 
     trace::ChatSpan chat(*rc_.run_span, a_.runtime, req, rc_.turn_index);
     EventCallback emit = [this, &chat](Event e) {
@@ -322,6 +397,14 @@ class Run {
         break;
       }
     }
+    if (gate_ && verdict_) {
+      if (verdict_->value) {
+        result.answer = verdict_->value;
+      } else {
+        result.answer_violations = verdict_->violations;
+      }
+      if (!verdict_->call_id.empty()) result.final_text = verdict_->text;
+    }
     if (reason == RunStopReason::aborted && result.error_message.empty()) {
       result.error_message = "the run was cancelled";
     }
@@ -342,6 +425,10 @@ class Run {
   std::size_t run_start_ = 0;
   int turn_count_ = 0;
   Usage run_usage_;
+  std::optional<AnswerGate> gate_;
+  std::optional<AnswerVerdict> verdict_;  // the last final answer judged
+  int repairs_ = 0;
+  bool force_answer_ = false;
 };
 
 }  // namespace
@@ -354,6 +441,7 @@ Result<RunResult> SessionCore::run(Turn turn, agentkit::stop_token caller_stop) 
 
   Run run(*this, run_stop.get_token());
   if (auto policy = run.apply_policy(turn.tool_policy); !policy) return policy.error();
+  if (auto answer = run.apply_answer(turn.answer); !answer) return answer.error();
   if (auto begun = run.begin(std::move(turn.input)); !begun) return begun.error();
 
   RunResult result = run.execute();

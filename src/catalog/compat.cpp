@@ -29,6 +29,11 @@ constexpr std::array kCommonKeys = {
 // Cloudflare, Nvidia; REQ-PROV-12). Only the wires that can ask for one read it.
 constexpr CompatKey kLongCacheRetention{"supports_long_cache_retention", Kind::boolean};
 
+// structured_output / structured_output_with_tools: how the model gives a typed answer (issue 17;
+// read by answer_support below, which the loop and every wire consult).
+constexpr CompatKey kStructuredOutput{"structured_output", Kind::choice, "native|tool"};
+constexpr CompatKey kStructuredOutputWithTools{"structured_output_with_tools", Kind::boolean};
+
 // Chat Completions: the thirteen flags of REQ-PROV-12, each needed by a named vendor.
 constexpr std::array kCompletionsKeys = {
     CompatKey{"use_max_tokens", Kind::boolean},
@@ -44,6 +49,8 @@ constexpr std::array kCompletionsKeys = {
     CompatKey{"requires_tool_result_name", Kind::boolean},
     CompatKey{"cache_control_format", Kind::choice, "none|anthropic"},
     kLongCacheRetention,
+    CompatKey{"structured_output", Kind::choice, "native|json_object|tool"},
+    kStructuredOutputWithTools,
 };
 
 constexpr std::array kResponsesKeys = {
@@ -51,6 +58,8 @@ constexpr std::array kResponsesKeys = {
     CompatKey{"supports_service_tier", Kind::boolean},
     CompatKey{"supports_encrypted_reasoning", Kind::boolean},
     kLongCacheRetention,
+    kStructuredOutput,
+    kStructuredOutputWithTools,
 };
 
 // Anthropic rows speak either effort levels (adaptive thinking) or integer token budgets, never
@@ -58,12 +67,15 @@ constexpr std::array kResponsesKeys = {
 constexpr std::array kAnthropicKeys = {
     CompatKey{"thinking_style", Kind::choice, "adaptive|budget"},
     kLongCacheRetention,
+    kStructuredOutput,
+    kStructuredOutputWithTools,
 };
 
 // Gemini and Ollama take everything from the row itself: whether thinking can be sent, switched
 // off, or given as a level or a budget is what the row's "thinking" map says.
-constexpr std::array<CompatKey, 0> kGoogleKeys{};
-constexpr std::array<CompatKey, 0> kOllamaKeys{};
+// (Typed answers are the exception: whether the row's model has a native mode is a compat fact.)
+constexpr std::array kGoogleKeys = {kStructuredOutput, kStructuredOutputWithTools};
+constexpr std::array kOllamaKeys = {kStructuredOutput, kStructuredOutputWithTools};
 
 // Every name valid for each API (common keys first), for listing in errors and compat_keys().
 template <std::size_t N>

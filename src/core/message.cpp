@@ -21,7 +21,7 @@ constexpr std::array<std::pair<StopReason, std::string_view>, 8> kStopReasonName
     {StopReason::deferred, "deferred"},
 }};
 
-constexpr std::array<std::pair<RunStopReason, std::string_view>, 11> kRunStopReasonNames{{
+constexpr std::array<std::pair<RunStopReason, std::string_view>, 12> kRunStopReasonNames{{
     {RunStopReason::stop, "stop"},
     {RunStopReason::length, "length"},
     {RunStopReason::tool_use, "tool_use"},
@@ -33,6 +33,7 @@ constexpr std::array<std::pair<RunStopReason, std::string_view>, 11> kRunStopRea
     {RunStopReason::max_turns, "max_turns"},
     {RunStopReason::stop_policy, "stop_policy"},
     {RunStopReason::tool_terminate, "tool_terminate"},
+    {RunStopReason::invalid_answer, "invalid_answer"},
 }};
 
 template <class Enum, std::size_t N>

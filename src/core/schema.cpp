@@ -1186,6 +1186,11 @@ Result<void> validate(const Schema& schema, const json::Value& value) {
   return e;
 }
 
+json::Value drop_optional_nulls(const Schema& schema, json::Value value) {
+  drop_optional_nulls(schema.json(), schema.json(), value);
+  return value;
+}
+
 Result<json::Value> prepare_arguments(const Schema& schema, json::Value arguments) {
   const json::Value& root = schema.json();
   if (auto ok = materialise_raw(arguments, "$"); !ok) {

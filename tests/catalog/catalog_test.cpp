@@ -364,3 +364,46 @@ TEST_CASE("the prompt estimate counts text bytes by four and images by a fixed a
   std::int64_t n = catalog::estimate_prompt_tokens(std::string(8, 's'), msgs, {});
   CHECK(n == 2 + 10 + 1600 + 3);  // system 8/4, text 40/4, image, ("read" + 7 bytes)/4 rounded up
 }
+
+// ---- Typed answers: the structured_output compat keys and their reader (issue 17) ------------
+
+TEST_CASE("structured_output takes only its choices, json_object only on Chat Completions") {
+  CHECK(Catalog::parse(mini_catalog("", R"({"structured_output": "json_object", "structured_output_with_tools": false})")));
+  CHECK_FALSE(Catalog::parse(mini_catalog("", R"({"structured_output": "grammar"})")));
+  CHECK_FALSE(Catalog::parse(mini_catalog("", R"({"structured_output_with_tools": "no"})")));
+  auto anthropic_row = [](const std::string& mode) {
+    return R"({"schema": 1, "vendors": {"v": {"api": "anthropic-messages", "models": {"m": {"pricing": {"as_of": "2026-11-30"}, "compat": {"structured_output": ")" +
+           mode + R"("}}}}}})";
+  };
+  CHECK(Catalog::parse(anthropic_row("native")));
+  CHECK_FALSE(Catalog::parse(anthropic_row("json_object")));
+}
+
+TEST_CASE("answer_support says each wire's default and a row's compat overrides it") {
+  using namespace agentkit::catalog;
+  auto support = [](std::string_view api, json::Value compat = json::Object{}) {
+    Model m;
+    m.api = api;
+    m.compat = std::move(compat);
+    return answer_support(m);
+  };
+  using Mode = AnswerSupport::Mode;
+  CHECK(support(kOpenAiResponses).mode == Mode::native);
+  CHECK(support(kOpenAiCompletions).mode == Mode::native);
+  CHECK(support(kOllamaChat).mode == Mode::native);
+  CHECK_FALSE(support(kOllamaChat).can_force_tool);
+  CHECK(support(kAnthropicMessages).mode == Mode::tool);
+  CHECK(support(kGoogleGenerativeAi).mode == Mode::native);
+  CHECK_FALSE(support(kGoogleGenerativeAi).with_tools);
+  CHECK(support("plugin-wire").mode == Mode::tool);
+  CHECK(support(kAnthropicMessages, json::Object{{"structured_output", "native"}}).mode == Mode::native);
+  CHECK(support(kOpenAiCompletions, json::Object{{"structured_output", "json_object"}}).mode == Mode::json_object);
+  CHECK(support(kGoogleGenerativeAi, json::Object{{"structured_output_with_tools", true}}).with_tools);
+  // The builtin rows state the fact for the models that have it.
+  const Model* claude = Catalog::builtin().find("anthropic", "claude-sonnet-5-5");
+  REQUIRE(claude);
+  CHECK(answer_support(*claude).mode == Mode::native);
+  const Model* gemini = Catalog::builtin().find("google", "gemini-4-argon");
+  REQUIRE(gemini);
+  CHECK(answer_support(*gemini).with_tools);
+}

@@ -33,6 +33,7 @@ TEST_CASE("every run stop reason has a stable name that parses back to itself") 
       {RunStopReason::max_turns, "max_turns"},
       {RunStopReason::stop_policy, "stop_policy"},
       {RunStopReason::tool_terminate, "tool_terminate"},
+      {RunStopReason::invalid_answer, "invalid_answer"},
   };
   for (const auto& [reason, name] : golden) {
     CHECK(to_string(reason) == name);

@@ -176,4 +176,26 @@ std::span<const std::string_view> compat_keys(std::string_view api) noexcept;
 // error text ("vendors.x.models.y.compat").
 Result<void> validate_compat(std::string_view api, const json::Value& compat, std::string_view path);
 
+// How a model gives a typed answer (Turn::answer): the compat keys `structured_output`
+// (native | json_object | tool; json_object on openai-completions only) and
+// `structured_output_with_tools` (true | false). Defaults when a row sets neither:
+// openai-responses, openai-completions, ollama-chat: native with tools; google-generative-ai:
+// native without tools; anthropic-messages: tool (rows of models with structured outputs say
+// native); faux: native with tools; any other API: tool.
+struct AnswerSupport {
+  enum class Mode : std::uint8_t {
+    native,       // the wire's own JSON-Schema mode (lowered per wire)
+    json_object,  // JSON mode only: any JSON object; the schema goes into the instructions
+    tool,         // no native mode: a final-answer tool whose input schema is the answer schema
+  };
+  Mode mode = Mode::native;
+  // The native mode may constrain a request that also offers tools; false: such a turn uses the
+  // final-answer tool instead.
+  bool with_tools = true;
+  // The wire can force a call of one named tool (tool_choice); false on ollama-chat. Where it
+  // can, the final-answer tool is forced on a repair turn and on the last turn max_turns allows.
+  bool can_force_tool = true;
+};
+AnswerSupport answer_support(const Model& model) noexcept;
+
 }  // namespace agentkit::catalog

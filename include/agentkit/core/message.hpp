@@ -112,6 +112,7 @@ enum class RunStopReason : std::uint8_t {
   max_turns,       // RuntimeConfig's max_turns, or stop_after_turns()
   stop_policy,     // a stop policy (budget, predicate) ended the run
   tool_terminate,  // every call of the last batch voted to terminate
+  invalid_answer,  // the final answer still broke the turn's answer schema after the repair turns
 };
 
 std::string_view to_string(StopReason r) noexcept;

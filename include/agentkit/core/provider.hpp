@@ -39,6 +39,8 @@
 
 namespace agentkit {
 
+struct AnswerFormat;  // agentkit/core/answer.hpp
+
 // Reasoning effort, clamped to what the model supports before it is sent.
 enum class ThinkingLevel : std::uint8_t { off, minimal, low, medium, high, xhigh, max };
 std::string_view to_string(ThinkingLevel level) noexcept;
@@ -116,6 +118,11 @@ struct Request {
   std::optional<double> top_p;
   std::vector<std::string> stop_sequences;
   std::optional<ThinkingLevel> thinking;
+  // Constrain the answer text to a JSON Schema with the wire's native structured-output mode
+  // (agentkit/core/answer.hpp); null = free text. A wire lowers the schema for its dialect and
+  // sends it on this request; a wire without a native mode ignores it (the loop validates every
+  // answer itself, and uses a final-answer tool where catalog::answer_support says so).
+  std::shared_ptr<const AnswerFormat> answer;
   // The caller's sticky session id: prompt-cache key and routing affinity (caching level 0).
   std::string session_id;
 };

@@ -103,6 +103,11 @@ std::vector<SchemaViolation> find_violations(const Schema& schema, const json::V
 // "path" entry per violation.
 Result<void> validate(const Schema& schema, const json::Value& value);
 
+// `value` without the null members the schema does not require (step 1 of prepare_arguments
+// alone): what a strict structured-output mode, which makes optional members nullable, sends for
+// "absent". Nothing else is changed.
+json::Value drop_optional_nulls(const Schema& schema, json::Value value);
+
 // The argument pipeline that runs before a tool handler, in this order:
 //   1. drop members whose value is null when the schema does not require them (constrained
 //      sampling emits null for every optional field);

@@ -54,6 +54,17 @@ class AnthropicClient final : public WireClientBase {
       body.append_unique("stop_sequences", std::move(stops));
     }
     add_thinking(body, request, max_tokens);
+    if (auto answer = native_answer(request, SchemaDialect::anthropic); !answer) {
+      return answer.error();
+    } else if (*answer) {
+      // output_config.format, beside the effort an adaptive row may already have put there.
+      json::Value format = json::Object{{"type", "json_schema"}, {"schema", json::Raw(**answer)}};
+      if (json::Value* config = body.find("output_config")) {
+        (*config)["format"] = std::move(format);
+      } else {
+        body.append_unique("output_config", json::Object{{"format", std::move(format)}});
+      }
+    }
     PreparedCall call;
     if (options().anthropic.server_compaction) add_compaction(body, call);
     body.append_unique("stream", true);

@@ -166,7 +166,7 @@ json::Value thinking_config(const json::Value& wire_value) {
 }
 
 // Unset fields are omitted; explicit zeros are sent (REQ-PROV-16).
-std::string generation_config(const Request& request) {
+std::string generation_config(const Request& request, const ToolBytes& answer_schema) {
   json::Object config;
   if (request.temperature) config.append_unique("temperature", number(*request.temperature));
   if (request.top_p) config.append_unique("topP", number(*request.top_p));
@@ -176,6 +176,11 @@ std::string generation_config(const Request& request) {
     config.append_unique("stopSequences", std::move(stops));
   }
   if (auto choice = thinking_choice(request)) config.append_unique("thinkingConfig", thinking_config(choice->value));
+  if (answer_schema) {
+    // responseJsonSchema (plain JSON Schema), not the OpenAPI-subset responseSchema.
+    config.append_unique("responseMimeType", "application/json");
+    config.append_unique("responseJsonSchema", json::Raw(*answer_schema));
+  }
   return json::dump(json::Value(std::move(config)));
 }
 
@@ -220,10 +225,11 @@ std::string prefix_members(const Request& request, std::span<const ToolBytes> to
 
 }  // namespace
 
-RequestParts encode_request(const Request& request, std::span<const Message> view, std::span<const ToolBytes> tool_bytes) {
+RequestParts encode_request(const Request& request, std::span<const Message> view, std::span<const ToolBytes> tool_bytes,
+                            const ToolBytes& answer_schema) {
   RequestParts parts;
   parts.prefix = prefix_members(request, tool_bytes);
-  parts.rest = R"("contents":)" + contents_json(view) + R"(,"generationConfig":)" + generation_config(request);
+  parts.rest = R"("contents":)" + contents_json(view) + R"(,"generationConfig":)" + generation_config(request, answer_schema);
   return parts;
 }
 

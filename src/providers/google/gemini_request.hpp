@@ -35,8 +35,10 @@ struct RequestParts {
   std::string rest;
 };
 
-// `tool_bytes[i]` is the rendered declaration of request.tools[i] (render_tool, cached by level 3).
-RequestParts encode_request(const Request& request, std::span<const Message> view, std::span<const ToolBytes> tool_bytes);
+// `tool_bytes[i]` is the rendered declaration of request.tools[i] (render_tool, cached by level 3);
+// `answer_schema`, when set, the lowered answer schema (generationConfig.responseJsonSchema).
+RequestParts encode_request(const Request& request, std::span<const Message> view, std::span<const ToolBytes> tool_bytes,
+                            const ToolBytes& answer_schema = {});
 
 // {"name","description","parametersJsonSchema"}: plain JSON Schema, as the SDK sends it.
 std::string render_tool(const ToolSpec& tool);

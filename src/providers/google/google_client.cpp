@@ -32,7 +32,9 @@ class GoogleClient final : public WireClientBase {
  protected:
   Result<PreparedCall> encode(const Request& request, std::span<const Message> view) const override {
     const auto tools = declared_tools(request);
-    RequestParts parts = encode_request(request, view, tools);
+    Result<ToolBytes> answer = native_answer(request, SchemaDialect::gemini);
+    if (!answer) return answer.error();
+    RequestParts parts = encode_request(request, view, tools, *answer);
     PreparedCall call;
     call.wire.path = stream_path(request.model->id);
     call.wire.headers = {{"content-type", "application/json"}};

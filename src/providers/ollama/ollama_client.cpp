@@ -20,7 +20,9 @@ class OllamaClient final : public WireClientBase {
  protected:
   Result<PreparedCall> encode(const Request& request, std::span<const Message> view) const override {
     const auto tools = declared_tools(request);
-    OllamaRequest encoded = encode_request(request, view, tools, ollama_);
+    Result<ToolBytes> answer = native_answer(request, SchemaDialect::ollama);
+    if (!answer) return answer.error();
+    OllamaRequest encoded = encode_request(request, view, tools, ollama_, *answer);
     PreparedCall call;
     call.wire.path = std::string(kChatPath);
     call.wire.headers = {{"content-type", "application/json"}};

@@ -144,7 +144,7 @@ Error forced_choice_unsupported(const Request& request) {
 }  // namespace
 
 OllamaRequest encode_request(const Request& request, std::span<const Message> view, std::span<const ToolBytes> tool_bytes,
-                             const OllamaOptions& options) {
+                             const OllamaOptions& options, const ToolBytes& answer_schema) {
   OllamaRequest out;
   ObjectWriter body;
   body.text("model", request.model->id).member("messages", messages_json(request, view));
@@ -159,6 +159,8 @@ OllamaRequest encode_request(const Request& request, std::span<const Message> vi
     const auto mode = request.tool_choice ? request.tool_choice->mode : ToolChoice::Mode::automatic;
     if (mode == ToolChoice::Mode::required || mode == ToolChoice::Mode::tool) out.unsupported.push_back(forced_choice_unsupported(request));
   }
+  // `format` takes the JSON Schema itself (Ollama 0.5+; "json" alone would be JSON mode).
+  if (answer_schema) body.member("format", *answer_schema);
   if (auto choice = thinking_choice(request)) body.member("think", json::dump(choice->value));
   if (std::string o = options_json(request, options); !o.empty()) body.member("options", o);
   if (options.keep_alive) body.text("keep_alive", *options.keep_alive);

@@ -55,6 +55,16 @@ class ResponsesClient final : public WireClientBase {
       body.append_unique("tools", std::move(tools));
       if (request.tool_choice) body.append_unique("tool_choice", tool_choice(*request.tool_choice));
     }
+    if (auto answer = native_answer(request, SchemaDialect::openai_strict); !answer) {
+      return answer.error();
+    } else if (*answer) {
+      // text.format: the strict JSON-Schema mode (the SDK's zodTextFormat shape).
+      json::Object format{{"type", "json_schema"}, {"name", request.answer->name}};
+      if (!request.answer->description.empty()) format.append_unique("description", request.answer->description);
+      format.append_unique("schema", json::Raw(**answer));
+      format.append_unique("strict", true);
+      body.append_unique("text", json::Object{{"format", std::move(format)}});
+    }
     if (request.max_tokens) body.append_unique("max_output_tokens", *request.max_tokens);
     if (request.temperature) body.append_unique("temperature", number(*request.temperature));
     if (request.top_p) body.append_unique("top_p", number(*request.top_p));

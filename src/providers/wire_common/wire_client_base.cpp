@@ -138,6 +138,36 @@ std::vector<ToolBytes> WireClientBase::tool_forms(const Request& request, std::s
   return schemas_.wire_forms(request.session_id, tools, render, *meter_);
 }
 
+Result<ToolBytes> WireClientBase::answer_form(const Request& request, SchemaDialect dialect) const {
+  if (!request.answer) return ToolBytes{};
+  const AnswerFormat& format = *request.answer;
+  const std::uint64_t fp = format.fingerprint != 0 ? format.fingerprint : answer_fingerprint(format);
+  {
+    std::lock_guard lock(answer_mu_);
+    if (auto it = answer_forms_.find({fp, dialect}); it != answer_forms_.end()) return it->second;
+  }
+  Result<LoweredSchema> lowered = lower_schema(format.schema, dialect);
+  if (!lowered) {
+    Error e = lowered.error();
+    e.message = "answer format '" + format.name + "' for " + request.model->vendor + "/" + request.model->id + " (" +
+                api_ + "): " + e.message;
+    return e;
+  }
+  auto bytes = std::make_shared<const std::string>(json::dump(lowered->schema));
+  meter_->record_serialised(request.session_id, 1);
+  std::lock_guard lock(answer_mu_);
+  if (answer_forms_.size() >= ToolSchemaCache::kMaxEntries) answer_forms_.clear();
+  answer_forms_.emplace(std::make_pair(fp, dialect), bytes);
+  return bytes;
+}
+
+Result<ToolBytes> WireClientBase::native_answer(const Request& request, SchemaDialect dialect) const {
+  if (!request.answer || catalog::answer_support(*request.model).mode != catalog::AnswerSupport::Mode::native) {
+    return ToolBytes{};
+  }
+  return answer_form(request, dialect);
+}
+
 WireClientBase::OfferedTools WireClientBase::offered_tools(const Request& request, const ToolSchemaCache::Render& render) const {
   OfferedTools out;
   if (request.tools.empty()) return out;

@@ -25,6 +25,7 @@
 #include "agentkit/base/thread.hpp"
 
 #include "../cache/tool_schema_cache.hpp"
+#include "agentkit/core/answer.hpp"
 #include "agentkit/catalog/catalog.hpp"
 #include "agentkit/providers/wires.hpp"
 #include "agentkit/wire/sse_decoder.hpp"
@@ -98,6 +99,13 @@ class WireClientBase : public WireClient {
     std::map<std::string, std::vector<ToolBytes>, std::less<>> declared_after;
   };
   OfferedTools offered_tools(const Request& request, const ToolSchemaCache::Render& render) const;
+  // The request's answer schema lowered for `dialect` as compact JSON, serialised once per schema
+  // and dialect for the client's life (level 3: counted on the meter as one schema serialised);
+  // null when the request carries no answer format. An error when the dialect cannot express it
+  // (the loop reports that at run start; a direct caller gets it here, never as a vendor 400).
+  Result<ToolBytes> answer_form(const Request& request, SchemaDialect dialect) const;
+  // answer_form when the model's answer mode is native (catalog::answer_support); null otherwise.
+  Result<ToolBytes> native_answer(const Request& request, SchemaDialect dialect) const;
 
  private:
   struct Call;
@@ -109,6 +117,8 @@ class WireClientBase : public WireClient {
   std::shared_ptr<CacheMeter> meter_;
   std::shared_ptr<const catalog::Catalog> catalog_;
   mutable ToolSchemaCache schemas_;
+  mutable std::mutex answer_mu_;
+  mutable std::map<std::pair<std::uint64_t, SchemaDialect>, ToolBytes> answer_forms_;
   CallThreads threads_;  // last: joined before the rest is destroyed
 };
 

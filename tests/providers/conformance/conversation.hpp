@@ -8,6 +8,7 @@
 #include <string>
 #include <vector>
 
+#include "agentkit/core/answer.hpp"
 #include "conformance.hpp"
 #include "support/catch.hpp"
 
@@ -47,6 +48,7 @@ struct Conversation {
     req.session_id = session_id;
     req.thinking = thinking;
     req.stop_sequences = stop_sequences;
+    req.answer = answer;
     return req;
   }
 
@@ -88,6 +90,7 @@ struct Conversation {
   std::optional<ThinkingLevel> thinking;
   std::vector<std::string> stop_sequences;
   std::string session_id = "s-1";
+  std::shared_ptr<const AnswerFormat> answer;  // typed answers (agentkit/core/answer.hpp)
   AssistantMessage last_reply;
   std::string last_body_text;
 };
