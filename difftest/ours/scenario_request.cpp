@@ -105,9 +105,11 @@ Result<std::unique_ptr<BuiltRequest>> build_request(const json::Value& logical, 
   r.messages = built->messages;
   r.tools = built->tools;
   // A typed answer: the loop would put this format on the request (agentkit/core/answer.hpp).
-  if (const json::Value* answer = logical.find("answer"); answer != nullptr && answer->is_object()) {
+  if (const json::Value* answer = logical.find("answer");
+      answer != nullptr && answer->is_object()) {
     auto format = std::make_shared<AnswerFormat>();
-    if (const json::Value* name = answer->find("name"); name != nullptr && name->is_string()) format->name = name->as_string();
+    if (const json::Value* name = answer->find("name"); name != nullptr && name->is_string())
+      format->name = name->as_string();
     if (const json::Value* schema = answer->find("schema")) format->schema = *schema;
     format->fingerprint = answer_fingerprint(*format);
     r.answer = std::move(format);

@@ -31,7 +31,7 @@ struct AnswerVerdict {
   // With final: the answer, valid against the whole schema (optional nulls dropped).
   std::optional<json::Value> value;
   std::vector<SchemaViolation> violations;  // with final and no value: why not
-  std::string text;                          // the answer's JSON text as the model sent it
+  std::string text;                         // the answer's JSON text as the model sent it
   // Tool mode: the id of the final-answer call (its result must be appended); empty otherwise.
   std::string call_id;
 };
@@ -42,7 +42,8 @@ class AnswerGate {
 
   // Fails (Errc::invalid_argument, naming the model and the JSON path) when the schema cannot be
   // expressed by the mode the model would use, or its name is malformed or names a tool.
-  static Result<AnswerGate> make(const AgentCore& agent, const AnswerSchema& answer, std::span<const ToolSpec> offered);
+  static Result<AnswerGate> make(const AgentCore& agent, const AnswerSchema& answer,
+                                 std::span<const ToolSpec> offered);
 
   Mode mode() const noexcept { return mode_; }
   int max_repairs() const noexcept { return max_repairs_; }

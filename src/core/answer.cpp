@@ -35,22 +35,59 @@ void fnv_mix(std::uint64_t& h, std::string_view bytes) {
 }
 
 constexpr std::array kOpenAiKeep = {
-    "type"sv,     "properties"sv, "required"sv, "additionalProperties"sv, "items"sv,   "enum"sv,
-    "const"sv,                      "anyOf"sv,      "allOf"sv,    "$ref"sv,                 "$defs"sv,   "definitions"sv,
-    "description"sv,                "title"sv,      "pattern"sv,  "format"sv,               "minimum"sv, "maximum"sv,
-    "exclusiveMinimum"sv,           "exclusiveMaximum"sv,       "multipleOf"sv,           "minItems"sv, "maxItems"sv,
+    "type"sv,
+    "properties"sv,
+    "required"sv,
+    "additionalProperties"sv,
+    "items"sv,
+    "enum"sv,
+    "const"sv,
+    "anyOf"sv,
+    "allOf"sv,
+    "$ref"sv,
+    "$defs"sv,
+    "definitions"sv,
+    "description"sv,
+    "title"sv,
+    "pattern"sv,
+    "format"sv,
+    "minimum"sv,
+    "maximum"sv,
+    "exclusiveMinimum"sv,
+    "exclusiveMaximum"sv,
+    "multipleOf"sv,
+    "minItems"sv,
+    "maxItems"sv,
 };
 
 constexpr std::array kGeminiKeep = {
-    "$id"sv, "$defs"sv,    "$ref"sv,     "$anchor"sv, "type"sv,       "format"sv,
-    "title"sv,                 "description"sv, "enum"sv,  "items"sv,   "prefixItems"sv, "minItems"sv,
-    "maxItems"sv,              "minimum"sv,  "maximum"sv,  "anyOf"sv,   "allOf"sv,      "properties"sv,
-    "additionalProperties"sv,  "required"sv, "propertyOrdering"sv,
+    "$id"sv,
+    "$defs"sv,
+    "$ref"sv,
+    "$anchor"sv,
+    "type"sv,
+    "format"sv,
+    "title"sv,
+    "description"sv,
+    "enum"sv,
+    "items"sv,
+    "prefixItems"sv,
+    "minItems"sv,
+    "maxItems"sv,
+    "minimum"sv,
+    "maximum"sv,
+    "anyOf"sv,
+    "allOf"sv,
+    "properties"sv,
+    "additionalProperties"sv,
+    "required"sv,
+    "propertyOrdering"sv,
 };
 
 // The string formats Anthropic's structured outputs accept.
 constexpr std::array kAnthropicFormats = {
-    "date-time"sv, "time"sv, "date"sv, "duration"sv, "email"sv, "hostname"sv, "uri"sv, "ipv4"sv, "ipv6"sv, "uuid"sv,
+    "date-time"sv, "time"sv, "date"sv, "duration"sv, "email"sv,
+    "hostname"sv,  "uri"sv,  "ipv4"sv, "ipv6"sv,     "uuid"sv,
 };
 
 template <std::size_t N>
@@ -61,7 +98,8 @@ bool listed(const std::array<std::string_view, N>& list, std::string_view key) {
 bool is_plain_key(std::string_view key) {
   if (key.empty()) return false;
   return std::all_of(key.begin(), key.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' || c == '$';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '$';
   });
 }
 
@@ -82,7 +120,8 @@ bool is_type(const json::Value& node, std::string_view type) {
 }
 
 bool has_object_shape(const json::Value& node) {
-  return is_type(node, "object") || (node.find("type") == nullptr && node.find("properties") != nullptr);
+  return is_type(node, "object") ||
+         (node.find("type") == nullptr && node.find("properties") != nullptr);
 }
 
 class Lowerer {
@@ -92,8 +131,10 @@ class Lowerer {
   Result<LoweredSchema> run(const json::Value& schema) {
     if (dialect_ == SchemaDialect::openai_strict || dialect_ == SchemaDialect::anthropic ||
         dialect_ == SchemaDialect::tool_input) {
-      if (!has_object_shape(schema) || schema.find("anyOf") != nullptr || schema.find("oneOf") != nullptr) {
-        return fail("$", "the root must be an object schema (type \"object\"), not a union or a scalar");
+      if (!has_object_shape(schema) || schema.find("anyOf") != nullptr ||
+          schema.find("oneOf") != nullptr) {
+        return fail("$",
+                    "the root must be an object schema (type \"object\"), not a union or a scalar");
       }
     }
     if (dialect_ == SchemaDialect::ollama || dialect_ == SchemaDialect::tool_input) {
@@ -107,8 +148,8 @@ class Lowerer {
  private:
   Error fail(const std::string& path, std::string what) {
     return make_error(Errc::invalid_argument, "the answer schema cannot be expressed in the " +
-                                                  std::string(to_string(dialect_)) + " dialect at " + path + ": " +
-                                                  std::move(what))
+                                                  std::string(to_string(dialect_)) +
+                                                  " dialect at " + path + ": " + std::move(what))
         .with_detail("path", path);
   }
   void set_error(const std::string& path, std::string what) {
@@ -140,7 +181,8 @@ class Lowerer {
     if (items == nullptr) return list;
     json::Array out;
     out.reserve(items->size());
-    for (std::size_t i = 0; i < items->size(); ++i) out.push_back(node((*items)[i], index_path(path, keyword, i)));
+    for (std::size_t i = 0; i < items->size(); ++i)
+      out.push_back(node((*items)[i], index_path(path, keyword, i)));
     return out;
   }
 
@@ -167,14 +209,18 @@ class Lowerer {
       if (m.key == "properties" || m.key == "$defs" || m.key == "definitions") {
         out.append_unique(m.key, schemas_in(m.value, child_path(path, m.key)));
       } else if (m.key == "items") {
-        if (m.value.is_array() && strict) set_error(path + ".items", "tuple-form items (one schema per position)");
-        out.append_unique(m.key, m.value.is_array() ? list_of(m.value, path, "items") : node(m.value, path + ".items"));
-      } else if (m.key == "anyOf" || m.key == "oneOf" || m.key == "allOf" || m.key == "prefixItems") {
+        if (m.value.is_array() && strict)
+          set_error(path + ".items", "tuple-form items (one schema per position)");
+        out.append_unique(m.key, m.value.is_array() ? list_of(m.value, path, "items")
+                                                    : node(m.value, path + ".items"));
+      } else if (m.key == "anyOf" || m.key == "oneOf" || m.key == "allOf" ||
+                 m.key == "prefixItems") {
         // Strict modes reject oneOf; anyOf accepts a superset and exclusivity is checked locally.
         // Gemini reads oneOf itself (as its SDK sends it), so it keeps the keyword.
         std::string key = m.key == "oneOf" && strict ? "anyOf" : m.key;
         json::Value alternatives = list_of(m.value, path, m.key);
-        if (json::Value* existing = out.find(key); existing && existing->is_array() && alternatives.is_array()) {
+        if (json::Value* existing = out.find(key);
+            existing && existing->is_array() && alternatives.is_array()) {
           for (auto& a : alternatives.as_array()) existing->as_array().push_back(std::move(a));
         } else {
           out.append_unique(std::move(key), std::move(alternatives));
@@ -184,7 +230,8 @@ class Lowerer {
           if (strict) set_error(path, "an open object (additionalProperties is a schema)");
           out.append_unique(m.key, node(m.value, path + ".additionalProperties"));
         } else {
-          if (strict && m.value.get_bool() == true) set_error(path, "an open object (additionalProperties: true)");
+          if (strict && m.value.get_bool() == true)
+            set_error(path, "an open object (additionalProperties: true)");
           out.append_unique(m.key, m.value);
         }
       } else {
@@ -198,11 +245,14 @@ class Lowerer {
   // OpenAI strict: every object closed, every property required, the optional ones nullable.
   void close_strict(json::Object& out, const std::string& path) {
     const json::Value* type = out.find("type");
-    const bool array_type = type && ((type->is_string() && type->as_string() == "array") ||
-                                     (type->is_array() && std::find(type->as_array().begin(), type->as_array().end(),
-                                                                    json::Value("array")) != type->as_array().end()));
-    if (array_type && out.find("items") == nullptr) set_error(path, "an array without an items schema");
-    const bool object_type = (type && type->is_string() && type->as_string() == "object") || out.contains("properties");
+    const bool array_type =
+        type && ((type->is_string() && type->as_string() == "array") ||
+                 (type->is_array() && std::find(type->as_array().begin(), type->as_array().end(),
+                                                json::Value("array")) != type->as_array().end()));
+    if (array_type && out.find("items") == nullptr)
+      set_error(path, "an array without an items schema");
+    const bool object_type =
+        (type && type->is_string() && type->as_string() == "object") || out.contains("properties");
     if (!object_type) return;
     if (!out.contains("additionalProperties")) out.append_unique("additionalProperties", false);
     json::Value* properties = out.find("properties");
@@ -218,7 +268,8 @@ class Lowerer {
     }
     json::Array all;
     for (auto& m : properties->as_object()) {
-      if (std::find(required.begin(), required.end(), m.key) == required.end()) make_nullable(m.value);
+      if (std::find(required.begin(), required.end(), m.key) == required.end())
+        make_nullable(m.value);
       all.push_back(m.key);
     }
     out.set("required", std::move(all));
@@ -229,7 +280,8 @@ class Lowerer {
     if (node == nullptr) return;
     const json::Value null_type = json::Object{{"type", "null"}};
     if (json::Value* any = node->find("anyOf"); any && any->is_array()) {
-      if (std::find(any->as_array().begin(), any->as_array().end(), null_type) == any->as_array().end()) {
+      if (std::find(any->as_array().begin(), any->as_array().end(), null_type) ==
+          any->as_array().end()) {
         any->as_array().push_back(null_type);
       }
       return;
@@ -242,11 +294,14 @@ class Lowerer {
     if (type && type->is_string() && type->as_string() != "null") {
       *type = json::Array{type->as_string(), "null"};
     } else if (type && type->is_array() &&
-               std::find(type->as_array().begin(), type->as_array().end(), json::Value("null")) == type->as_array().end()) {
+               std::find(type->as_array().begin(), type->as_array().end(), json::Value("null")) ==
+                   type->as_array().end()) {
       type->as_array().push_back("null");
     }
-    if (json::Value* values = node->find("enum"); values && values->is_array() &&
-        std::find(values->as_array().begin(), values->as_array().end(), json::Value(nullptr)) == values->as_array().end()) {
+    if (json::Value* values = node->find("enum");
+        values && values->is_array() &&
+        std::find(values->as_array().begin(), values->as_array().end(), json::Value(nullptr)) ==
+            values->as_array().end()) {
       values->as_array().push_back(nullptr);
     }
   }
@@ -269,9 +324,10 @@ class Lowerer {
       return out;
     }
     bool literals = false;
-    if (const json::Value* e = rest.find("enum"); e && e->is_array() && !e->as_array().empty() &&
-                                                   std::all_of(e->as_array().begin(), e->as_array().end(),
-                                                               [](const json::Value& v) { return !v.is_array() && !v.is_object(); })) {
+    if (const json::Value* e = rest.find("enum");
+        e && e->is_array() && !e->as_array().empty() &&
+        std::all_of(e->as_array().begin(), e->as_array().end(),
+                    [](const json::Value& v) { return !v.is_array() && !v.is_object(); })) {
       out.append_unique("enum", *pop("enum"));
       literals = true;
     }
@@ -299,25 +355,31 @@ class Lowerer {
     }
     if (auto d = pop("description")) out.append_unique("description", std::move(*d));
     if (auto t = pop("title")) out.append_unique("title", std::move(*t));
-    const std::string type = !literals && declared && declared->is_string() ? declared->as_string() : std::string();
+    const std::string type =
+        !literals && declared && declared->is_string() ? declared->as_string() : std::string();
     if (type == "object") {
       std::optional<json::Value> properties = pop("properties");
-      out.append_unique("properties", properties ? schemas_in(*properties, path + ".properties") : json::Object{});
-      if (auto extra = pop("additionalProperties"); extra && !(extra->is_bool() && !extra->as_bool())) {
+      out.append_unique("properties", properties ? schemas_in(*properties, path + ".properties")
+                                                 : json::Object{});
+      if (auto extra = pop("additionalProperties");
+          extra && !(extra->is_bool() && !extra->as_bool())) {
         set_error(path, "an open object (additionalProperties is not false)");
       }
       out.append_unique("additionalProperties", false);
       if (auto required = pop("required")) out.append_unique("required", std::move(*required));
     } else if (type == "string") {
-      if (const json::Value* f = rest.find("format"); f && f->is_string() && listed(kAnthropicFormats, f->as_string())) {
+      if (const json::Value* f = rest.find("format");
+          f && f->is_string() && listed(kAnthropicFormats, f->as_string())) {
         out.append_unique("format", *pop("format"));
       }
     } else if (type == "array") {
       if (auto items = pop("items")) {
-        if (items->is_array()) set_error(path + ".items", "tuple-form items (one schema per position)");
+        if (items->is_array())
+          set_error(path + ".items", "tuple-form items (one schema per position)");
         out.append_unique("items", node(*items, path + ".items"));
       }
-      if (const json::Value* n = rest.find("minItems"); n && n->is_number() && (n->number_text() == "0" || n->number_text() == "1")) {
+      if (const json::Value* n = rest.find("minItems");
+          n && n->is_number() && (n->number_text() == "0" || n->number_text() == "1")) {
         out.append_unique("minItems", *pop("minItems"));
       }
     }

@@ -21,7 +21,8 @@ Schema verdict_schema() {
 
 Turn typed_turn(std::string text, Schema s = verdict_schema(), int max_repairs = 2) {
   Turn t(std::move(text));
-  t.answer = AnswerSchema{.schema = std::move(s), .name = "answer", .description = {}, .max_repairs = 2};
+  t.answer =
+      AnswerSchema{.schema = std::move(s), .name = "answer", .description = {}, .max_repairs = 2};
   t.answer->max_repairs = max_repairs;
   return t;
 }
@@ -50,7 +51,9 @@ Result<RunResult> run_on(Agent& agent, Turn turn) {
   return session->run(std::move(turn));
 }
 
-std::string last_user_text(const faux::RecordedRequest& r) { return text_of_message(last_message(r)); }
+std::string last_user_text(const faux::RecordedRequest& r) {
+  return text_of_message(last_message(r));
+}
 
 const ToolResultMessage* result_for(const std::vector<Message>& messages, std::string_view id) {
   for (const auto& m : messages) {
@@ -114,7 +117,8 @@ TEST_CASE("an invalid answer goes back to the model with its exact violations an
 }
 
 TEST_CASE("an answer that is not JSON is a violation at the root, then repaired") {
-  auto fx = faux_agent({faux::text_response("Sure! I approve."), faux::text_response(R"({"verdict":"approve"})")});
+  auto fx = faux_agent(
+      {faux::text_response("Sure! I approve."), faux::text_response(R"({"verdict":"approve"})")});
   auto r = run_on(fx.agent, typed_turn("review"));
   REQUIRE(r);
   REQUIRE(r->answer);
@@ -123,7 +127,9 @@ TEST_CASE("an answer that is not JSON is a violation at the root, then repaired"
   CHECK(last_user_text(requests[1]).find("- $: the answer is not JSON") != std::string::npos);
 }
 
-TEST_CASE("a model that keeps answering invalidly stops with invalid_answer, the answer and its violations") {
+TEST_CASE(
+    "a model that keeps answering invalidly stops with invalid_answer, the answer and its "
+    "violations") {
   auto fx = faux_agent({faux::text_response(R"({"verdict":"approve","score":9})"),
                         faux::text_response(R"({"verdict":"approve","score":8})"),
                         faux::text_response(R"({"verdict":"approve","score":7})"),
@@ -140,7 +146,8 @@ TEST_CASE("a model that keeps answering invalidly stops with invalid_answer, the
 }
 
 TEST_CASE("the number of repair turns is configurable, zero included") {
-  auto fx = faux_agent({faux::text_response(R"({"verdict":"no"})"), faux::text_response(R"({"verdict":"approve"})")});
+  auto fx = faux_agent({faux::text_response(R"({"verdict":"no"})"),
+                        faux::text_response(R"({"verdict":"approve"})")});
   auto r = run_on(fx.agent, typed_turn("review", verdict_schema(), 0));
   REQUIRE(r);
   CHECK(r->stop_reason == RunStopReason::invalid_answer);
@@ -149,8 +156,8 @@ TEST_CASE("the number of repair turns is configurable, zero included") {
 
 TEST_CASE("tool turns are not constrained and every offered tool stays callable") {
   auto tool = counting_tool("lookup", "found it");
-  auto fx = faux_agent({faux::tool_call_response({faux::tool_call("c1", "lookup", "{}")}, StopReason::tool_use,
-                                                 "not JSON, and no matter"),
+  auto fx = faux_agent({faux::tool_call_response({faux::tool_call("c1", "lookup", "{}")},
+                                                 StopReason::tool_use, "not JSON, and no matter"),
                         faux::text_response(R"({"verdict":"approve"})")},
                        {tool.definition});
   auto r = run_on(fx.agent, typed_turn("review"));
@@ -160,7 +167,8 @@ TEST_CASE("tool turns are not constrained and every offered tool stays callable"
   auto requests = fx.faux->requests();
   REQUIRE(requests.size() == 2);
   for (const auto& req : requests) {
-    CHECK(std::find(req.tool_names.begin(), req.tool_names.end(), "lookup") != req.tool_names.end());
+    CHECK(std::find(req.tool_names.begin(), req.tool_names.end(), "lookup") !=
+          req.tool_names.end());
   }
 }
 
@@ -179,8 +187,9 @@ TEST_CASE("an answer violating a bound the wire's dialect lowers away is still e
   auto lowered = lower_schema(verdict_schema().json(), SchemaDialect::anthropic);
   REQUIRE(lowered);
   CHECK(json::dump(lowered->schema).find("\"minimum\"") == std::string::npos);
-  auto fx = wire_agent("faux", json::Object{}, {faux::text_response(R"({"verdict":"approve","score":0})"),
-                                                faux::text_response(R"({"verdict":"approve","score":1})")});
+  auto fx = wire_agent("faux", json::Object{},
+                       {faux::text_response(R"({"verdict":"approve","score":0})"),
+                        faux::text_response(R"({"verdict":"approve","score":1})")});
   auto r = run_on(fx.agent, typed_turn("review"));
   REQUIRE(r);
   REQUIRE(fx.faux->request_count() == 2);
@@ -199,7 +208,8 @@ TEST_CASE("a schema the wire cannot express fails the run at its start, before a
   m.vendor = "openai";
   m.api = "openai-responses";
   rt2.model.descriptor = m;
-  auto provider = std::make_shared<faux::FauxProvider>(std::vector<faux::FauxResponse>{faux::text_response("{}")});
+  auto provider = std::make_shared<faux::FauxProvider>(
+      std::vector<faux::FauxResponse>{faux::text_response("{}")});
   rt2.providers.add("openai-responses", provider);
   AgentDefinition def;
   auto agent = make_agent(def, rt2);
@@ -230,8 +240,8 @@ TEST_CASE("a schema the wire cannot express fails the run at its start, before a
 
 TEST_CASE("an answer schema with a malformed name or a tool's name is refused at run start") {
   auto tool = counting_tool("answer");
-  auto fx = wire_agent("faux", json::Object{{"structured_output", "tool"}}, {faux::text_response("{}")},
-                       {tool.definition});
+  auto fx = wire_agent("faux", json::Object{{"structured_output", "tool"}},
+                       {faux::text_response("{}")}, {tool.definition});
   Turn bad = typed_turn("review");
   bad.answer->name = "has space";
   auto r = run_on(fx.agent, bad);
@@ -247,7 +257,8 @@ TEST_CASE("an answer schema with a malformed name or a tool's name is refused at
 
 TEST_CASE("without a native mode the answer comes through a final-answer tool") {
   auto fx = wire_agent("faux", json::Object{{"structured_output", "tool"}},
-                       {faux::tool_call_response({faux::tool_call("a1", "answer", R"({"verdict":"approve","score":3})")})});
+                       {faux::tool_call_response({faux::tool_call(
+                           "a1", "answer", R"({"verdict":"approve","score":3})")})});
   auto r = run_on(fx.agent, typed_turn("review"));
   REQUIRE(r);
   CHECK(r->stop_reason == RunStopReason::stop);
@@ -264,10 +275,12 @@ TEST_CASE("without a native mode the answer comes through a final-answer tool") 
   CHECK_FALSE(result->is_error);
 }
 
-TEST_CASE("an invalid final-answer call is answered with its violations and the tool is forced next") {
-  auto fx = wire_agent("faux", json::Object{{"structured_output", "tool"}},
-                       {faux::tool_call_response({faux::tool_call("a1", "answer", R"({"verdict":"perhaps"})")}),
-                        faux::tool_call_response({faux::tool_call("a2", "answer", R"({"verdict":"reject"})")})});
+TEST_CASE(
+    "an invalid final-answer call is answered with its violations and the tool is forced next") {
+  auto fx = wire_agent(
+      "faux", json::Object{{"structured_output", "tool"}},
+      {faux::tool_call_response({faux::tool_call("a1", "answer", R"({"verdict":"perhaps"})")}),
+       faux::tool_call_response({faux::tool_call("a2", "answer", R"({"verdict":"reject"})")})});
   auto r = run_on(fx.agent, typed_turn("review"));
   REQUIRE(r);
   REQUIRE(r->answer);
@@ -284,11 +297,12 @@ TEST_CASE("an invalid final-answer call is answered with its violations and the 
 
 TEST_CASE("a final-answer call beside other calls runs them too, and the answer ends the run") {
   auto tool = counting_tool("lookup");
-  auto fx = wire_agent("faux", json::Object{{"structured_output", "tool"}},
-                       {faux::tool_call_response({faux::tool_call("c1", "lookup", "{}"),
-                                                  faux::tool_call("a1", "answer", R"({"verdict":"approve"})")}),
-                        faux::text_response("never reached")},
-                       {tool.definition});
+  auto fx = wire_agent(
+      "faux", json::Object{{"structured_output", "tool"}},
+      {faux::tool_call_response({faux::tool_call("c1", "lookup", "{}"),
+                                 faux::tool_call("a1", "answer", R"({"verdict":"approve"})")}),
+       faux::text_response("never reached")},
+      {tool.definition});
   auto r = run_on(fx.agent, typed_turn("review"));
   REQUIRE(r);
   CHECK(tool.calls->load() == 1);
@@ -298,9 +312,11 @@ TEST_CASE("a final-answer call beside other calls runs them too, and the answer 
   CHECK(fx.faux->request_count() == 1);
 }
 
-TEST_CASE("a plain-text answer in tool mode is accepted when valid, else repaired toward the tool") {
+TEST_CASE(
+    "a plain-text answer in tool mode is accepted when valid, else repaired toward the tool") {
   auto fx = wire_agent("faux", json::Object{{"structured_output", "tool"}},
-                       {faux::text_response("I would approve."), faux::text_response("```json\n{\"verdict\":\"approve\"}\n```")});
+                       {faux::text_response("I would approve."),
+                        faux::text_response("```json\n{\"verdict\":\"approve\"}\n```")});
   auto r = run_on(fx.agent, typed_turn("review"));
   REQUIRE(r);
   REQUIRE(r->answer);
@@ -315,10 +331,11 @@ TEST_CASE("the final-answer tool is forced on the last turn max_turns allows") {
   auto tool = counting_tool("lookup");
   RuntimeConfig rt;
   rt.loop.max_turns = 2;
-  auto fx = wire_agent("faux", json::Object{{"structured_output", "tool"}},
-                       {faux::tool_call_response({faux::tool_call("c1", "lookup", "{}")}),
-                        faux::tool_call_response({faux::tool_call("a1", "answer", R"({"verdict":"approve"})")})},
-                       {tool.definition}, rt);
+  auto fx = wire_agent(
+      "faux", json::Object{{"structured_output", "tool"}},
+      {faux::tool_call_response({faux::tool_call("c1", "lookup", "{}")}),
+       faux::tool_call_response({faux::tool_call("a1", "answer", R"({"verdict":"approve"})")})},
+      {tool.definition}, rt);
   auto r = run_on(fx.agent, typed_turn("review"));
   REQUIRE(r);
   REQUIRE(r->answer);
@@ -329,10 +346,12 @@ TEST_CASE("the final-answer tool is forced on the last turn max_turns allows") {
   CHECK(requests[1].tool_choice->tool_name == "answer");
 }
 
-TEST_CASE("a wire whose native mode excludes tools uses the final-answer tool when tools are offered") {
+TEST_CASE(
+    "a wire whose native mode excludes tools uses the final-answer tool when tools are offered") {
   auto tool = counting_tool("lookup");
-  auto with_tools = wire_agent("faux", json::Object{{"structured_output_with_tools", false}},
-                               {faux::text_response(R"({"verdict":"approve"})")}, {tool.definition});
+  auto with_tools =
+      wire_agent("faux", json::Object{{"structured_output_with_tools", false}},
+                 {faux::text_response(R"({"verdict":"approve"})")}, {tool.definition});
   REQUIRE(run_on(with_tools.agent, typed_turn("review")));
   auto req = with_tools.faux->requests().at(0);
   CHECK_FALSE(req.answer);

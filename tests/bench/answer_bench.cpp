@@ -79,11 +79,12 @@ int main() {
   const json::Value answer = typical_answer();
   bool ok = true;
   std::printf("typed answers, 200-property schema (median of %d x %d)\n", kRuns, kInner);
-  for (SchemaDialect d : {SchemaDialect::openai_strict, SchemaDialect::anthropic, SchemaDialect::gemini}) {
+  for (SchemaDialect d :
+       {SchemaDialect::openai_strict, SchemaDialect::anthropic, SchemaDialect::gemini}) {
     std::size_t sink = 0;
     const double us = median_us([&] { sink += lower_schema(schema.json(), d)->removed.size(); });
-    std::printf("  lower %-14s %8.1f us  (bar %.0f us, %.2fx of it)  [%zu]\n", std::string(to_string(d)).c_str(), us,
-                kLowerBarUs, us / kLowerBarUs, sink % 7);
+    std::printf("  lower %-14s %8.1f us  (bar %.0f us, %.2fx of it)  [%zu]\n",
+                std::string(to_string(d)).c_str(), us, kLowerBarUs, us / kLowerBarUs, sink % 7);
     ok = ok && us < kLowerBarUs;
   }
   std::size_t violations = 0;
@@ -91,8 +92,8 @@ int main() {
     json::Value cleaned = drop_optional_nulls(schema, answer);
     violations += find_violations(schema, cleaned).size();
   });
-  std::printf("  validate typical answer %8.1f us  (bar %.0f us, %.2fx of it)  [violations %zu]\n", validate_us,
-              kValidateBarUs, validate_us / kValidateBarUs, violations);
+  std::printf("  validate typical answer %8.1f us  (bar %.0f us, %.2fx of it)  [violations %zu]\n",
+              validate_us, kValidateBarUs, validate_us / kValidateBarUs, violations);
   ok = ok && validate_us < kValidateBarUs && violations == 0;
   std::printf("%s\n", ok ? "within the bars" : "OVER A BAR");
   return ok ? 0 : 1;

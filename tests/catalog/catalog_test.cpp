@@ -368,7 +368,8 @@ TEST_CASE("the prompt estimate counts text bytes by four and images by a fixed a
 // ---- Typed answers: the structured_output compat keys and their reader (issue 17) ------------
 
 TEST_CASE("structured_output takes only its choices, json_object only on Chat Completions") {
-  CHECK(Catalog::parse(mini_catalog("", R"({"structured_output": "json_object", "structured_output_with_tools": false})")));
+  CHECK(Catalog::parse(mini_catalog(
+      "", R"({"structured_output": "json_object", "structured_output_with_tools": false})")));
   CHECK_FALSE(Catalog::parse(mini_catalog("", R"({"structured_output": "grammar"})")));
   CHECK_FALSE(Catalog::parse(mini_catalog("", R"({"structured_output_with_tools": "no"})")));
   auto anthropic_row = [](const std::string& mode) {
@@ -396,9 +397,12 @@ TEST_CASE("answer_support says each wire's default and a row's compat overrides 
   CHECK(support(kGoogleGenerativeAi).mode == Mode::native);
   CHECK_FALSE(support(kGoogleGenerativeAi).with_tools);
   CHECK(support("plugin-wire").mode == Mode::tool);
-  CHECK(support(kAnthropicMessages, json::Object{{"structured_output", "native"}}).mode == Mode::native);
-  CHECK(support(kOpenAiCompletions, json::Object{{"structured_output", "json_object"}}).mode == Mode::json_object);
-  CHECK(support(kGoogleGenerativeAi, json::Object{{"structured_output_with_tools", true}}).with_tools);
+  CHECK(support(kAnthropicMessages, json::Object{{"structured_output", "native"}}).mode ==
+        Mode::native);
+  CHECK(support(kOpenAiCompletions, json::Object{{"structured_output", "json_object"}}).mode ==
+        Mode::json_object);
+  CHECK(support(kGoogleGenerativeAi, json::Object{{"structured_output_with_tools", true}})
+            .with_tools);
   // The builtin rows state the fact for the models that have it.
   const Model* claude = Catalog::builtin().find("anthropic", "claude-sonnet-5-5");
   REQUIRE(claude);

@@ -17,33 +17,42 @@ std::string lowered(std::string_view text, SchemaDialect d) {
 }  // namespace
 
 TEST_CASE("openai strict lowering requires every property and makes the optional ones nullable") {
-  Schema s = schema::object({schema::required("a", schema::string()), schema::optional("b", schema::integer()),
+  Schema s = schema::object({schema::required("a", schema::string()),
+                             schema::optional("b", schema::integer()),
                              schema::optional("c", schema::enumeration({"x", "y"}))});
   auto r = lower_schema(s.json(), SchemaDialect::openai_strict);
   REQUIRE(r);
-  CHECK(json::dump(r->schema) ==
-        R"({"type":"object","properties":{"a":{"type":"string"},"b":{"type":["integer","null"]},)"
-        R"("c":{"type":["string","null"],"enum":["x","y",null]}},"required":["a","b","c"],"additionalProperties":false})");
+  CHECK(
+      json::dump(r->schema) ==
+      R"({"type":"object","properties":{"a":{"type":"string"},"b":{"type":["integer","null"]},)"
+      R"("c":{"type":["string","null"],"enum":["x","y",null]}},"required":["a","b","c"],"additionalProperties":false})");
 }
 
-TEST_CASE("openai strict lowering closes nested objects, rewrites oneOf as anyOf and wraps untyped optionals") {
-  CHECK(lowered(R"({"type":"object","properties":{"p":{"type":"object","properties":{"q":{"oneOf":[{"type":"string"},{"type":"integer"}]}}}},"required":["p"]})",
-                SchemaDialect::openai_strict) ==
-        R"({"type":"object","properties":{"p":{"type":"object","properties":{"q":{"anyOf":[{"type":"string"},{"type":"integer"},{"type":"null"}]}},)"
-        R"("additionalProperties":false,"required":["q"]}},"required":["p"],"additionalProperties":false})");
+TEST_CASE(
+    "openai strict lowering closes nested objects, rewrites oneOf as anyOf and wraps untyped "
+    "optionals") {
+  CHECK(
+      lowered(
+          R"({"type":"object","properties":{"p":{"type":"object","properties":{"q":{"oneOf":[{"type":"string"},{"type":"integer"}]}}}},"required":["p"]})",
+          SchemaDialect::openai_strict) ==
+      R"({"type":"object","properties":{"p":{"type":"object","properties":{"q":{"anyOf":[{"type":"string"},{"type":"integer"},{"type":"null"}]}},)"
+      R"("additionalProperties":false,"required":["q"]}},"required":["p"],"additionalProperties":false})");
 }
 
 TEST_CASE("openai strict lowering removes what strict mode rejects and says where") {
-  auto r = lower_schema(doc(R"({"type":"object","properties":{"s":{"type":"string","minLength":2,"default":"x"}},"required":["s"]})"),
-                        SchemaDialect::openai_strict);
+  auto r = lower_schema(
+      doc(R"({"type":"object","properties":{"s":{"type":"string","minLength":2,"default":"x"}},"required":["s"]})"),
+      SchemaDialect::openai_strict);
   REQUIRE(r);
   CHECK(json::dump(r->schema).find("minLength") == std::string::npos);
-  CHECK(r->removed == std::vector<std::string>{"$.properties.s: minLength", "$.properties.s: default"});
+  CHECK(r->removed ==
+        std::vector<std::string>{"$.properties.s: minLength", "$.properties.s: default"});
 }
 
 TEST_CASE("a schema a strict dialect cannot express is an error naming the dialect and the path") {
-  auto open = lower_schema(doc(R"({"type":"object","properties":{"m":{"type":"object","additionalProperties":{"type":"string"}}}})"),
-                           SchemaDialect::openai_strict);
+  auto open = lower_schema(
+      doc(R"({"type":"object","properties":{"m":{"type":"object","additionalProperties":{"type":"string"}}}})"),
+      SchemaDialect::openai_strict);
   REQUIRE_FALSE(open);
   CHECK(open.error().code == Errc::invalid_argument);
   CHECK(open.error().find_detail("path") == "$.properties.m");
@@ -51,38 +60,50 @@ TEST_CASE("a schema a strict dialect cannot express is an error naming the diale
   auto scalar_root = lower_schema(doc(R"({"type":"string"})"), SchemaDialect::anthropic);
   REQUIRE_FALSE(scalar_root);
   CHECK(scalar_root.error().find_detail("path") == "$");
-  auto tuple = lower_schema(doc(R"({"type":"object","properties":{"t":{"type":"array","items":[{"type":"string"}]}}})"),
-                            SchemaDialect::openai_strict);
+  auto tuple = lower_schema(
+      doc(R"({"type":"object","properties":{"t":{"type":"array","items":[{"type":"string"}]}}})"),
+      SchemaDialect::openai_strict);
   REQUIRE_FALSE(tuple);
-  auto no_items = lower_schema(doc(R"({"type":"object","properties":{"t":{"type":"array"}}})"), SchemaDialect::openai_strict);
+  auto no_items = lower_schema(doc(R"({"type":"object","properties":{"t":{"type":"array"}}})"),
+                               SchemaDialect::openai_strict);
   REQUIRE_FALSE(no_items);
-  auto untyped = lower_schema(doc(R"({"type":"object","properties":{"x":{}}})"), SchemaDialect::anthropic);
+  auto untyped =
+      lower_schema(doc(R"({"type":"object","properties":{"x":{}}})"), SchemaDialect::anthropic);
   REQUIRE_FALSE(untyped);
   CHECK(untyped.error().find_detail("path") == "$.properties.x");
-  auto tool_root = lower_schema(doc(R"({"type":"array","items":{"type":"string"}})"), SchemaDialect::tool_input);
+  auto tool_root =
+      lower_schema(doc(R"({"type":"array","items":{"type":"string"}})"), SchemaDialect::tool_input);
   REQUIRE_FALSE(tool_root);
 }
 
-TEST_CASE("anthropic lowering keeps required as written and moves unsupported bounds into the description") {
-  CHECK(lowered(R"({"type":"object","properties":{"n":{"type":"integer","minimum":1,"description":"count"},)"
-                R"("f":{"type":"string","format":"email"},"g":{"type":"string","format":"color"},)"
-                R"("l":{"type":"array","items":{"type":"string"},"minItems":3}},"required":["n"]})",
-                SchemaDialect::anthropic) ==
-        R"({"type":"object","properties":{"n":{"type":"integer","description":"count\n\n{minimum: 1}"},)"
-        R"("f":{"type":"string","format":"email"},"g":{"type":"string","description":"{format: \"color\"}"},)"
-        R"("l":{"type":"array","items":{"type":"string"},"description":"{minItems: 3}"}},"additionalProperties":false,"required":["n"]})");
+TEST_CASE(
+    "anthropic lowering keeps required as written and moves unsupported bounds into the "
+    "description") {
+  CHECK(
+      lowered(
+          R"({"type":"object","properties":{"n":{"type":"integer","minimum":1,"description":"count"},)"
+          R"("f":{"type":"string","format":"email"},"g":{"type":"string","format":"color"},)"
+          R"("l":{"type":"array","items":{"type":"string"},"minItems":3}},"required":["n"]})",
+          SchemaDialect::anthropic) ==
+      R"({"type":"object","properties":{"n":{"type":"integer","description":"count\n\n{minimum: 1}"},)"
+      R"("f":{"type":"string","format":"email"},"g":{"type":"string","description":"{format: \"color\"}"},)"
+      R"("l":{"type":"array","items":{"type":"string"},"description":"{minItems: 3}"}},"additionalProperties":false,"required":["n"]})");
 }
 
 TEST_CASE("gemini lowering keeps its keywords, oneOf included, and drops const") {
-  auto r = lower_schema(doc(R"({"type":"object","properties":{"k":{"const":"v"},"u":{"oneOf":[{"type":"string"}]}},"additionalProperties":false})"),
-                        SchemaDialect::gemini);
+  auto r = lower_schema(
+      doc(R"({"type":"object","properties":{"k":{"const":"v"},"u":{"oneOf":[{"type":"string"}]}},"additionalProperties":false})"),
+      SchemaDialect::gemini);
   REQUIRE(r);
-  CHECK(json::dump(r->schema) == R"({"type":"object","properties":{"k":{},"u":{"oneOf":[{"type":"string"}]}},"additionalProperties":false})");
+  CHECK(
+      json::dump(r->schema) ==
+      R"({"type":"object","properties":{"k":{},"u":{"oneOf":[{"type":"string"}]}},"additionalProperties":false})");
   CHECK(r->removed == std::vector<std::string>{"$.properties.k: const"});
 }
 
 TEST_CASE("ollama and tool-input lowering send the schema as written") {
-  const std::string text = R"({"type":"object","properties":{"n":{"type":"integer","minimum":1}},"required":["n"]})";
+  const std::string text =
+      R"({"type":"object","properties":{"n":{"type":"integer","minimum":1}},"required":["n"]})";
   CHECK(lowered(text, SchemaDialect::ollama) == text);
   CHECK(lowered(text, SchemaDialect::tool_input) == text);
 }

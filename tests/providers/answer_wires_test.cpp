@@ -30,7 +30,9 @@ std::string lowered(SchemaDialect d, std::string_view schema = kSchema) {
   return json::dump(lower_schema(json::parse(schema).value(), d).value().schema);
 }
 
-Model row(std::string_view vendor, std::string_view id) { return *catalog::Catalog::builtin().find(vendor, id); }
+Model row(std::string_view vendor, std::string_view id) {
+  return *catalog::Catalog::builtin().find(vendor, id);
+}
 
 const std::string kResponsesReply =
     R"({"id":"resp_1","object":"response","status":"completed","model":"gpt-6.2-sol","output":[{"type":"message","id":"m1","role":"assistant","content":[{"type":"output_text","text":"{}"}]}],"usage":{"input_tokens":1,"output_tokens":1}})";
@@ -43,9 +45,15 @@ const std::string kGeminiReply =
 const std::string kOllamaReply =
     R"({"model":"llama3.3","message":{"role":"assistant","content":"{}"},"done":true,"done_reason":"stop","prompt_eval_count":1,"eval_count":1})";
 
-auto responses = [](const providers::WireOptions& o) { return providers::make_openai_responses_client(o); };
-auto completions = [](const providers::WireOptions& o) { return providers::make_openai_completions_client(o); };
-auto anthropic = [](const providers::WireOptions& o) { return providers::make_anthropic_messages_client(o); };
+auto responses = [](const providers::WireOptions& o) {
+  return providers::make_openai_responses_client(o);
+};
+auto completions = [](const providers::WireOptions& o) {
+  return providers::make_openai_completions_client(o);
+};
+auto anthropic = [](const providers::WireOptions& o) {
+  return providers::make_anthropic_messages_client(o);
+};
 auto google = [](const providers::WireOptions& o) { return providers::make_google_client(o); };
 auto ollama = [](const providers::WireOptions& o) { return providers::make_ollama_client(o); };
 
@@ -57,12 +65,15 @@ TEST_CASE("Responses sends the answer schema as text.format json_schema, strict 
   c.user("review");
   json::Value body = c.send();
   REQUIRE(body.find("text"));
-  CHECK(json::dump(*body.find("text")) == R"({"format":{"type":"json_schema","name":"verdict","schema":)" +
-                                              lowered(SchemaDialect::openai_strict) + R"(,"strict":true}})");
+  CHECK(json::dump(*body.find("text")) ==
+        R"({"format":{"type":"json_schema","name":"verdict","schema":)" +
+            lowered(SchemaDialect::openai_strict) + R"(,"strict":true}})");
   CHECK(lowered(SchemaDialect::openai_strict).find(R"("oneOf")") == std::string::npos);
 }
 
-TEST_CASE("Chat Completions sends response_format json_schema strict, or json_object where the profile says") {
+TEST_CASE(
+    "Chat Completions sends response_format json_schema strict, or json_object where the profile "
+    "says") {
   Model m = row("deepseek", "deepseek-v4-flash");
   {
     Conversation c(completions, m, {Conversation::whole(kCompletionsReply)});
@@ -71,8 +82,8 @@ TEST_CASE("Chat Completions sends response_format json_schema strict, or json_ob
     json::Value body = c.send();
     REQUIRE(body.find("response_format"));
     CHECK(json::dump(*body.find("response_format")) ==
-          R"({"type":"json_schema","json_schema":{"name":"verdict","schema":)" + lowered(SchemaDialect::openai_strict) +
-              R"(,"strict":true}})");
+          R"({"type":"json_schema","json_schema":{"name":"verdict","schema":)" +
+              lowered(SchemaDialect::openai_strict) + R"(,"strict":true}})");
   }
   m.compat["structured_output"] = "json_object";
   Conversation c(completions, m, {Conversation::whole(kCompletionsReply)});
@@ -82,7 +93,9 @@ TEST_CASE("Chat Completions sends response_format json_schema strict, or json_ob
   CHECK(json::dump(*body.find("response_format")) == R"({"type":"json_object"})");
 }
 
-TEST_CASE("Anthropic sends output_config.format beside the effort, only for a row with structured outputs") {
+TEST_CASE(
+    "Anthropic sends output_config.format beside the effort, only for a row with structured "
+    "outputs") {
   Model m = row("anthropic", "claude-sonnet-5-5");
   {
     Conversation c(anthropic, m, {Conversation::whole(kAnthropicReply)});
@@ -92,7 +105,8 @@ TEST_CASE("Anthropic sends output_config.format beside the effort, only for a ro
     json::Value body = c.send();
     REQUIRE(body.find("output_config"));
     CHECK(json::dump(*body.find("output_config")) ==
-          R"({"effort":"high","format":{"type":"json_schema","schema":)" + lowered(SchemaDialect::anthropic) + "}}");
+          R"({"effort":"high","format":{"type":"json_schema","schema":)" +
+              lowered(SchemaDialect::anthropic) + "}}");
     CHECK(lowered(SchemaDialect::anthropic).find("{minimum: 1}") != std::string::npos);
   }
   m.compat["structured_output"] = "tool";  // a model without them: the loop's final-answer tool

@@ -103,7 +103,7 @@ enum class StopReason : std::uint8_t {
 enum class RunStopReason : std::uint8_t {
   stop,
   length,
-  tool_use,        // only when a stop policy ends the run on a tool turn
+  tool_use,  // only when a stop policy ends the run on a tool turn
   stop_sequence,
   refusal,
   error,

@@ -225,11 +225,12 @@ std::string prefix_members(const Request& request, std::span<const ToolBytes> to
 
 }  // namespace
 
-RequestParts encode_request(const Request& request, std::span<const Message> view, std::span<const ToolBytes> tool_bytes,
-                            const ToolBytes& answer_schema) {
+RequestParts encode_request(const Request& request, std::span<const Message> view,
+                            std::span<const ToolBytes> tool_bytes, const ToolBytes& answer_schema) {
   RequestParts parts;
   parts.prefix = prefix_members(request, tool_bytes);
-  parts.rest = R"("contents":)" + contents_json(view) + R"(,"generationConfig":)" + generation_config(request, answer_schema);
+  parts.rest = R"("contents":)" + contents_json(view) + R"(,"generationConfig":)" +
+               generation_config(request, answer_schema);
   return parts;
 }
 

@@ -37,7 +37,8 @@ struct RequestParts {
 
 // `tool_bytes[i]` is the rendered declaration of request.tools[i] (render_tool, cached by level 3);
 // `answer_schema`, when set, the lowered answer schema (generationConfig.responseJsonSchema).
-RequestParts encode_request(const Request& request, std::span<const Message> view, std::span<const ToolBytes> tool_bytes,
+RequestParts encode_request(const Request& request, std::span<const Message> view,
+                            std::span<const ToolBytes> tool_bytes,
                             const ToolBytes& answer_schema = {});
 
 // {"name","description","parametersJsonSchema"}: plain JSON Schema, as the SDK sends it.

@@ -143,8 +143,9 @@ Error forced_choice_unsupported(const Request& request) {
 
 }  // namespace
 
-OllamaRequest encode_request(const Request& request, std::span<const Message> view, std::span<const ToolBytes> tool_bytes,
-                             const OllamaOptions& options, const ToolBytes& answer_schema) {
+OllamaRequest encode_request(const Request& request, std::span<const Message> view,
+                             std::span<const ToolBytes> tool_bytes, const OllamaOptions& options,
+                             const ToolBytes& answer_schema) {
   OllamaRequest out;
   ObjectWriter body;
   body.text("model", request.model->id).member("messages", messages_json(request, view));

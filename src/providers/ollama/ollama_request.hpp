@@ -31,8 +31,9 @@ struct OllamaRequest {
 };
 
 // `tool_bytes[i]` is the rendered declaration of request.tools[i] (render_tool, cached by level 3).
-OllamaRequest encode_request(const Request& request, std::span<const Message> view, std::span<const ToolBytes> tool_bytes,
-                             const OllamaOptions& options, const ToolBytes& answer_schema = {});
+OllamaRequest encode_request(const Request& request, std::span<const Message> view,
+                             std::span<const ToolBytes> tool_bytes, const OllamaOptions& options,
+                             const ToolBytes& answer_schema = {});
 
 // {"type":"function","function":{"name","description","parameters"}} (the Chat Completions shape).
 std::string render_tool(const ToolSpec& tool);

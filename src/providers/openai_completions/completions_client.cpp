@@ -71,17 +71,20 @@ class CompletionsClient final : public WireClientBase {
       body.append_unique("tools", std::move(tools));
       if (request.tool_choice) body.append_unique("tool_choice", tool_choice(*request.tool_choice));
     }
-    if (request.answer && catalog::answer_support(model).mode == catalog::AnswerSupport::Mode::json_object) {
+    if (request.answer &&
+        catalog::answer_support(model).mode == catalog::AnswerSupport::Mode::json_object) {
       // JSON mode only (a compat profile says so): the loop put the schema in the instructions.
       body.append_unique("response_format", json::Object{{"type", "json_object"}});
     } else if (auto answer = native_answer(request, SchemaDialect::openai_strict); !answer) {
       return answer.error();
     } else if (*answer) {
       json::Object spec{{"name", request.answer->name}};
-      if (!request.answer->description.empty()) spec.append_unique("description", request.answer->description);
+      if (!request.answer->description.empty())
+        spec.append_unique("description", request.answer->description);
       spec.append_unique("schema", json::Raw(**answer));
       spec.append_unique("strict", true);
-      body.append_unique("response_format", json::Object{{"type", "json_schema"}, {"json_schema", std::move(spec)}});
+      body.append_unique("response_format",
+                         json::Object{{"type", "json_schema"}, {"json_schema", std::move(spec)}});
     }
     if (request.max_tokens) body.append_unique(profile.use_max_tokens ? "max_tokens" : "max_completion_tokens", *request.max_tokens);
     if (request.temperature) body.append_unique("temperature", number(*request.temperature));

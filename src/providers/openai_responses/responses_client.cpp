@@ -60,7 +60,8 @@ class ResponsesClient final : public WireClientBase {
     } else if (*answer) {
       // text.format: the strict JSON-Schema mode (the SDK's zodTextFormat shape).
       json::Object format{{"type", "json_schema"}, {"name", request.answer->name}};
-      if (!request.answer->description.empty()) format.append_unique("description", request.answer->description);
+      if (!request.answer->description.empty())
+        format.append_unique("description", request.answer->description);
       format.append_unique("schema", json::Raw(**answer));
       format.append_unique("strict", true);
       body.append_unique("text", json::Object{{"format", std::move(format)}});

@@ -141,7 +141,8 @@ std::vector<ToolBytes> WireClientBase::tool_forms(const Request& request, std::s
 Result<ToolBytes> WireClientBase::answer_form(const Request& request, SchemaDialect dialect) const {
   if (!request.answer) return ToolBytes{};
   const AnswerFormat& format = *request.answer;
-  const std::uint64_t fp = format.fingerprint != 0 ? format.fingerprint : answer_fingerprint(format);
+  const std::uint64_t fp =
+      format.fingerprint != 0 ? format.fingerprint : answer_fingerprint(format);
   {
     std::lock_guard lock(answer_mu_);
     if (auto it = answer_forms_.find({fp, dialect}); it != answer_forms_.end()) return it->second;
@@ -149,8 +150,8 @@ Result<ToolBytes> WireClientBase::answer_form(const Request& request, SchemaDial
   Result<LoweredSchema> lowered = lower_schema(format.schema, dialect);
   if (!lowered) {
     Error e = lowered.error();
-    e.message = "answer format '" + format.name + "' for " + request.model->vendor + "/" + request.model->id + " (" +
-                api_ + "): " + e.message;
+    e.message = "answer format '" + format.name + "' for " + request.model->vendor + "/" +
+                request.model->id + " (" + api_ + "): " + e.message;
     return e;
   }
   auto bytes = std::make_shared<const std::string>(json::dump(lowered->schema));
@@ -161,8 +162,10 @@ Result<ToolBytes> WireClientBase::answer_form(const Request& request, SchemaDial
   return bytes;
 }
 
-Result<ToolBytes> WireClientBase::native_answer(const Request& request, SchemaDialect dialect) const {
-  if (!request.answer || catalog::answer_support(*request.model).mode != catalog::AnswerSupport::Mode::native) {
+Result<ToolBytes> WireClientBase::native_answer(const Request& request,
+                                                SchemaDialect dialect) const {
+  if (!request.answer ||
+      catalog::answer_support(*request.model).mode != catalog::AnswerSupport::Mode::native) {
     return ToolBytes{};
   }
   return answer_form(request, dialect);
