@@ -62,8 +62,10 @@ struct ToolPolicy {
 //   agentkit::Turn turn("Review src/parse.cpp");
 //   agentkit::AnswerSchema answer;
 //   answer.schema = agentkit::schema::object({
-//       agentkit::schema::required("verdict", agentkit::schema::enumeration({"approve", "reject"})),
-//       agentkit::schema::required("findings", agentkit::schema::array(agentkit::schema::string())),
+//       agentkit::schema::required("verdict",
+//                                  agentkit::schema::enumeration({"approve", "reject"})),
+//       agentkit::schema::required("findings",
+//                                  agentkit::schema::array(agentkit::schema::string())),
 //   });
 //   turn.answer = std::move(answer);
 //   auto r = session.run(turn);

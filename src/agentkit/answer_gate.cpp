@@ -35,7 +35,8 @@ std::string_view trim(std::string_view s) {
   return s;
 }
 
-// A model outside a native mode often fences its JSON (```json ... ```): the fence is not the answer.
+// A model outside a native mode often fences its JSON (```json ... ```): the fence is not the
+// answer.
 std::string_view unfence(std::string_view s) {
   s = trim(s);
   if (!s.starts_with("```") || !s.ends_with("```") || s.size() < 6) return s;

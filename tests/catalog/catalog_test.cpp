@@ -119,7 +119,8 @@ TEST_CASE("a corrupt built-in catalog aborts with a message instead of loading e
   auto [signal, err] = run_in_child([] { (void)catalog::detail::load_or_abort("{\"schema\": 1, \"vendors\": "); });
   CHECK(signal == SIGABRT);
   CHECK(err.find("built-in model catalog is corrupt") != std::string::npos);
-  auto [signal2, err2] = run_in_child([] { (void)catalog::detail::load_or_abort(R"({"schema": 1, "vendors": {}})"); });
+  auto [signal2, err2] =
+      run_in_child([] { (void)catalog::detail::load_or_abort(R"({"schema": 1, "vendors": {}})"); });
   CHECK(signal2 == SIGABRT);
   CHECK(err2.find("lists no vendor") != std::string::npos);
 }
@@ -136,7 +137,8 @@ TEST_CASE("an unknown compat key is a load error naming its path and the known k
 TEST_CASE("a compat value of the wrong type or outside its choices is a load error") {
   CHECK_FALSE(Catalog::parse(mini_catalog("", R"({"use_max_tokens": "yes"})")));
   CHECK_FALSE(Catalog::parse(mini_catalog("", R"({"thinking_format": "klingon"})")));
-  CHECK(Catalog::parse(mini_catalog("", R"({"use_max_tokens": true, "thinking_format": "deepseek"})")));
+  CHECK(Catalog::parse(
+      mini_catalog("", R"({"use_max_tokens": true, "thinking_format": "deepseek"})")));
 }
 
 TEST_CASE("a catalog override flips exactly the one compat flag it names") {
@@ -157,14 +159,21 @@ TEST_CASE("an unknown key anywhere in the catalog fails loudly") {
 }
 
 TEST_CASE("malformed rows are refused: missing price date, bad tiers, unknown default, newer schema") {
-  CHECK_FALSE(Catalog::parse(R"({"schema": 1, "vendors": {"v": {"api": "ollama-chat", "models": {"m": {"pricing": {"input": 1}}}}}})"));
-  CHECK_FALSE(Catalog::parse(R"({"schema": 1, "vendors": {"v": {"api": "ollama-chat", "models": {"m": {"pricing": {"as_of": "30/11/2026"}}}}}})"));
-  CHECK_FALSE(Catalog::parse(R"({"schema": 1, "vendors": {"v": {"api": "ollama-chat", "models": {"m": {"pricing": {"as_of": "2026-11-30", "input": -1}}}}}})"));
+  CHECK_FALSE(Catalog::parse(R"({"schema": 1, "vendors": {"v": {"api": "ollama-chat", "model)"
+                             R"(s": {"m": {"pricing": {"input": 1}}}}}})"));
+  CHECK_FALSE(Catalog::parse(R"({"schema": 1, "vendors": {"v": {"api": "ollama-chat", "model)"
+                             R"(s": {"m": {"pricing": {"as_of": "30/11/2026"}}}}}})"));
+  CHECK_FALSE(Catalog::parse(R"({"schema": 1, "vendors": {"v": {"api": "ollama-chat", "model)"
+                             R"(s": {"m": {"pricing": {"as_of": "2026-11-30", "input": -1}}})"
+                             R"(}}})"));
   CHECK_FALSE(Catalog::parse(R"({"schema": 1, "vendors": {"v": {"api": "ollama-chat", "models": {"m": {"pricing": {"as_of": "2026-11-30",
       "tiers": [{"above_input_tokens": 200, "input": 2}, {"above_input_tokens": 100, "input": 3}]}}}}}})"));
-  CHECK_FALSE(Catalog::parse(R"({"schema": 1, "vendors": {"v": {"api": "ollama-chat", "default_model": "nope", "models": {"m": {"pricing": {"as_of": "2026-11-30"}}}}}})"));
+  CHECK_FALSE(Catalog::parse(R"({"schema": 1, "vendors": {"v": {"api": "ollama-chat", "defau)"
+                             R"(lt_model": "nope", "models": {"m": {"pricing": {"as_of": "20)"
+                             R"(26-11-30"}}}}}})"));
   CHECK_FALSE(Catalog::parse(R"({"schema": 2, "vendors": {}})"));
-  CHECK_FALSE(Catalog::parse(R"({"schema": 1, "vendors": {"a/b": {"api": "ollama-chat", "models": {"m": {"pricing": {"as_of": "2026-11-30"}}}}}})"));
+  CHECK_FALSE(Catalog::parse(R"({"schema": 1, "vendors": {"a/b": {"api": "ollama-chat", "mod)"
+                             R"(els": {"m": {"pricing": {"as_of": "2026-11-30"}}}}}})"));
   // A duplicate key is a rejection, not a "last one wins".
   CHECK_FALSE(Catalog::parse(R"({"schema": 1, "schema": 1, "vendors": {}})"));
 }
@@ -373,7 +382,9 @@ TEST_CASE("structured_output takes only its choices, json_object only on Chat Co
   CHECK_FALSE(Catalog::parse(mini_catalog("", R"({"structured_output": "grammar"})")));
   CHECK_FALSE(Catalog::parse(mini_catalog("", R"({"structured_output_with_tools": "no"})")));
   auto anthropic_row = [](const std::string& mode) {
-    return R"({"schema": 1, "vendors": {"v": {"api": "anthropic-messages", "models": {"m": {"pricing": {"as_of": "2026-11-30"}, "compat": {"structured_output": ")" +
+    return R"({"schema": 1, "vendors": {"v": {"api": "anthropic-messages",)"
+           R"( "models": {"m": {"pricing": {"as_of": "2026-11-30"}, "compa)"
+           R"(t": {"structured_output": ")" +
            mode + R"("}}}}}})";
   };
   CHECK(Catalog::parse(anthropic_row("native")));

@@ -22,27 +22,31 @@ TEST_CASE("openai strict lowering requires every property and makes the optional
                              schema::optional("c", schema::enumeration({"x", "y"}))});
   auto r = lower_schema(s.json(), SchemaDialect::openai_strict);
   REQUIRE(r);
-  CHECK(
-      json::dump(r->schema) ==
-      R"({"type":"object","properties":{"a":{"type":"string"},"b":{"type":["integer","null"]},)"
-      R"("c":{"type":["string","null"],"enum":["x","y",null]}},"required":["a","b","c"],"additionalProperties":false})");
+  CHECK(json::dump(r->schema) ==
+        R"({"type":"object","properties":{"a":{"type":"string"},"b":{"type":["integer","null"]},)"
+        R"("c":{"type":["string","null"],"enum":["x","y",null]}},"requi)"
+        R"(red":["a","b","c"],"additionalProperties":false})");
 }
 
 TEST_CASE(
     "openai strict lowering closes nested objects, rewrites oneOf as anyOf and wraps untyped "
     "optionals") {
-  CHECK(
-      lowered(
-          R"({"type":"object","properties":{"p":{"type":"object","properties":{"q":{"oneOf":[{"type":"string"},{"type":"integer"}]}}}},"required":["p"]})",
-          SchemaDialect::openai_strict) ==
-      R"({"type":"object","properties":{"p":{"type":"object","properties":{"q":{"anyOf":[{"type":"string"},{"type":"integer"},{"type":"null"}]}},)"
-      R"("additionalProperties":false,"required":["q"]}},"required":["p"],"additionalProperties":false})");
+  CHECK(lowered(
+            R"({"type":"object","properties":{"p":{"type":"object","propert)"
+            R"(ies":{"q":{"oneOf":[{"type":"string"},{"type":"integer"}]}}})"
+            R"(},"required":["p"]})",
+            SchemaDialect::openai_strict) ==
+        R"({"type":"object","properties":{"p":{"type":"object","propert)"
+        R"(ies":{"q":{"anyOf":[{"type":"string"},{"type":"integer"},{"t)"
+        R"(ype":"null"}]}},)"
+        R"("additionalProperties":false,"required":["q"]}},"required":[)"
+        R"("p"],"additionalProperties":false})");
 }
 
 TEST_CASE("openai strict lowering removes what strict mode rejects and says where") {
-  auto r = lower_schema(
-      doc(R"({"type":"object","properties":{"s":{"type":"string","minLength":2,"default":"x"}},"required":["s"]})"),
-      SchemaDialect::openai_strict);
+  auto r = lower_schema(doc(R"({"type":"object","properties":{"s":{"type":"string","minLeng)"
+                            R"(th":2,"default":"x"}},"required":["s"]})"),
+                        SchemaDialect::openai_strict);
   REQUIRE(r);
   CHECK(json::dump(r->schema).find("minLength") == std::string::npos);
   CHECK(r->removed ==
@@ -50,9 +54,9 @@ TEST_CASE("openai strict lowering removes what strict mode rejects and says wher
 }
 
 TEST_CASE("a schema a strict dialect cannot express is an error naming the dialect and the path") {
-  auto open = lower_schema(
-      doc(R"({"type":"object","properties":{"m":{"type":"object","additionalProperties":{"type":"string"}}}})"),
-      SchemaDialect::openai_strict);
+  auto open = lower_schema(doc(R"({"type":"object","properties":{"m":{"type":"object","additio)"
+                               R"(nalProperties":{"type":"string"}}}})"),
+                           SchemaDialect::openai_strict);
   REQUIRE_FALSE(open);
   CHECK(open.error().code == Errc::invalid_argument);
   CHECK(open.error().find_detail("path") == "$.properties.m");
@@ -79,25 +83,29 @@ TEST_CASE("a schema a strict dialect cannot express is an error naming the diale
 TEST_CASE(
     "anthropic lowering keeps required as written and moves unsupported bounds into the "
     "description") {
-  CHECK(
-      lowered(
-          R"({"type":"object","properties":{"n":{"type":"integer","minimum":1,"description":"count"},)"
-          R"("f":{"type":"string","format":"email"},"g":{"type":"string","format":"color"},)"
-          R"("l":{"type":"array","items":{"type":"string"},"minItems":3}},"required":["n"]})",
-          SchemaDialect::anthropic) ==
-      R"({"type":"object","properties":{"n":{"type":"integer","description":"count\n\n{minimum: 1}"},)"
-      R"("f":{"type":"string","format":"email"},"g":{"type":"string","description":"{format: \"color\"}"},)"
-      R"("l":{"type":"array","items":{"type":"string"},"description":"{minItems: 3}"}},"additionalProperties":false,"required":["n"]})");
+  CHECK(lowered(
+            R"({"type":"object","properties":{"n":{"type":"integer","minimu)"
+            R"(m":1,"description":"count"},)"
+            R"("f":{"type":"string","format":"email"},"g":{"type":"string","format":"color"},)"
+            R"("l":{"type":"array","items":{"type":"string"},"minItems":3}},"required":["n"]})",
+            SchemaDialect::anthropic) ==
+        R"({"type":"object","properties":{"n":{"type":"integer","descri)"
+        R"(ption":"count\n\n{minimum: 1}"},)"
+        R"("f":{"type":"string","format":"email"},"g":{"type":"string",)"
+        R"("description":"{format: \"color\"}"},)"
+        R"("l":{"type":"array","items":{"type":"string"},"description":)"
+        R"("{minItems: 3}"}},"additionalProperties":false,"required":[")"
+        R"(n"]})");
 }
 
 TEST_CASE("gemini lowering keeps its keywords, oneOf included, and drops const") {
-  auto r = lower_schema(
-      doc(R"({"type":"object","properties":{"k":{"const":"v"},"u":{"oneOf":[{"type":"string"}]}},"additionalProperties":false})"),
-      SchemaDialect::gemini);
+  auto r = lower_schema(doc(R"({"type":"object","properties":{"k":{"const":"v"},"u":{"oneOf)"
+                            R"(":[{"type":"string"}]}},"additionalProperties":false})"),
+                        SchemaDialect::gemini);
   REQUIRE(r);
-  CHECK(
-      json::dump(r->schema) ==
-      R"({"type":"object","properties":{"k":{},"u":{"oneOf":[{"type":"string"}]}},"additionalProperties":false})");
+  CHECK(json::dump(r->schema) ==
+        R"({"type":"object","properties":{"k":{},"u":{"oneOf":[{"type":)"
+        R"("string"}]}},"additionalProperties":false})");
   CHECK(r->removed == std::vector<std::string>{"$.properties.k: const"});
 }
 

@@ -15,8 +15,10 @@ using namespace agentkit::conformance;
 namespace {
 
 const char* kSchema =
-    R"({"type":"object","properties":{"verdict":{"oneOf":[{"type":"string","enum":["approve","reject"]},{"type":"null"}]},)"
-    R"("score":{"type":"integer","minimum":1}},"required":["verdict"],"additionalProperties":false})";
+    R"({"type":"object","properties":{"verdict":{"oneOf":[{"type":")"
+    R"(string","enum":["approve","reject"]},{"type":"null"}]},)"
+    R"("score":{"type":"integer","minimum":1}},"required":["verdict)"
+    R"("],"additionalProperties":false})";
 
 std::shared_ptr<const AnswerFormat> format(std::string_view schema = kSchema) {
   auto f = std::make_shared<AnswerFormat>();
@@ -35,15 +37,28 @@ Model row(std::string_view vendor, std::string_view id) {
 }
 
 const std::string kResponsesReply =
-    R"({"id":"resp_1","object":"response","status":"completed","model":"gpt-6.2-sol","output":[{"type":"message","id":"m1","role":"assistant","content":[{"type":"output_text","text":"{}"}]}],"usage":{"input_tokens":1,"output_tokens":1}})";
+    R"({"id":"resp_1","object":"response","status":"completed","mod)"
+    R"(el":"gpt-6.2-sol","output":[{"type":"message","id":"m1","rol)"
+    R"(e":"assistant","content":[{"type":"output_text","text":"{}"})"
+    R"(]}],"usage":{"input_tokens":1,"output_tokens":1}})";
 const std::string kCompletionsReply =
-    R"({"id":"c1","object":"chat.completion","model":"m","choices":[{"index":0,"message":{"role":"assistant","content":"{}"},"finish_reason":"stop"}],"usage":{"prompt_tokens":1,"completion_tokens":1,"total_tokens":2}})";
+    R"({"id":"c1","object":"chat.completion","model":"m","choices":)"
+    R"([{"index":0,"message":{"role":"assistant","content":"{}"},"f)"
+    R"(inish_reason":"stop"}],"usage":{"prompt_tokens":1,"completio)"
+    R"(n_tokens":1,"total_tokens":2}})";
 const std::string kAnthropicReply =
-    R"({"id":"msg_1","type":"message","role":"assistant","model":"claude-sonnet-5-5","content":[{"type":"text","text":"{}"}],"stop_reason":"end_turn","usage":{"input_tokens":1,"output_tokens":1}})";
+    R"({"id":"msg_1","type":"message","role":"assistant","model":"c)"
+    R"(laude-sonnet-5-5","content":[{"type":"text","text":"{}"}],"s)"
+    R"(top_reason":"end_turn","usage":{"input_tokens":1,"output_tok)"
+    R"(ens":1}})";
 const std::string kGeminiReply =
-    R"({"candidates":[{"content":{"role":"model","parts":[{"text":"{}"}]},"finishReason":"STOP"}],"usageMetadata":{"promptTokenCount":1,"candidatesTokenCount":1}})";
+    R"({"candidates":[{"content":{"role":"model","parts":[{"text":")"
+    R"({}"}]},"finishReason":"STOP"}],"usageMetadata":{"promptToken)"
+    R"(Count":1,"candidatesTokenCount":1}})";
 const std::string kOllamaReply =
-    R"({"model":"llama3.3","message":{"role":"assistant","content":"{}"},"done":true,"done_reason":"stop","prompt_eval_count":1,"eval_count":1})";
+    R"({"model":"llama3.3","message":{"role":"assistant","content":)"
+    R"("{}"},"done":true,"done_reason":"stop","prompt_eval_count":1)"
+    R"(,"eval_count":1})";
 
 auto responses = [](const providers::WireOptions& o) {
   return providers::make_openai_responses_client(o);
