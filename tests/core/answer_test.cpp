@@ -31,11 +31,10 @@ TEST_CASE("openai strict lowering requires every property and makes the optional
 TEST_CASE(
     "openai strict lowering closes nested objects, rewrites oneOf as anyOf and wraps untyped "
     "optionals") {
-  CHECK(lowered(
-            R"({"type":"object","properties":{"p":{"type":"object","propert)"
-            R"(ies":{"q":{"oneOf":[{"type":"string"},{"type":"integer"}]}}})"
-            R"(},"required":["p"]})",
-            SchemaDialect::openai_strict) ==
+  CHECK(lowered(R"({"type":"object","properties":{"p":{"type":"object","propert)"
+                R"(ies":{"q":{"oneOf":[{"type":"string"},{"type":"integer"}]}}})"
+                R"(},"required":["p"]})",
+                SchemaDialect::openai_strict) ==
         R"({"type":"object","properties":{"p":{"type":"object","propert)"
         R"(ies":{"q":{"anyOf":[{"type":"string"},{"type":"integer"},{"t)"
         R"(ype":"null"}]}},)"
@@ -83,12 +82,11 @@ TEST_CASE("a schema a strict dialect cannot express is an error naming the diale
 TEST_CASE(
     "anthropic lowering keeps required as written and moves unsupported bounds into the "
     "description") {
-  CHECK(lowered(
-            R"({"type":"object","properties":{"n":{"type":"integer","minimu)"
-            R"(m":1,"description":"count"},)"
-            R"("f":{"type":"string","format":"email"},"g":{"type":"string","format":"color"},)"
-            R"("l":{"type":"array","items":{"type":"string"},"minItems":3}},"required":["n"]})",
-            SchemaDialect::anthropic) ==
+  CHECK(lowered(R"({"type":"object","properties":{"n":{"type":"integer","minimu)"
+                R"(m":1,"description":"count"},)"
+                R"("f":{"type":"string","format":"email"},"g":{"type":"string","format":"color"},)"
+                R"("l":{"type":"array","items":{"type":"string"},"minItems":3}},"required":["n"]})",
+                SchemaDialect::anthropic) ==
         R"({"type":"object","properties":{"n":{"type":"integer","descri)"
         R"(ption":"count\n\n{minimum: 1}"},)"
         R"("f":{"type":"string","format":"email"},"g":{"type":"string",)"
@@ -103,9 +101,8 @@ TEST_CASE("gemini lowering keeps its keywords, oneOf included, and drops const")
                             R"(":[{"type":"string"}]}},"additionalProperties":false})"),
                         SchemaDialect::gemini);
   REQUIRE(r);
-  CHECK(json::dump(r->schema) ==
-        R"({"type":"object","properties":{"k":{},"u":{"oneOf":[{"type":)"
-        R"("string"}]}},"additionalProperties":false})");
+  CHECK(json::dump(r->schema) == R"({"type":"object","properties":{"k":{},"u":{"oneOf":[{"type":)"
+                                 R"("string"}]}},"additionalProperties":false})");
   CHECK(r->removed == std::vector<std::string>{"$.properties.k: const"});
 }
 

@@ -14,11 +14,10 @@ using namespace agentkit::conformance;
 
 namespace {
 
-const char* kSchema =
-    R"({"type":"object","properties":{"verdict":{"oneOf":[{"type":")"
-    R"(string","enum":["approve","reject"]},{"type":"null"}]},)"
-    R"("score":{"type":"integer","minimum":1}},"required":["verdict)"
-    R"("],"additionalProperties":false})";
+const char* kSchema = R"({"type":"object","properties":{"verdict":{"oneOf":[{"type":")"
+                      R"(string","enum":["approve","reject"]},{"type":"null"}]},)"
+                      R"("score":{"type":"integer","minimum":1}},"required":["verdict)"
+                      R"("],"additionalProperties":false})";
 
 std::shared_ptr<const AnswerFormat> format(std::string_view schema = kSchema) {
   auto f = std::make_shared<AnswerFormat>();
@@ -51,14 +50,12 @@ const std::string kAnthropicReply =
     R"(laude-sonnet-5-5","content":[{"type":"text","text":"{}"}],"s)"
     R"(top_reason":"end_turn","usage":{"input_tokens":1,"output_tok)"
     R"(ens":1}})";
-const std::string kGeminiReply =
-    R"({"candidates":[{"content":{"role":"model","parts":[{"text":")"
-    R"({}"}]},"finishReason":"STOP"}],"usageMetadata":{"promptToken)"
-    R"(Count":1,"candidatesTokenCount":1}})";
-const std::string kOllamaReply =
-    R"({"model":"llama3.3","message":{"role":"assistant","content":)"
-    R"("{}"},"done":true,"done_reason":"stop","prompt_eval_count":1)"
-    R"(,"eval_count":1})";
+const std::string kGeminiReply = R"({"candidates":[{"content":{"role":"model","parts":[{"text":")"
+                                 R"({}"}]},"finishReason":"STOP"}],"usageMetadata":{"promptToken)"
+                                 R"(Count":1,"candidatesTokenCount":1}})";
+const std::string kOllamaReply = R"({"model":"llama3.3","message":{"role":"assistant","content":)"
+                                 R"("{}"},"done":true,"done_reason":"stop","prompt_eval_count":1)"
+                                 R"(,"eval_count":1})";
 
 auto responses = [](const providers::WireOptions& o) {
   return providers::make_openai_responses_client(o);
