@@ -1,5 +1,6 @@
 #include "agentkit/http/server.hpp"
 
+#include <algorithm>
 #include <array>
 #include <atomic>
 #include <list>
@@ -148,8 +149,28 @@ namespace {
 using detail::MessageKind;
 using detail::MessageParser;
 
+// Where a connection is: waiting for or reading a request head (evictable), or serving one.
+enum class Phase : int { head, serving, evicted };
+
+// Shared between the accept loop (which evicts) and the connection's thread (which serves).
+struct ConnectionState {
+  std::atomic<bool> done{false};
+  std::atomic<Phase> phase{Phase::head};
+  std::atomic<std::int64_t> head_since{0};  // steady-clock ticks when the phase began
+
+  void enter_head() {
+    head_since.store(std::chrono::steady_clock::now().time_since_epoch().count());
+    phase.store(Phase::head);
+  }
+  // False when the accept loop evicted the connection first.
+  bool enter_serving() {
+    Phase expected = Phase::head;
+    return phase.compare_exchange_strong(expected, Phase::serving);
+  }
+};
+
 struct ConnectionSlot {
-  std::shared_ptr<std::atomic<bool>> done;
+  std::shared_ptr<ConnectionState> state;
   agentkit::jthread thread;
 };
 
@@ -209,6 +230,8 @@ struct HttpServer::State {
   std::atomic<std::uint64_t> accepted{0};
   std::atomic<std::uint64_t> handled{0};
   std::atomic<std::uint64_t> rejected{0};
+  std::atomic<std::uint64_t> evicted{0};
+  std::atomic<std::size_t> serving{0};
   std::mutex stop_mutex;
 
   detail::ParserLimits limits() const {
@@ -216,9 +239,10 @@ struct HttpServer::State {
   }
 
   void accept_loop(const agentkit::stop_token& stop);
-  void serve(detail::UniqueFd fd, IpAddress peer, const agentkit::stop_token& stop);
+  void serve(detail::UniqueFd fd, IpAddress peer, ConnectionState& state, const agentkit::stop_token& stop);
   ReadOutcome read_request(detail::SocketStream& stream, MessageParser& parser, std::string& inbuf, std::string& body,
-                           const agentkit::stop_token& stop);
+                           bool first, const agentkit::stop_token& stop);
+  void evict_oldest_waiting();
   void send_rejection(detail::SocketStream& stream, int status, const std::string& message, const agentkit::stop_token& stop);
   void reap_finished();
   void stop_all();
@@ -235,21 +259,32 @@ void HttpServer::State::send_rejection(detail::SocketStream& stream, int status,
 }
 
 ReadOutcome HttpServer::State::read_request(detail::SocketStream& stream, MessageParser& parser, std::string& inbuf,
-                                            std::string& body, const agentkit::stop_token& stop) {
+                                            std::string& body, bool first, const agentkit::stop_token& stop) {
   std::array<char, read_buffer_bytes> buffer{};
-  IoDeadline deadline = IoDeadline::after(options.keep_alive_timeout, stop);
+  // A new connection must send its head within header_timeout; an idle keep-alive one may wait
+  // keep_alive_timeout for its next request, whose head then has header_timeout.
+  IoDeadline deadline = IoDeadline::after(first ? options.header_timeout : options.keep_alive_timeout, stop);
+  auto request_deadline = std::chrono::steady_clock::now() + options.request_timeout;
   bool head_checked = false;
+  bool started = !inbuf.empty();  // a pipelined request has begun already
+  if (started && !first) deadline = IoDeadline::after(options.header_timeout, stop);
   while (!parser.complete()) {
     if (inbuf.empty()) {
       auto n = stream.read_some(buffer, deadline);
       if (!n) {
-        if (n.error().code == Errc::timeout && parser.bytes_consumed() > 0) {
-          return reject(status_request_timeout, "the request was not received within request_timeout");
+        if (n.error().code == Errc::timeout && started) {
+          return reject(status_request_timeout, parser.head_complete()
+                                                    ? "the request was not received within request_timeout"
+                                                    : "the request head was not received within header_timeout");
         }
         return {};  // idle timeout, cancellation or a reset: close quietly
       }
       if (*n == 0) return {};  // the client closed (mid-request: nothing useful to answer)
-      if (parser.bytes_consumed() == 0) deadline = IoDeadline::after(options.request_timeout, stop);
+      if (!started && !first) {
+        deadline = IoDeadline::after(options.header_timeout, stop);
+        request_deadline = std::chrono::steady_clock::now() + options.request_timeout;
+      }
+      started = true;
       inbuf.assign(buffer.data(), *n);
     }
     auto used = parser.feed(inbuf, body);
@@ -257,6 +292,9 @@ ReadOutcome HttpServer::State::read_request(detail::SocketStream& stream, Messag
     inbuf.erase(0, *used);
     if (parser.head_complete() && !head_checked) {
       head_checked = true;
+      // The body has what is left of request_timeout, counted from when reading began.
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(request_deadline - std::chrono::steady_clock::now());
+      deadline = IoDeadline::after(std::max(left, std::chrono::milliseconds(0)), stop);
       // Refuse a declared body that is too large before reading any of it.
       if (parser.content_length() && *parser.content_length() > options.max_body_bytes) {
         return reject(status_content_too_large, "the request body is larger than the limit of " +
@@ -274,16 +312,30 @@ ReadOutcome HttpServer::State::read_request(detail::SocketStream& stream, Messag
   return {ReadOutcome::Kind::request, 0, {}};
 }
 
-void HttpServer::State::serve(detail::UniqueFd fd, IpAddress peer, const agentkit::stop_token& stop) {
+void HttpServer::State::serve(detail::UniqueFd fd, IpAddress peer, ConnectionState& state, const agentkit::stop_token& stop) {
   detail::SocketStream stream(std::move(fd));
   std::string inbuf;
+  bool first = true;
   while (!stop.stop_requested()) {
+    if (!first) state.enter_head();
     MessageParser parser(MessageKind::request, limits());
     std::string body;
-    const ReadOutcome outcome = read_request(stream, parser, inbuf, body, stop);
+    const ReadOutcome outcome = read_request(stream, parser, inbuf, body, first, stop);
+    first = false;
+    if (!state.enter_serving()) return;  // evicted while reading: the accept loop closed us
+    // Counted from here to the end of the response; the guard runs on every return below.
+    struct Serving {
+      std::atomic<std::size_t>& n;
+      ~Serving() { --n; }
+    } serving_guard{serving};
+    const std::size_t in_progress = ++serving;
     if (outcome.kind == ReadOutcome::Kind::closed) return;
     if (outcome.kind == ReadOutcome::Kind::reject) {
       send_rejection(stream, outcome.status, outcome.message, stop);
+      return;
+    }
+    if (in_progress > options.max_connections) {
+      send_rejection(stream, status_unavailable, "the server is at its limit of requests in progress; retry later", stop);
       return;
     }
     const bool keep_alive = parser.keep_alive();
@@ -311,7 +363,26 @@ void HttpServer::State::serve(detail::UniqueFd fd, IpAddress peer, const agentki
 
 void HttpServer::State::reap_finished() {
   std::lock_guard lock(mutex);
-  connections.remove_if([](const ConnectionSlot& slot) { return slot.done->load(); });
+  connections.remove_if([](const ConnectionSlot& slot) { return slot.state->done.load(); });
+}
+
+// Called with `mutex` held, when the connections still in their head phase are at the cap.
+void HttpServer::State::evict_oldest_waiting() {
+  while (true) {
+    std::size_t waiting = 0;
+    ConnectionSlot* oldest = nullptr;
+    for (auto& slot : connections) {
+      if (slot.state->done.load() || slot.state->phase.load() != Phase::head) continue;
+      ++waiting;
+      if (oldest == nullptr || slot.state->head_since.load() < oldest->state->head_since.load()) oldest = &slot;
+    }
+    if (waiting < options.max_header_connections || oldest == nullptr) return;
+    Phase expected = Phase::head;
+    // Lost the race to a head that just completed: look again.
+    if (!oldest->state->phase.compare_exchange_strong(expected, Phase::evicted)) continue;
+    oldest->thread.request_stop();  // wakes its blocked read; the thread closes the socket
+    ++evicted;
+  }
 }
 
 void HttpServer::State::accept_loop(const agentkit::stop_token& stop) {
@@ -324,16 +395,12 @@ void HttpServer::State::accept_loop(const agentkit::stop_token& stop) {
     ++accepted;
     reap_finished();
     std::lock_guard lock(mutex);
-    if (connections.size() >= options.max_connections) {
-      detail::SocketStream overflow(std::move(*fd));
-      send_rejection(overflow, status_unavailable, "the server is at its connection limit; retry later",
-                     agentkit::stop_token{});
-      continue;
-    }
-    auto done = std::make_shared<std::atomic<bool>>(false);
-    connections.push_back({done, agentkit::jthread([this, done, conn = std::move(*fd), peer](agentkit::stop_token st) mutable {
-                             serve(std::move(conn), peer, st);
-                             done->store(true);
+    if (options.max_header_connections > 0) evict_oldest_waiting();
+    auto state = std::make_shared<ConnectionState>();
+    state->enter_head();
+    connections.push_back({state, agentkit::jthread([this, state, conn = std::move(*fd), peer](agentkit::stop_token st) mutable {
+                             serve(std::move(conn), peer, *state, st);
+                             state->done.store(true);
                            })});
   }
 }
@@ -393,7 +460,7 @@ std::string HttpServer::base_url() const {
 
 ServerStats HttpServer::stats() const {
   if (!state_) return {};
-  return {state_->accepted.load(), state_->handled.load(), state_->rejected.load()};
+  return {state_->accepted.load(), state_->handled.load(), state_->rejected.load(), state_->evicted.load()};
 }
 
 void HttpServer::stop() {

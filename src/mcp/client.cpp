@@ -384,6 +384,25 @@ Error peer_error(const ClientState& state, std::string_view method, const RpcErr
   return e;
 }
 
+// An accepted form answer gets the requested schema's `default` for every property the user left
+// out (SEP-1034: the server sees the value the form showed, not a hole).
+void apply_form_defaults(const json::Value& params, json::Value& answer) {
+  const json::Value* action = answer.find("action");
+  const json::Value* schema = params.find("requestedSchema");
+  const json::Value* props = schema ? schema->find("properties") : nullptr;
+  if (action == nullptr || action->get_string() != std::optional<std::string_view>("accept") || props == nullptr ||
+      !props->is_object() || !answer.is_object()) {
+    return;
+  }
+  json::Value& content = answer["content"];
+  if (content.is_null()) content = json::Value(json::Object{});
+  if (!content.is_object()) return;
+  for (const auto& [name, property] : props->as_object()) {
+    const json::Value* fallback = property.find("default");
+    if (fallback != nullptr && !content.as_object().contains(name)) content.as_object().set(name, *fallback);
+  }
+}
+
 Result<json::Value> fulfil_input(const ClientState& state, Era era, const std::string& method, const json::Value& params) {
   AuditRecord record;
   record.server = state.config.name;
@@ -428,6 +447,7 @@ Result<json::Value> fulfil_input(const ClientState& state, Era era, const std::s
   record.is_error = !answer;
   if (!answer) record.detail = answer.error().message;
   state.audit(record);
+  if (answer && method == "elicitation/create") apply_form_defaults(params, *answer);
   return answer;
 }
 

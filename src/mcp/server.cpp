@@ -2,6 +2,7 @@
 // (after initialize) and serve modern requests statelessly at the same time.
 #include "agentkit/mcp/server.hpp"
 
+#include <algorithm>
 #include <condition_variable>
 #include <mutex>
 
@@ -38,6 +39,7 @@ namespace {
 
 constexpr std::string_view kListen = "subscriptions/listen";
 constexpr std::string_view kAcknowledged = "notifications/subscriptions/acknowledged";
+constexpr std::string_view kResourceUpdated = "notifications/resources/updated";
 // Listen streams one stdio client may hold open; each occupies a handler thread (not a gate slot).
 constexpr std::size_t kMaxListensPerConnection = 16;
 
@@ -116,6 +118,32 @@ class StdioConnection final : public ChangeListener {
     for (const auto& id : targets) {
       json::Value params = tagged(id);
       (void)peer->notify(method, &params);
+    }
+  }
+
+  // notifications/resources/updated to the legacy session if it subscribed to `uri`, and to the
+  // modern subscriptions whose resourceSubscriptions name it.
+  void resource_updated(std::string_view uri) override {
+    auto peer = weak_peer_.lock();
+    if (!peer) return;
+    const json::Value plain(json::Object{{"uri", std::string(uri)}});
+    if (has_session_.load() && session_.initialized.load() && session_.subscribed(uri)) {
+      (void)peer->notify(kResourceUpdated, &plain);
+    }
+    std::vector<RequestId> targets;
+    {
+      std::lock_guard lock(mu_);
+      for (const auto& [id, filter] : listens_) {
+        if (std::find(filter.resource_subscriptions.begin(), filter.resource_subscriptions.end(), uri) !=
+            filter.resource_subscriptions.end()) {
+          targets.push_back(id);
+        }
+      }
+    }
+    for (const auto& id : targets) {
+      json::Value params = tagged(id);
+      params["uri"] = std::string(uri);
+      (void)peer->notify(kResourceUpdated, &params);
     }
   }
 
@@ -199,6 +227,7 @@ bool Server::remove_resource(std::string_view uri_or_template) { return core_->r
 Result<void> Server::add_prompt(ServerPrompt prompt) { return core_->add_prompt(std::move(prompt)); }
 bool Server::remove_prompt(std::string_view name) { return core_->remove_prompt(name); }
 std::size_t Server::handlers_running() const { return core_->handlers_running(); }
+void Server::resource_updated(std::string_view uri) { core_->resource_updated(uri); }
 
 Result<void> Server::serve_stdio(agentkit::stop_token stop, int in_fd, int out_fd) {
   auto conn = std::make_shared<detail::StdioConnection>(core_);

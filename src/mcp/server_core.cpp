@@ -1,5 +1,7 @@
 #include "server_core.hpp"
 
+#include <algorithm>
+#include <array>
 #include <chrono>
 #include <exception>
 
@@ -117,13 +119,32 @@ namespace {
 
 constexpr std::string_view kResultType = "resultType";
 // 2026-07-28 removed these; a modern request for them is an unknown method.
-constexpr std::array<std::string_view, 6> kRemovedInModern = {
-    "initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe", "completion/complete"};
+// (completion/complete stays: 2026-07-28 serves it with the envelope.)
+constexpr std::array<std::string_view, 5> kRemovedInModern = {"initialize", "ping", "logging/setLevel",
+                                                               "resources/subscribe", "resources/unsubscribe"};
+// completion/complete sends at most this many values (the specification's bound).
+constexpr std::size_t kMaxCompletionValues = 100;
 
 template <class T>
 Result<T> bind_params(const json::Value& params) {
   if (params.is_null()) return wire::bind<T>(json::Value(json::Object{}), wire::UnknownFields::reject);
   return wire::bind<T>(params, wire::UnknownFields::reject);
+}
+
+// ToolCall::log for one request: the severity filter is the session's (legacy) or the request's
+// (modern), decided at send time so a logging/setLevel mid-call takes effect.
+std::function<void(LogLevel, json::Value, std::string_view)> log_sender(const RequestScope& scope) {
+  if (!scope.notify) return [](LogLevel, json::Value, std::string_view) {};
+  return [notify = scope.notify, session = scope.session, era = scope.era, floor = scope.log_level](
+             LogLevel level, json::Value data, std::string_view logger) {
+    const bool wanted = era == Era::modern ? floor && level >= *floor : session == nullptr || session->wants_log(level);
+    if (!wanted) return;
+    json::Object n;
+    n.append_unique("level", std::string(log_level_name(level)));
+    if (!logger.empty()) n.append_unique("logger", std::string(logger));
+    n.append_unique("data", std::move(data));
+    notify("notifications/message", json::Value(std::move(n)));
+  };
 }
 
 Reply invalid_params(std::string message, std::optional<json::Value> data = std::nullopt) {
@@ -356,15 +377,21 @@ void ServerCore::add_listener(const std::shared_ptr<ChangeListener>& listener) {
   listeners_.push_back(listener);
 }
 
-void ServerCore::notify_change(ListKind kind) {
+std::vector<std::shared_ptr<ChangeListener>> ServerCore::live_listeners() {
   std::vector<std::shared_ptr<ChangeListener>> live;
-  {
-    std::lock_guard lock(listeners_mu_);
-    for (const auto& w : listeners_) {
-      if (auto l = w.lock()) live.push_back(std::move(l));
-    }
+  std::lock_guard lock(listeners_mu_);
+  for (const auto& w : listeners_) {
+    if (auto l = w.lock()) live.push_back(std::move(l));
   }
-  for (const auto& l : live) l->list_changed(kind);
+  return live;
+}
+
+void ServerCore::notify_change(ListKind kind) {
+  for (const auto& l : live_listeners()) l->list_changed(kind);
+}
+
+void ServerCore::resource_updated(std::string_view uri) {
+  for (const auto& l : live_listeners()) l->resource_updated(uri);
 }
 
 std::string_view ServerCore::list_changed_method(ListKind kind) {
@@ -412,11 +439,16 @@ std::optional<Reply> ServerCore::admit_modern(const json::Value& params, Request
   scope.version = version->as_string();
   scope.client_capabilities = *caps;
   if (const json::Value* token = meta->find(meta_key::progress_token)) scope.progress_token = *token;
+  if (const json::Value* level = meta->find(meta_key::log_level)) {
+    scope.log_level = level->is_string() ? parse_log_level(level->as_string()) : std::nullopt;
+    if (!scope.log_level) return envelope_error(meta_key::log_level, "not one of the eight syslog level names");
+  }
   return std::nullopt;
 }
 
-void ServerCore::admit_legacy(const LegacySession& session, const json::Value& params, RequestScope& scope) {
+void ServerCore::admit_legacy(LegacySession& session, const json::Value& params, RequestScope& scope) {
   scope.era = Era::legacy;
+  scope.session = &session;
   scope.version = session.version;
   scope.client_capabilities = session.client_capabilities;
   if (const json::Value* meta = meta_of(params)) {
@@ -438,8 +470,10 @@ Reply ServerCore::no_session_reply() const {
 json::Value ServerCore::capabilities() const {
   json::Object caps;
   caps.append_unique("tools", json::Object{{"listChanged", true}});
-  caps.append_unique("resources", json::Object{{"listChanged", true}});
+  caps.append_unique("resources", json::Object{{"subscribe", true}, {"listChanged", true}});
   caps.append_unique("prompts", json::Object{{"listChanged", true}});
+  caps.append_unique("logging", json::Object{});
+  caps.append_unique("completions", json::Object{});
   return json::Value(std::move(caps));
 }
 
@@ -463,6 +497,9 @@ Reply ServerCore::discover(const json::Value& params) const {
       return unsupported_version(v->as_string(), options_.legacy == LegacyMode::serve, "'" + v->as_string() + "' is unknown");
     }
   }
+  // Its params are the envelope (2026-07-28): a probe without one is refused like any request.
+  RequestScope envelope;
+  if (auto refused = admit_modern(params, envelope)) return std::move(*refused);
   json::Object result;
   result.append_unique("supportedVersions", supported_versions(options_.legacy == LegacyMode::serve ? Era::legacy : Era::modern));
   result.append_unique("capabilities", capabilities());
@@ -529,7 +566,101 @@ Reply ServerCore::answer(std::string_view method, const json::Value& params, Req
   if (method == "resources/read") return read_resource(params, scope);
   if (method == "prompts/get") return get_prompt(params, scope);
   if (method == "ping") return Reply::success(json::Value(json::Object{}));
+  if (method == "completion/complete") return complete(params);
+  if (method == "logging/setLevel" || method == "resources/subscribe" || method == "resources/unsubscribe") {
+    return session_method(method, params, scope);
+  }
   return Reply::failure(rpc_code::method_not_found, "Method not found: " + std::string(method));
+}
+
+Reply ServerCore::session_method(std::string_view method, const json::Value& params, RequestScope& scope) const {
+  if (scope.session == nullptr) return Reply::failure(rpc_code::method_not_found, "Method not found: " + std::string(method));
+  const json::Value* meta = params.find("_meta");
+  const std::size_t known = meta != nullptr ? 2 : 1;
+  if (!params.is_object() || params.as_object().size() != known) {
+    return invalid_params(std::string(method) + " takes exactly one parameter");
+  }
+  if (method == "logging/setLevel") {
+    const json::Value* level = params.find("level");
+    auto parsed = level && level->is_string() ? parse_log_level(level->as_string()) : std::nullopt;
+    if (!parsed) return invalid_params("logging/setLevel: level must be one of debug, info, notice, warning, error, critical, alert, emergency");
+    scope.session->set_log_level(*parsed);
+    return Reply::success(json::Value(json::Object{}));
+  }
+  const json::Value* uri = params.find("uri");
+  if (uri == nullptr || !uri->is_string() || uri->as_string().empty()) {
+    return invalid_params(std::string(method) + ": uri must be a non-empty string");
+  }
+  if (method == "resources/subscribe") {
+    scope.session->subscribe(uri->as_string());
+  } else {
+    scope.session->unsubscribe(uri->as_string());
+  }
+  return Reply::success(json::Value(json::Object{}));
+}
+
+Reply ServerCore::complete(const json::Value& params) const {
+  const json::Value* ref = params.find("ref");
+  const json::Value* argument = params.find("argument");
+  const json::Value* type = ref ? ref->find("type") : nullptr;
+  const json::Value* arg_name = argument ? argument->find("name") : nullptr;
+  const json::Value* arg_value = argument ? argument->find("value") : nullptr;
+  if (type == nullptr || !type->is_string() || arg_name == nullptr || !arg_name->is_string() || arg_value == nullptr ||
+      !arg_value->is_string()) {
+    return invalid_params("completion/complete needs ref {type, name|uri} and argument {name, value} (strings)");
+  }
+  CompletionRequest request{arg_name->as_string(), arg_value->as_string(), {}};
+  if (const json::Value* context = params.find("context")) {
+    if (const json::Value* args = context->find("arguments"); args && args->is_object()) {
+      for (const auto& [k, v] : args->as_object()) {
+        if (v.is_string()) request.context.emplace_back(k, v.as_string());
+      }
+    }
+  }
+  Completer completer;
+  const std::string& kind = type->as_string();
+  const json::Value* key = ref->find(kind == "ref/prompt" ? "name" : "uri");
+  if ((kind != "ref/prompt" && kind != "ref/resource") || key == nullptr || !key->is_string()) {
+    return invalid_params("completion/complete: ref must be {type: ref/prompt, name} or {type: ref/resource, uri}");
+  }
+  {
+    std::lock_guard lock(mu_);
+    bool found = false;
+    if (kind == "ref/prompt") {
+      for (const auto& q : prompts_) {
+        if (q->name == key->as_string()) {
+          found = true;
+          completer = q->complete;
+        }
+      }
+    } else {
+      for (const auto& [t, r] : templates_) {
+        if (r->uri_template == key->as_string()) {
+          found = true;
+          completer = r->complete;
+        }
+      }
+    }
+    if (!found) {
+      return invalid_params("completion/complete: no " + std::string(kind == "ref/prompt" ? "prompt" : "resource template") +
+                            " '" + key->as_string() + "'");
+    }
+  }
+  std::vector<std::string> values;
+  if (completer) {
+    try {
+      values = completer(request);
+    } catch (const std::exception& e) {
+      return Reply::failure(rpc_code::internal_error, "completion for '" + key->as_string() + "' failed: " + e.what());
+    }
+  }
+  json::Array sent;
+  for (std::size_t i = 0; i < values.size() && i < kMaxCompletionValues; ++i) sent.emplace_back(values[i]);
+  json::Object completion;
+  completion.append_unique("values", std::move(sent));
+  completion.append_unique("total", static_cast<long long>(values.size()));
+  completion.append_unique("hasMore", values.size() > kMaxCompletionValues);
+  return Reply::success(json::Value(json::Object{{"completion", json::Value(std::move(completion))}}));
 }
 
 std::vector<ServerCore::ListEntry> ServerCore::snapshot(ListKind kind) const {
@@ -649,6 +780,7 @@ Reply ServerCore::call_tool(const json::Value& params, RequestScope& scope) {
   } else {
     call.progress = [](double, std::optional<double>, std::string_view) {};
   }
+  call.log = log_sender(scope);
 
   if (!gate_.enter(scope.stop)) return Reply::failure(rpc_code::internal_error, "cancelled before the handler started");
   GateSlot slot(gate_);
@@ -916,3 +1048,52 @@ ServerTool server_tool_from(ToolDefinition definition) {
 }
 
 }  // namespace agentkit::mcp::detail
+
+namespace agentkit::mcp::detail {
+
+void LegacySession::set_log_level(LogLevel level) {
+  std::lock_guard lock(mu_);
+  log_level_ = level;
+}
+
+bool LegacySession::wants_log(LogLevel level) const {
+  std::lock_guard lock(mu_);
+  return !log_level_ || level >= *log_level_;
+}
+
+void LegacySession::subscribe(std::string uri) {
+  std::lock_guard lock(mu_);
+  if (std::find(subscriptions_.begin(), subscriptions_.end(), uri) == subscriptions_.end()) {
+    subscriptions_.push_back(std::move(uri));
+  }
+}
+
+void LegacySession::unsubscribe(std::string_view uri) {
+  std::lock_guard lock(mu_);
+  std::erase(subscriptions_, uri);
+}
+
+bool LegacySession::subscribed(std::string_view uri) const {
+  std::lock_guard lock(mu_);
+  return std::find(subscriptions_.begin(), subscriptions_.end(), uri) != subscriptions_.end();
+}
+
+}  // namespace agentkit::mcp::detail
+
+namespace agentkit::mcp {
+
+namespace {
+constexpr std::array<std::string_view, 8> kLogLevelNames = {"debug",    "info",  "notice", "warning",
+                                                            "error",    "critical", "alert", "emergency"};
+}  // namespace
+
+std::optional<LogLevel> parse_log_level(std::string_view name) {
+  for (std::size_t i = 0; i < kLogLevelNames.size(); ++i) {
+    if (kLogLevelNames[i] == name) return static_cast<LogLevel>(i);
+  }
+  return std::nullopt;
+}
+
+std::string_view log_level_name(LogLevel level) { return kLogLevelNames[static_cast<std::size_t>(level)]; }
+
+}  // namespace agentkit::mcp

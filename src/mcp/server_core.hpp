@@ -35,13 +35,30 @@ struct RequestScope {
   std::function<void(std::string_view method, const json::Value& params)> notify;
   // Legacy only: a server-to-client request on the session, answered by the client.
   std::function<Result<CallReply>(std::string_view method, const json::Value& params, agentkit::stop_token stop)> ask_client;
+  // Legacy only: the session (its log level and resource subscriptions).
+  struct LegacySession* session = nullptr;
+  // Modern only: the request's io.modelcontextprotocol/logLevel; none: no log messages.
+  std::optional<LogLevel> log_level;
 };
 
-// What `initialize` established for a legacy session.
+// What `initialize` established for a legacy session, and what the client set on it since.
 struct LegacySession {
   std::string version;
   json::Value client_capabilities;
   std::atomic<bool> initialized{false};  // notifications/initialized arrived
+
+  // logging/setLevel; none: every message is sent.
+  void set_log_level(LogLevel level);
+  bool wants_log(LogLevel level) const;
+  // resources/subscribe and resources/unsubscribe.
+  void subscribe(std::string uri);
+  void unsubscribe(std::string_view uri);
+  bool subscribed(std::string_view uri) const;
+
+ private:
+  mutable std::mutex mu_;
+  std::optional<LogLevel> log_level_;
+  std::vector<std::string> subscriptions_;
 };
 
 // The lists a change notification is about.
@@ -52,6 +69,8 @@ class ChangeListener {
  public:
   virtual ~ChangeListener() = default;
   virtual void list_changed(ListKind kind) = 0;
+  // Server::resource_updated: the listener decides whether its client subscribed to `uri`.
+  virtual void resource_updated(std::string_view uri) { (void)uri; }
 };
 
 // A subscriptions/listen request's filter.
@@ -96,6 +115,8 @@ class ServerCore {
   json::Value tool_input_schema(std::string_view name) const;
   // Fan-out targets; held weakly, dropped once gone.
   void add_listener(const std::shared_ptr<ChangeListener>& listener);
+  // Tells every listener that `uri` changed (Server::resource_updated).
+  void resource_updated(std::string_view uri);
 
   // ---- Classification ------------------------------------------------------------------------
   enum class Route : std::uint8_t { discover, modern, initialize, legacy };
@@ -104,7 +125,7 @@ class ServerCore {
   // the error reply otherwise (-32602 for a bad envelope, -32022 for a version we do not speak).
   std::optional<Reply> admit_modern(const json::Value& params, RequestScope& scope) const;
   // Fills `scope` from a legacy session.
-  static void admit_legacy(const LegacySession& session, const json::Value& params, RequestScope& scope);
+  static void admit_legacy(LegacySession& session, const json::Value& params, RequestScope& scope);
   // The reply to a request that is neither modern nor in a legacy session.
   Reply no_session_reply() const;
 
@@ -138,6 +159,10 @@ class ServerCore {
   Reply call_tool(const json::Value& params, RequestScope& scope);
   Reply read_resource(const json::Value& params, RequestScope& scope);
   Reply get_prompt(const json::Value& params, RequestScope& scope);
+  Reply complete(const json::Value& params) const;
+  // logging/setLevel, resources/subscribe and resources/unsubscribe (legacy sessions only).
+  Reply session_method(std::string_view method, const json::Value& params, RequestScope& scope) const;
+  std::vector<std::shared_ptr<ChangeListener>> live_listeners();
   struct SealedRound {
     int round = 0;
     std::optional<std::string> handler_state;

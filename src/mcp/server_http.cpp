@@ -5,6 +5,7 @@
 // then the path (404), Origin and Host (403), the HTTP method (405), Content-Type (415), Accept
 // (406), the body bound (413), strict parsing (400), era classification, the modern routing
 // headers against the body (400, -32020), the envelope and version (400), and only then dispatch.
+#include <algorithm>
 #include <atomic>
 #include <condition_variable>
 #include <deque>
@@ -35,6 +36,7 @@ constexpr int kUnsupportedMediaType = 415;
 constexpr int kUnavailable = 503;
 constexpr std::size_t kSessionIdBytes = 16;  // 128 random bits, hex: unguessable, visible ASCII
 constexpr std::string_view kListen = "subscriptions/listen";
+constexpr std::string_view kResourceUpdated = "notifications/resources/updated";
 
 // Runs over the whole key whatever was presented, so the time taken says nothing about how much
 // of a guess was right.
@@ -81,6 +83,37 @@ bool is_loopback_host(std::string_view host) {
   }
   host = host.substr(0, host.find(':'));
   return iequals(host, "localhost") || host == "127.0.0.1";
+}
+
+// "http://localhost:6274", "https://127.0.0.1", "http://[::1]:8080": scheme, loopback host,
+// optional port, nothing after it.
+bool is_loopback_origin(std::string_view origin) {
+  std::string_view rest;
+  if (origin.starts_with("http://")) {
+    rest = origin.substr(7);
+  } else if (origin.starts_with("https://")) {
+    rest = origin.substr(8);
+  } else {
+    return false;
+  }
+  std::string_view host = rest;
+  std::string_view port;
+  if (rest.starts_with('[')) {
+    const std::size_t close = rest.find(']');
+    if (close == std::string_view::npos) return false;
+    host = rest.substr(0, close + 1);
+    port = rest.substr(close + 1);
+  } else if (const std::size_t colon = rest.find(':'); colon != std::string_view::npos) {
+    host = rest.substr(0, colon);
+    port = rest.substr(colon);
+  }
+  if (!port.empty()) {
+    if (port.size() < 2 || port.front() != ':' || port.size() > 6) return false;
+    for (char c : port.substr(1)) {
+      if (c < '0' || c > '9') return false;
+    }
+  }
+  return iequals(host, "localhost") || host == "127.0.0.1" || host == "[::1]";
 }
 
 bool is_loopback_bind(std::string_view address) {
@@ -157,9 +190,13 @@ struct AwaitedReply {
 // Notifications queued for one long-lived stream (a legacy GET stream, a modern listen).
 class StreamOutbox : public ChangeListener {
  public:
-  StreamOutbox(std::function<std::optional<std::string>(ListKind)> render) : render_(std::move(render)) {}
-  void list_changed(ListKind kind) override {
-    auto frame = render_(kind);
+  using ListRender = std::function<std::optional<std::string>(ListKind)>;
+  using UpdateRender = std::function<std::optional<std::string>(std::string_view uri)>;
+  StreamOutbox(ListRender render, UpdateRender render_update)
+      : render_(std::move(render)), render_update_(std::move(render_update)) {}
+  void list_changed(ListKind kind) override { push(render_(kind)); }
+  void resource_updated(std::string_view uri) override { push(render_update_(uri)); }
+  void push(std::optional<std::string> frame) {
     if (!frame) return;
     {
       std::lock_guard lock(mu_);
@@ -192,7 +229,8 @@ class StreamOutbox : public ChangeListener {
   }
 
  private:
-  std::function<std::optional<std::string>(ListKind)> render_;
+  ListRender render_;
+  UpdateRender render_update_;
   std::mutex mu_;
   agentkit::condition_variable_any cv_;
   std::deque<std::string> queue_;
@@ -263,6 +301,7 @@ bool same_param(const json::Value& argument, std::string_view header_value) {
 }  // namespace
 
 bool HttpServiceState::authorized(const http::ServerRequest& req) const {
+  if (options.unauthenticated_loopback && options.api_key.empty()) return true;
   std::string_view presented;
   if (auto auth = req.headers.get("Authorization")) {
     constexpr std::string_view kBearer = "Bearer ";
@@ -277,7 +316,9 @@ bool HttpServiceState::authorized(const http::ServerRequest& req) const {
 
 std::optional<int> HttpServiceState::refused_origin(const http::ServerRequest& req) const {
   if (auto origin = req.headers.get("Origin")) {
-    bool allowed = false;
+    // A page served from this machine may call a loopback-bound server (the MCP Inspector);
+    // "null" and every other origin are someone else's page unless the allow list names them.
+    bool allowed = is_loopback_bind(options.bind_address) && is_loopback_origin(*origin);
     for (const auto& o : options.allowed_origins) allowed = allowed || o == *origin;
     if (!allowed) return kForbidden;
   }
@@ -459,8 +500,20 @@ void HttpServiceState::on_request(const http::ServerRequest& req, RpcMessage msg
     (void)out.respond(ServerCore::http_status(reply, era), h, frame);
   };
   switch (route) {
-    case ServerCore::Route::discover:
+    case ServerCore::Route::discover: {
+      // The version header must agree with the body before the body's version is judged.
+      const json::Value* meta = params.find("_meta");
+      const json::Value* version = meta ? meta->find(meta_key::protocol_version) : nullptr;
+      if (auto pv = req.headers.get(header::protocol_version); pv && version && version->is_string()) {
+        auto decoded = decode_header_value(*pv);
+        if (!decoded || *decoded != version->as_string()) {
+          return answer(header_mismatch(std::string(header::protocol_version),
+                                        "'" + std::string(*pv) + "' but the body says '" + version->as_string() + "'"),
+                        Era::modern);
+        }
+      }
       return answer(core->discover(params), Era::modern);
+    }
     case ServerCore::Route::initialize:
       return initialize(msg, out);
     case ServerCore::Route::modern: {
@@ -573,13 +626,19 @@ void HttpServiceState::listen(const RpcMessage& msg, http::ResponseWriter& out) 
   }
   const RequestId id = *msg.id;
   const json::Value tag(json::Object{{std::string(meta_key::subscription_id), id.to_json()}});
-  auto outbox = std::make_shared<StreamOutbox>([f = *filter, tag](ListKind kind) -> std::optional<std::string> {
-    const bool wanted = (kind == ListKind::tools && f.tools) || (kind == ListKind::prompts && f.prompts) ||
-                        (kind == ListKind::resources && f.resources);
-    if (!wanted) return std::nullopt;
-    json::Value params(json::Object{{"_meta", tag}});
-    return encode_notification(ServerCore::list_changed_method(kind), &params);
-  });
+  auto outbox = std::make_shared<StreamOutbox>(
+      [f = *filter, tag](ListKind kind) -> std::optional<std::string> {
+        const bool wanted = (kind == ListKind::tools && f.tools) || (kind == ListKind::prompts && f.prompts) ||
+                            (kind == ListKind::resources && f.resources);
+        if (!wanted) return std::nullopt;
+        json::Value params(json::Object{{"_meta", tag}});
+        return encode_notification(ServerCore::list_changed_method(kind), &params);
+      },
+      [subs = filter->resource_subscriptions, tag](std::string_view uri) -> std::optional<std::string> {
+        if (std::find(subs.begin(), subs.end(), uri) == subs.end()) return std::nullopt;
+        json::Value params(json::Object{{"uri", std::string(uri)}, {"_meta", tag}});
+        return encode_notification(kResourceUpdated, &params);
+      });
   core->add_listener(outbox);
   if (!out.start_stream(kOk, sse_headers())) return;
   json::Value ack = core->acknowledged(*filter);
@@ -612,10 +671,16 @@ void HttpServiceState::get_stream(const http::ServerRequest& req, http::Response
     respond_error(out, kNotAcceptable, std::nullopt, rpc_code::invalid_request, "Not Acceptable: the stream is text/event-stream");
     return;
   }
-  auto outbox = std::make_shared<StreamOutbox>([session](ListKind kind) -> std::optional<std::string> {
-    if (!session->legacy.initialized.load()) return std::nullopt;  // never before the handshake completes
-    return encode_notification(ServerCore::list_changed_method(kind), nullptr);
-  });
+  auto outbox = std::make_shared<StreamOutbox>(
+      [session](ListKind kind) -> std::optional<std::string> {
+        if (!session->legacy.initialized.load()) return std::nullopt;  // never before the handshake completes
+        return encode_notification(ServerCore::list_changed_method(kind), nullptr);
+      },
+      [session](std::string_view uri) -> std::optional<std::string> {
+        if (!session->legacy.initialized.load() || !session->legacy.subscribed(uri)) return std::nullopt;
+        json::Value params(json::Object{{"uri", std::string(uri)}});
+        return encode_notification(kResourceUpdated, &params);
+      });
   {
     std::lock_guard lock(session->mu);
     if (session->stream) {
@@ -693,7 +758,11 @@ void HttpService::stop() {
 }
 
 Result<HttpService> Server::serve_http(HttpServeOptions options) {
-  if (options.api_key.empty()) {
+  if (options.unauthenticated_loopback && !detail::is_loopback_bind(options.bind_address)) {
+    return fail(Errc::invalid_argument, "HttpServeOptions::unauthenticated_loopback needs a loopback bind_address, not '" +
+                                            options.bind_address + "'; set an api_key to serve other interfaces");
+  }
+  if (options.api_key.empty() && !options.unauthenticated_loopback) {
     return fail(Errc::invalid_argument,
                 "MCP HTTP mode refuses to start without an API key; set HttpServeOptions::api_key");
   }

@@ -10,6 +10,7 @@
 #include <condition_variable>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "agentkit/base/condition_variable.hpp"
 #include "agentkit/base/thread.hpp"
@@ -177,17 +178,96 @@ TEST_CASE("request limits are enforced with the right status before the handler 
   CHECK(handled == 1);
 }
 
-TEST_CASE("a connection beyond max_connections is answered 503") {
+TEST_CASE("a request beyond max_connections in progress is answered 503, an idle connection does not count") {
+  agentkit::testing::Latch handler_started;
+  agentkit::testing::Latch release;
   ServerOptions o;
   o.max_connections = 1;
-  HttpServer server = start_server(o);
+  HttpServer server = start_server(o, [&](const ServerRequest& req, ResponseWriter& out) {
+    if (req.path == "/hold") {
+      handler_started.open();
+      (void)release.wait();
+    }
+    (void)out.respond(200, {}, "ok");
+  });
   agentkit::http::HttpOptions co;
   co.proxy = agentkit::http::ProxySettings{};
   agentkit::http::HttpClient first(co);
   auto resp = first.send({.url = server.base_url() + "/a"});
   REQUIRE(resp);
-  REQUIRE(resp->read_all());  // the connection stays open in the client's pool
+  REQUIRE(resp->read_all());  // the connection stays open, idle, in the client's pool
+  CHECK(status_line(raw_exchange(server.port(), "GET / HTTP/1.1\r\nConnection: close\r\n\r\n")) == "HTTP/1.1 200 OK");
+  agentkit::jthread holder([&] { (void)raw_exchange(server.port(), "GET /hold HTTP/1.1\r\nConnection: close\r\n\r\n"); });
+  REQUIRE(handler_started.wait());
   CHECK(status_line(raw_exchange(server.port(), "GET / HTTP/1.1\r\n\r\n")) == "HTTP/1.1 503 Service Unavailable");
+  release.open();
+}
+
+namespace {
+// A loopback connection that has sent `bytes` (part of a request head, or nothing) and holds.
+int half_open(std::uint16_t port, std::string_view bytes) {
+  const int fd = ::socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  addr.sin_port = htons(port);
+  if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0) {
+    ::close(fd);
+    return -1;
+  }
+  if (!bytes.empty()) agentkit::testing::write_all(fd, std::string(bytes));
+  return fd;
+}
+}  // namespace
+
+TEST_CASE("with 300 half-open connections held, a legitimate request is still answered") {
+  HttpServer server = start_server();  // the defaults: 64 connections may wait in their head phase
+  std::vector<int> held;
+  for (int i = 0; i < 300; ++i) {
+    const int fd = half_open(server.port(), i % 2 == 0 ? "GET /slow HTTP/1.1\r\nHost: x\r\n" : "");
+    REQUIRE(fd >= 0);
+    held.push_back(fd);
+  }
+  // Our own client, a fresh connection: answered, not reset or refused.
+  agentkit::http::HttpOptions co;
+  co.proxy = agentkit::http::ProxySettings{};
+  agentkit::http::HttpClient client(co);
+  auto resp = client.send({.url = server.base_url() + "/legit"});
+  REQUIRE(resp);
+  CHECK(resp->status() == 200);
+  auto body = resp->read_all();
+  REQUIRE(body);
+  CHECK(*body == "GET /legit ");
+  // The oldest waiting connections were closed to make room; the rest are still held.
+  CHECK(server.stats().connections_evicted >= 300 - 64);
+  CHECK(server.stats().connections_evicted <= 301 - 64);
+  for (int fd : held) ::close(fd);
+}
+
+TEST_CASE("a head not finished within header_timeout gets 408, a silent connection is closed") {
+  ServerOptions o;
+  o.header_timeout = 200ms;
+  o.keep_alive_timeout = 30s;  // the head bound applies to a new connection, not the idle bound
+  HttpServer server = start_server(o);
+  const int slow = half_open(server.port(), "GET /slow HTTP/1.1\r\nHost: x\r\n");
+  const int silent = half_open(server.port(), "");
+  REQUIRE(slow >= 0);
+  REQUIRE(silent >= 0);
+  const auto read_until_close = [](int fd) {
+    std::string out;
+    char buf[1024];
+    while (true) {
+      pollfd p{fd, POLLIN, 0};
+      if (::poll(&p, 1, 10'000) <= 0) return out + "<no close within 10 s>";
+      const ssize_t n = ::recv(fd, buf, sizeof buf, 0);
+      if (n <= 0) return out;
+      out.append(buf, static_cast<std::size_t>(n));
+    }
+  };
+  CHECK(status_line(read_until_close(slow)) == "HTTP/1.1 408 Request Timeout");
+  CHECK(read_until_close(silent).empty());
+  ::close(slow);
+  ::close(silent);
 }
 
 TEST_CASE("stop() cancels a handler in flight and joins every thread") {

@@ -15,8 +15,10 @@
 //   server->stop();                                          // or let the destructor do it
 //
 // Binds loopback unless told otherwise. Enforces request limits before reading further (414 for
-// an over-long request line, 431 for headers, 413 for a body, 503 beyond max_connections) and
-// keeps connections alive between requests. Each connection runs on its own agentkit::jthread; stop()
+// an over-long request line, 431 for headers, 413 for a body, 408 for a head not sent within
+// header_timeout, 503 beyond max_connections requests in progress) and keeps connections alive
+// between requests. Connections still sending headers are capped apart from requests in
+// progress; idle and slow ones are closed oldest first to admit new ones. Each connection runs on its own agentkit::jthread; stop()
 // closes the listener, fires every handler's stop token (ResponseWriter::stop_token), wakes
 // blocked reads and writes, and joins every thread before it returns. A handler must return once
 // its stop token fires: stop() waits for it.
@@ -58,8 +60,17 @@ struct ServerOptions {
   std::size_t max_header_count = 256;
   // Largest request body (larger: 413). 16 MiB is the library-wide bound on one message.
   std::size_t max_body_bytes = 16 * 1024 * 1024;
-  // Connections served at once; one more is answered 503 and closed.
+  // Requests in progress at once (a handler running, a stream open); a request that arrives
+  // beyond it is answered 503 and its connection closed.
   std::size_t max_connections = 64;
+  // Connections waiting for or still sending a request head (new ones, idle keep-alive ones).
+  // A new connection beyond it closes the one that has waited longest, so connections that
+  // never finish their headers cannot keep a legitimate client out.
+  std::size_t max_header_connections = 64;
+  // Time a connection may take to send a complete request head: from accept for its first
+  // request, from the first byte for later ones (slowloris bound). Silence: closed; a partial
+  // head: 408.
+  std::chrono::milliseconds header_timeout{10'000};
   // Time allowed to receive a whole request once its first byte has arrived (slow-sender bound).
   std::chrono::milliseconds request_timeout{30'000};
   // How long an idle keep-alive connection waits for its next request.
@@ -112,6 +123,7 @@ struct ServerStats {
   std::uint64_t connections_accepted = 0;
   std::uint64_t requests_handled = 0;    // handler invocations
   std::uint64_t requests_rejected = 0;   // answered 4xx/5xx by the server itself (limits, parse errors)
+  std::uint64_t connections_evicted = 0; // closed unfinished to admit a new one (max_header_connections)
 };
 
 class HttpServer {

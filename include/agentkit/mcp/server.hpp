@@ -30,6 +30,9 @@
 // its reply is never sent; stopping the server cancels everything in flight before waiting.
 // Registering or removing a tool, resource or prompt notifies every initialised legacy session and
 // every modern subscription that asked for that list, after the registry lock is released.
+// Legacy sessions may also set a log level (logging/setLevel; handlers log through ToolCall::log)
+// and subscribe to resources (resources/subscribe, then Server::resource_updated). Prompts and
+// resource templates with a `complete` callback answer completion/complete in both eras.
 // Pagination cursors name the next entry (sealed, so a cursor this server never issued, or one
 // naming an entry since removed, is refused with -32602).
 //
@@ -86,6 +89,13 @@ json::Value elicitation_request(std::string message, json::Value requested_schem
 
 using ToolOutcome = std::variant<ServerToolResult, InputRequired>;
 
+// The eight syslog severities of MCP logging (notifications/message), least severe first.
+enum class LogLevel : std::uint8_t { debug, info, notice, warning, error, critical, alert, emergency };
+
+// "debug" ... "emergency"; nullopt for anything else.
+std::optional<LogLevel> parse_log_level(std::string_view name);
+std::string_view log_level_name(LogLevel level);
+
 // What a tool handler sees of one call.
 struct ToolCall {
   std::string name;
@@ -98,6 +108,11 @@ struct ToolCall {
   agentkit::stop_token stop;                  // cancellation, client disconnect, server shutdown
   // Sends notifications/progress when the client asked for progress; a no-op otherwise.
   std::function<void(double progress, std::optional<double> total, std::string_view message)> progress;
+  // Sends notifications/message {level, logger, data} to this request's client when it asked for
+  // that severity: a legacy session at or above its logging/setLevel (everything until it sets
+  // one), a modern request at or above its `io.modelcontextprotocol/logLevel` _meta (nothing
+  // without it). A no-op otherwise.
+  std::function<void(LogLevel level, json::Value data, std::string_view logger)> log;
 };
 
 using ServerToolHandler = std::function<ToolOutcome(const ToolCall&)>;
@@ -128,6 +143,18 @@ struct ResourceRead {
 
 using ResourceReader = std::function<Result<std::vector<ResourceContents>>(const ResourceRead&)>;
 
+// One completion/complete question: which argument, what the user typed so far, and the values
+// of the arguments already chosen (`context.arguments`).
+struct CompletionRequest {
+  std::string argument;
+  std::string value;
+  std::vector<std::pair<std::string, std::string>> context{};
+};
+
+// Suggestions for an argument, best first. The server sends at most 100 and sets `total` and
+// `hasMore` from the full list.
+using Completer = std::function<std::vector<std::string>(const CompletionRequest&)>;
+
 struct ServerResource {
   std::string uri;
   std::string name;
@@ -144,6 +171,8 @@ struct ServerResourceTemplate {
   std::string description{};
   std::string mime_type{};
   ResourceReader read{};
+  // Answers completion/complete for the template's variables; empty: no suggestions.
+  Completer complete{};
 };
 
 struct PromptArgument {
@@ -174,6 +203,8 @@ struct ServerPrompt {
   std::string description{};
   std::vector<PromptArgument> arguments{};
   std::function<Result<PromptResult>(const PromptGet&)> get{};
+  // Answers completion/complete for the prompt's arguments; empty: no suggestions.
+  Completer complete{};
 };
 
 enum class LegacyMode : std::uint8_t {
@@ -210,11 +241,18 @@ struct HttpServeOptions {
   std::string path = "/mcp";
   // Required: serve_http refuses to start without one (REQ-MCP-SERVER-07).
   std::string api_key{};
-  // Browser origins allowed to call ("http://localhost:5173"); a request with any other Origin
-  // header gets 403. Requests without an Origin header (non-browser clients) are not affected.
+  // Browser origins allowed to call ("https://app.example"), besides the loopback ones: a server
+  // bound to loopback accepts an Origin whose host is localhost, 127.0.0.1 or [::1] (any port,
+  // http or https), as a page the user opened on this machine (the MCP Inspector) sends. Any
+  // other Origin gets 403. Requests without an Origin header (non-browser clients) are not
+  // affected.
   std::vector<std::string> allowed_origins{};
   // Host header must name loopback when bound to loopback (DNS-rebinding protection).
   bool check_host = true;
+  // Serve without an API key. Accepted only with a loopback bind_address (serve_http refuses it
+  // otherwise); the Host and Origin checks then are the only guard, so leave it off unless every
+  // local process may call the tools (the conformance fixture, a local Inspector session).
+  bool unauthenticated_loopback = false;
   // Largest request body (413 beyond); the library's message bound.
   std::size_t max_body_bytes = 16 * 1024 * 1024;
   // Comment lines sent on quiet long-lived streams, which also notice a client that left.
@@ -277,6 +315,10 @@ class Server {
   Result<void> serve_stdio(agentkit::stop_token stop = {}, int in_fd = 0, int out_fd = 1);
   // Starts the HTTP mode on its own threads.
   Result<HttpService> serve_http(HttpServeOptions options);
+
+  // Sends notifications/resources/updated {uri} to every legacy session that subscribed to `uri`
+  // (resources/subscribe) and every modern listen stream whose resourceSubscriptions name it.
+  void resource_updated(std::string_view uri);
 
   // Handlers running right now (for tests and diagnostics).
   std::size_t handlers_running() const;
