@@ -169,6 +169,51 @@ TEST_CASE("a browser Origin that is not allowed is refused with 403") {
   CHECK(rebound.starts_with("HTTP/1.1 403"));
 }
 
+TEST_CASE("a loopback-bound server accepts loopback Origins on any port, and refuses look-alikes") {
+  Fixture f;  // no allow list
+  const auto status_for = [&](std::string origin) {
+    return f.post(modern_body("tools/list"), {{"Origin", std::move(origin)}, {"MCP-Protocol-Version", "2026-07-28"}, {"Mcp-Method", "tools/list"}})
+        .status();
+  };
+  CHECK(status_for("http://localhost:" + std::to_string(f.http->port())) == 200);  // the MCP Inspector's case
+  CHECK(status_for("http://127.0.0.1:6274") == 200);
+  CHECK(status_for("https://[::1]") == 200);
+  CHECK(status_for("http://localhost.evil.example") == 403);
+  CHECK(status_for("http://localhost:80@evil.example") == 403);
+  CHECK(status_for("http://127.0.0.1.evil.example:80") == 403);
+  CHECK(status_for("null") == 403);
+  CHECK(status_for("file://localhost") == 403);
+}
+
+TEST_CASE("unauthenticated_loopback serves without a key on loopback only, Host and Origin still checked") {
+  mcp::Server server;
+  REQUIRE(server.add_tool({.name = "t", .handler = [](const mcp::ToolCall&) -> mcp::ToolOutcome { return mcp::ServerToolResult::text("x"); }}));
+  auto exposed = server.serve_http({.bind_address = "0.0.0.0", .unauthenticated_loopback = true});
+  REQUIRE(!exposed);
+  CHECK(exposed.error().message.find("loopback") != std::string::npos);
+  auto started = server.serve_http({.unauthenticated_loopback = true});
+  REQUIRE(started);
+  http::HttpClient client;
+  const auto post = [&](http::Headers extra) {
+    http::Request req{.method = "POST", .url = started->url()};
+    req.headers.add("Content-Type", "application/json");
+    req.headers.add("MCP-Protocol-Version", "2026-07-28");
+    req.headers.add("Mcp-Method", "tools/list");
+    for (const auto& h : extra) req.headers.set(h.name, h.value);
+    req.body = modern_body("tools/list");
+    auto resp = client.send(req);
+    REQUIRE(resp);
+    return resp->status();
+  };
+  CHECK(post({}) == 200);
+  CHECK(post({{"Origin", "http://evil.example"}}) == 403);
+  const std::string body = modern_body("tools/list");
+  const std::string rebound = raw_exchange(started->port(),
+      "POST /mcp HTTP/1.1\r\nHost: attacker.example\r\nContent-Type: application/json\r\nMCP-Protocol-Version: 2026-07-28\r\n"
+      "Mcp-Method: tools/list\r\nConnection: close\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body);
+  CHECK(rebound.starts_with("HTTP/1.1 403"));
+}
+
 TEST_CASE("bodies are bounded, strictly parsed, and must be JSON") {
   Fixture f({}, {.max_body_bytes = 1024});
   auto big = f.post(modern_body("tools/list", R"("pad":")" + std::string(2000, 'x') + "\""), modern_headers("tools/list"));
@@ -423,4 +468,42 @@ TEST_CASE("the API key must match exactly: longer keys and prefixes and other ca
   h.add("X-API-Key", key);
   CHECK(f.post(call, h, false).status() == 200);
   CHECK(f.calls.load() == 1);
+}
+
+TEST_CASE("an accepted elicitation form gets the schema's defaults for the fields the user left out, both eras") {
+  mcp::Server server;
+  REQUIRE(server.add_tool({.name = "form", .handler = [](const mcp::ToolCall& call) -> mcp::ToolOutcome {
+                             if (const json::Value* answer = call.input_responses.find("f")) {
+                               return mcp::ServerToolResult::text(json::dump(*answer->find("content")));
+                             }
+                             mcp::InputRequired asked;
+                             asked.requests.emplace_back(
+                                 "f", mcp::elicitation_request("Review", json::parse(R"({"type":"object","properties":{
+                                        "name":{"type":"string","default":"John Doe"},
+                                        "age":{"type":"integer","default":30},
+                                        "status":{"type":"string","enum":["active","inactive"],"default":"active"},
+                                        "verified":{"type":"boolean","default":true},
+                                        "note":{"type":"string"}}})")
+                                                                                  .value()));
+                             return asked;
+                           }}));
+  auto started = server.serve_http({.api_key = std::string(kKey)});
+  REQUIRE(started);
+  for (auto negotiation : {mcp::Negotiation::legacy, mcp::Negotiation::modern}) {
+    mcp::ClientOptions o;
+    o.allow_elicitation = true;
+    o.elicitation = [](const mcp::InputRequest&) -> Result<json::Value> {
+      // The user changed one field and left the rest as the form showed them.
+      return json::parse(R"({"action":"accept","content":{"age":41}})");
+    };
+    auto client = mcp::Client::connect({.name = "web",
+                                        .transport = mcp::HttpTarget{.url = started->url(), .headers = {{"X-API-Key", std::string(kKey)}}},
+                                        .negotiation = negotiation},
+                                       o);
+    REQUIRE(client);
+    auto result = client->call_tool("form", json::Value(json::Object{}));
+    REQUIRE(result);
+    REQUIRE(!result->content.empty());
+    CHECK(result->content[0].find("text")->as_string() == R"({"age":41,"name":"John Doe","status":"active","verified":true})");
+  }
 }

@@ -537,3 +537,151 @@ TEST_CASE("prompts are listed and got; a missing required argument is refused") 
   REQUIRE(!missing);
   CHECK(missing.error().find_detail("rpc_code") == std::optional<std::string_view>("-32602"));
 }
+
+namespace {
+
+// A tool that logs one message at each of debug, warning and error.
+mcp::ServerTool logging_tool() {
+  return {.name = "logs", .handler = [](const mcp::ToolCall& call) -> mcp::ToolOutcome {
+            call.log(mcp::LogLevel::debug, json::Value("d"), "test");
+            call.log(mcp::LogLevel::warning, json::Value("w"), "test");
+            call.log(mcp::LogLevel::error, json::Value("e"), "test");
+            return mcp::ServerToolResult::text("done");
+          }};
+}
+
+std::vector<std::string> logged_levels(const std::vector<json::Value>& frames) {
+  std::vector<std::string> out;
+  for (const auto& f : frames) {
+    if (const json::Value* m = f.find("method"); m && m->as_string() == "notifications/message") {
+      out.push_back(f.find("params")->find("level")->as_string());
+    }
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a legacy session's logging/setLevel filters the handler's log messages") {
+  mcp::Server server;
+  REQUIRE(server.add_tool(logging_tool()));
+  PipeServer pipe(server);
+  handshake(pipe);
+  std::vector<json::Value> before;
+  pipe.send(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"logs"}})");
+  REQUIRE(pipe.reply_to("1", &before));
+  CHECK(logged_levels(before) == std::vector<std::string>{"debug", "warning", "error"});  // no level set: all
+  pipe.send(R"({"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"warning"}})");
+  CHECK(result_of(pipe.reply_to("2")).as_object().empty());
+  std::vector<json::Value> after;
+  pipe.send(R"({"jsonrpc":"2.0","id":3,"method":"tools/call","params":{"name":"logs"}})");
+  REQUIRE(pipe.reply_to("3", &after));
+  CHECK(logged_levels(after) == std::vector<std::string>{"warning", "error"});
+  pipe.send(R"({"jsonrpc":"2.0","id":4,"method":"logging/setLevel","params":{"level":"loud"}})");
+  CHECK(error_code(pipe.reply_to("4")) == -32602);
+}
+
+TEST_CASE("a modern request gets log messages only at or above the logLevel in its _meta") {
+  mcp::Server server;
+  REQUIRE(server.add_tool(logging_tool()));
+  PipeServer pipe(server);
+  std::vector<json::Value> silent;
+  pipe.send(modern_call("1", "tools/call", R"("name":"logs")"));
+  REQUIRE(pipe.reply_to("1", &silent));
+  CHECK(logged_levels(silent).empty());
+  std::vector<json::Value> some;
+  const std::string with_level =
+      R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"logs","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":"error"}}})";
+  pipe.send(with_level);
+  REQUIRE(pipe.reply_to("2", &some));
+  CHECK(logged_levels(some) == std::vector<std::string>{"error"});
+  pipe.send(modern_call("3", "logging/setLevel", R"("level":"debug")"));
+  CHECK(error_code(pipe.reply_to("3")) == -32601);  // removed in 2026-07-28
+}
+
+TEST_CASE("completion/complete asks the prompt's or the template's completer, in both eras") {
+  mcp::Server server;
+  REQUIRE(server.add_prompt({.name = "greet",
+                             .arguments = {{"city", "", true}},
+                             .get = [](const mcp::PromptGet&) -> Result<mcp::PromptResult> { return mcp::PromptResult{}; },
+                             .complete = [](const mcp::CompletionRequest& c) {
+                               std::vector<std::string> out;
+                               for (const char* w : {"paris", "park", "rome"}) {
+                                 if (c.argument == "city" && std::string_view(w).starts_with(c.value)) out.emplace_back(w);
+                               }
+                               return out;
+                             }}));
+  REQUIRE(server.add_resource_template({.uri_template = "x://n/{id}",
+                                        .name = "n",
+                                        .read = [](const mcp::ResourceRead&) -> Result<std::vector<mcp::ResourceContents>> {
+                                          return std::vector<mcp::ResourceContents>{};
+                                        },
+                                        .complete = [](const mcp::CompletionRequest&) {
+                                          std::vector<std::string> many;
+                                          for (int i = 0; i < 150; ++i) many.push_back(std::to_string(i));
+                                          return many;
+                                        }}));
+  PipeServer pipe(server);
+  handshake(pipe);
+  pipe.send(R"({"jsonrpc":"2.0","id":1,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"city","value":"par"}}})");
+  const auto prompt = result_of(pipe.reply_to("1"));
+  const json::Value& values = *prompt.find("completion")->find("values");
+  REQUIRE(values.as_array().size() == 2);
+  CHECK(values.as_array()[0].as_string() == "paris");
+  CHECK(values.as_array()[1].as_string() == "park");
+  CHECK(prompt.find("completion")->find("hasMore")->as_bool() == false);
+  pipe.send(modern_call("2", "completion/complete", R"("ref":{"type":"ref/resource","uri":"x://n/{id}"},"argument":{"name":"id","value":""})"));
+  const auto tmpl = result_of(pipe.reply_to("2"));
+  CHECK(tmpl.find("completion")->find("values")->as_array().size() == 100);  // the specification's bound
+  CHECK(tmpl.find("completion")->find("total")->to_int64() == 150);
+  CHECK(tmpl.find("completion")->find("hasMore")->as_bool());
+  CHECK(tmpl.find("resultType")->as_string() == "complete");
+  pipe.send(R"({"jsonrpc":"2.0","id":3,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"nope"},"argument":{"name":"a","value":""}}})");
+  CHECK(error_code(pipe.reply_to("3")) == -32602);
+}
+
+TEST_CASE("a subscribed legacy session gets resources/updated for that uri only, until it unsubscribes") {
+  mcp::Server server;
+  PipeServer pipe(server);
+  handshake(pipe);
+  pipe.send(R"({"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"x://watched"}})");
+  CHECK(result_of(pipe.reply_to("1")).as_object().empty());
+  server.resource_updated("x://other");
+  CHECK(!pipe.next(200ms));
+  server.resource_updated("x://watched");
+  auto note = pipe.next();
+  REQUIRE(note);
+  CHECK(note->find("method")->as_string() == "notifications/resources/updated");
+  CHECK(note->find("params")->find("uri")->as_string() == "x://watched");
+  pipe.send(R"({"jsonrpc":"2.0","id":2,"method":"resources/unsubscribe","params":{"uri":"x://watched"}})");
+  CHECK(result_of(pipe.reply_to("2")).as_object().empty());
+  server.resource_updated("x://watched");
+  CHECK(!pipe.next(200ms));
+}
+
+TEST_CASE("a modern listen stream gets resources/updated for the uris in its resourceSubscriptions") {
+  mcp::Server server;
+  PipeServer pipe(server);
+  pipe.send(modern_call("7", "subscriptions/listen", R"("notifications":{"resourceSubscriptions":["x://a"]})"));
+  REQUIRE(pipe.next());  // the acknowledgement
+  server.resource_updated("x://b");
+  CHECK(!pipe.next(200ms));
+  server.resource_updated("x://a");
+  auto note = pipe.next();
+  REQUIRE(note);
+  CHECK(note->find("method")->as_string() == "notifications/resources/updated");
+  CHECK(note->find("params")->find("uri")->as_string() == "x://a");
+  CHECK(note->find("params")->find("_meta")->find("io.modelcontextprotocol/subscriptionId")->number_text() == "7");
+}
+
+TEST_CASE("server/discover without the envelope is refused with -32602") {
+  mcp::Server server;
+  PipeServer pipe(server);
+  pipe.send(R"({"jsonrpc":"2.0","id":1,"method":"server/discover","params":{}})");
+  CHECK(error_code(pipe.reply_to("1")) == -32602);
+  pipe.send(modern_call("2", "server/discover"));
+  const auto found = result_of(pipe.reply_to("2"));
+  CHECK(found.find("capabilities")->find("logging"));
+  CHECK(found.find("capabilities")->find("completions"));
+  CHECK(found.find("capabilities")->find("resources")->find("subscribe")->as_bool());
+}
