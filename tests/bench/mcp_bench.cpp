@@ -10,6 +10,17 @@
 // Each cell: kCalls sequential calls (one in flight, after a warm-up), best of kRuns batches, the
 // two servers' batches alternating; plus one row of kThreads concurrent callers on our client.
 // On a shared machine the absolute figures move with the load; the ratios are what to read.
+//
+// Streamable HTTP (issue 15): the same round trip over loopback HTTP, modern era, our client
+// against our server (this binary, --serve-http) and the TypeScript SDK server
+// (v2_server.mjs http, createMcpHandler behind node:http), same run, ratio printed. And the
+// idle-connection bar: with 300 half-open connections held on our HTTP server, the time a
+// legitimate tools/call takes (bar: under 1 s).
+#include <arpa/inet.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -76,11 +87,91 @@ int serve_echo() {
   return server.serve_stdio() ? 0 : 1;
 }
 
+int serve_http_echo() {
+  mcp::Server server({.server_info = {"agentkit-bench", std::string(agentkit::kVersion), ""}});
+  (void)server.add_tool({.name = "echo",
+                         .description = "Echo a message",
+                         .input_schema = json::parse(R"({"type":"object","properties":{"message":{"type":"string"}},"required":["message"]})").value(),
+                         .handler = [](const mcp::ToolCall& call) -> mcp::ToolOutcome {
+                           return mcp::ServerToolResult::text("Echo: " + call.arguments.find("message")->as_string());
+                         }});
+  auto http = server.serve_http({.api_key = "bench"});
+  if (!http) return 1;
+  std::printf("PORT %u\n", http->port());
+  std::fflush(stdout);
+  char c = 0;
+  while (::read(0, &c, 1) > 0) {
+  }
+  return 0;
+}
+
 struct Peer {
   std::string name;
   std::string command;
   std::vector<std::string> args;
 };
+
+// A server process for the HTTP rows: started with a pipe on stdout (its first line says it is
+// listening) and one on stdin (closed to stop it); SIGTERM and reaped on destruction.
+class Child {
+ public:
+  explicit Child(const std::vector<std::string>& argv) {
+    int out[2];
+    int in[2];
+    if (::pipe(out) != 0 || ::pipe(in) != 0) return;
+    pid_ = ::fork();
+    if (pid_ == 0) {
+      ::dup2(in[0], 0);
+      ::dup2(out[1], 1);
+      ::close(in[1]);
+      ::close(out[0]);
+      std::vector<char*> args;
+      for (const auto& a : argv) args.push_back(const_cast<char*>(a.c_str()));
+      args.push_back(nullptr);
+      ::execvp(args[0], args.data());
+      ::_exit(127);
+    }
+    ::close(in[0]);
+    ::close(out[1]);
+    stdin_ = in[1];
+    FILE* f = ::fdopen(out[0], "r");
+    char line[256] = {};
+    if (f != nullptr && std::fgets(line, sizeof line, f) != nullptr) first_line_ = line;
+    stdout_ = f;
+  }
+  ~Child() {
+    if (stdin_ >= 0) ::close(stdin_);
+    if (pid_ > 0) {
+      ::kill(pid_, SIGTERM);
+      ::waitpid(pid_, nullptr, 0);
+    }
+    if (stdout_ != nullptr) std::fclose(stdout_);
+  }
+  Child(const Child&) = delete;
+  Child& operator=(const Child&) = delete;
+  const std::string& first_line() const { return first_line_; }
+
+ private:
+  pid_t pid_ = -1;
+  int stdin_ = -1;
+  FILE* stdout_ = nullptr;
+  std::string first_line_;
+};
+
+std::uint16_t free_port() {
+  const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+  sockaddr_in addr{};
+  addr.sin_family = AF_INET;
+  addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  socklen_t len = sizeof addr;
+  std::uint16_t port = 0;
+  if (::bind(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 &&
+      ::getsockname(fd, reinterpret_cast<sockaddr*>(&addr), &len) == 0) {
+    port = ntohs(addr.sin_port);
+  }
+  ::close(fd);
+  return port;
+}
 
 double per_second(int calls, std::chrono::steady_clock::duration d) {
   return calls / std::chrono::duration<double>(d).count();
@@ -89,8 +180,11 @@ double per_second(int calls, std::chrono::steady_clock::duration d) {
 // One connected client of ours, timing batches of calls.
 class OurClient {
  public:
-  OurClient(const Peer& peer, mcp::Negotiation era) {
-    mcp::ServerConfig config{.name = "bench", .transport = mcp::StdioLaunch{.command = peer.command, .args = peer.args}, .negotiation = era};
+  OurClient(const Peer& peer, mcp::Negotiation era)
+      : OurClient(peer.name,
+                  mcp::ServerConfig{.name = "bench", .transport = mcp::StdioLaunch{.command = peer.command, .args = peer.args}, .negotiation = era}) {}
+  OurClient(const std::string& name, mcp::ServerConfig config) {
+    const Peer peer{name, "", {}};
     mcp::ClientOptions options;
     options.call_limit = static_cast<std::size_t>(kWarmup + kCalls * kRuns);  // the default 1000 would stop the run
     auto c = mcp::Client::connect(config, options);
@@ -174,6 +268,74 @@ std::optional<double> typescript_client(const Peer& peer, std::string_view mode)
   return best;
 }
 
+// Streamable HTTP, modern era, our client: our server and the TypeScript server, batches
+// alternating, best batch each.
+std::pair<std::optional<double>, std::optional<double>> http_round_trips(const std::string& self, bool with_ts) {
+  Child ours(std::vector<std::string>{self, "--serve-http"});
+  const std::string our_port = ours.first_line().starts_with("PORT ") ? ours.first_line().substr(5, ours.first_line().size() - 6) : "";
+  const std::uint16_t ts_port = free_port();
+  std::optional<Child> theirs;
+  if (with_ts) theirs.emplace(std::vector<std::string>{"node", (kInterop / "v2_server.mjs").string(), "http", std::to_string(ts_port), "stateless"});
+  const auto target = [](std::string url, bool key) {
+    mcp::HttpTarget t{.url = std::move(url)};
+    if (key) t.headers.emplace_back("X-API-Key", "bench");
+    return mcp::ServerConfig{.name = "bench", .transport = t, .negotiation = mcp::Negotiation::modern};
+  };
+  OurClient first("agentkit server over HTTP", target("http://127.0.0.1:" + our_port + "/mcp", true));
+  std::optional<OurClient> second;
+  if (theirs && theirs->first_line().starts_with("listening")) {
+    second.emplace("TypeScript server over HTTP", target("http://127.0.0.1:" + std::to_string(ts_port) + "/mcp", false));
+  }
+  std::optional<double> best_a;
+  std::optional<double> best_b;
+  for (int run = 0; run < kRuns; ++run) {
+    if (auto v = first.batch(); v && (!best_a || *v > *best_a)) best_a = v;
+    if (second) {
+      if (auto v = second->batch(); v && (!best_b || *v > *best_b)) best_b = v;
+    }
+  }
+  return {best_a, best_b};
+}
+
+// With kHalfOpen connections held half-open (half of them with a partial request head), the
+// seconds a legitimate tools/call on a fresh connection takes; worst of kRuns.
+constexpr int kHalfOpen = 300;
+std::optional<double> answer_under_idle_load(const std::string& self) {
+  Child ours(std::vector<std::string>{self, "--serve-http"});
+  if (!ours.first_line().starts_with("PORT ")) return std::nullopt;
+  const auto port = static_cast<std::uint16_t>(std::stoi(ours.first_line().substr(5)));
+  std::vector<int> held;
+  for (int i = 0; i < kHalfOpen; ++i) {
+    const int fd = ::socket(AF_INET, SOCK_STREAM, 0);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    addr.sin_port = htons(port);
+    if (::connect(fd, reinterpret_cast<sockaddr*>(&addr), sizeof addr) == 0 && i % 2 == 0) {
+      constexpr std::string_view partial = "POST /mcp HTTP/1.1\r\nHost: 127.0.0.1\r\n";
+      (void)::send(fd, partial.data(), partial.size(), MSG_NOSIGNAL);
+    }
+    held.push_back(fd);
+  }
+  double worst = 0;
+  for (int run = 0; run < kRuns; ++run) {
+    const auto start = std::chrono::steady_clock::now();
+    mcp::ClientOptions options;
+    auto client = mcp::Client::connect({.name = "bench",
+                                        .transport = mcp::HttpTarget{.url = "http://127.0.0.1:" + std::to_string(port) + "/mcp",
+                                                                     .headers = {{"X-API-Key", "bench"}}},
+                                        .negotiation = mcp::Negotiation::modern},
+                                       options);
+    if (!client || !client->call_tool("echo", json::Value(json::Object{{"message", "ping"}}))) {
+      for (int fd : held) ::close(fd);
+      return std::nullopt;
+    }
+    worst = std::max(worst, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+  }
+  for (int fd : held) ::close(fd);
+  return worst;
+}
+
 std::string cell(std::optional<double> v) {
   if (!v) return "        n/a";
   char buf[32];
@@ -190,6 +352,7 @@ void ratio(const char* what, std::optional<double> ours, std::optional<double> t
 
 int main(int argc, char** argv) {
   if (argc > 1 && std::string(argv[1]) == "--serve-echo") return serve_echo();
+  if (argc > 1 && std::string(argv[1]) == "--serve-http") return serve_http_echo();
   const std::string self = std::filesystem::read_symlink("/proc/self/exe").string();
   const Peer ours{"agentkit server (C++)", self, {"--serve-echo"}};
   const Peer theirs{"TypeScript SDK server (@modelcontextprotocol/server 2.4.0)", "node",
@@ -233,5 +396,20 @@ int main(int argc, char** argv) {
   std::printf("ratios (our client / TypeScript client, same server):\n");
   ratio("our server, modern", ours_ours_m, ours_ts_m);
   ratio("TypeScript server, modern", ts_ours_m, ts_ts_m);
+
+  std::printf("\nMCP tools/call round trips per second over Streamable HTTP (loopback, modern era, our client,\n"
+              "sequential, best of %d x %d calls)\n", kRuns, kCalls);
+  const auto [http_ours, http_ts] = http_round_trips(self, have_node);
+  std::printf("  %-40s %s calls/s\n", "agentkit server (C++)", cell(http_ours).c_str());
+  std::printf("  %-40s %s calls/s\n", "TypeScript SDK server (createMcpHandler)", cell(http_ts).c_str());
+  ratio("HTTP, modern, our client", http_ours, http_ts);
+
+  const auto idle = answer_under_idle_load(self);
+  if (idle) {
+    std::printf("\nwith %d half-open connections held: a fresh client's connect + tools/call took at worst %.3f s%s\n",
+                kHalfOpen, *idle, *idle < 1.0 ? "" : "   (above the 1 s bar)");
+  } else {
+    std::printf("\nwith %d half-open connections held: the legitimate call FAILED\n", kHalfOpen);
+  }
   return 0;
 }
