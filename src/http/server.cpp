@@ -239,9 +239,10 @@ struct HttpServer::State {
   }
 
   void accept_loop(const agentkit::stop_token& stop);
-  void serve(detail::UniqueFd fd, IpAddress peer, ConnectionState& state, const agentkit::stop_token& stop);
-  ReadOutcome read_request(detail::SocketStream& stream, MessageParser& parser, std::string& inbuf, std::string& body,
-                           bool first, const agentkit::stop_token& stop);
+  void serve(detail::UniqueFd fd, IpAddress peer, ConnectionState& state,
+             const agentkit::stop_token& stop);
+  ReadOutcome read_request(detail::SocketStream& stream, MessageParser& parser, std::string& inbuf,
+                           std::string& body, bool first, const agentkit::stop_token& stop);
   void evict_oldest_waiting();
   void send_rejection(detail::SocketStream& stream, int status, const std::string& message, const agentkit::stop_token& stop);
   void reap_finished();
@@ -258,12 +259,14 @@ void HttpServer::State::send_rejection(detail::SocketStream& stream, int status,
   (void)stream.write_all(out, IoDeadline::after(options.write_timeout, stop));
 }
 
-ReadOutcome HttpServer::State::read_request(detail::SocketStream& stream, MessageParser& parser, std::string& inbuf,
-                                            std::string& body, bool first, const agentkit::stop_token& stop) {
+ReadOutcome HttpServer::State::read_request(detail::SocketStream& stream, MessageParser& parser,
+                                            std::string& inbuf, std::string& body, bool first,
+                                            const agentkit::stop_token& stop) {
   std::array<char, read_buffer_bytes> buffer{};
   // A new connection must send its head within header_timeout; an idle keep-alive one may wait
   // keep_alive_timeout for its next request, whose head then has header_timeout.
-  IoDeadline deadline = IoDeadline::after(first ? options.header_timeout : options.keep_alive_timeout, stop);
+  IoDeadline deadline =
+      IoDeadline::after(first ? options.header_timeout : options.keep_alive_timeout, stop);
   auto request_deadline = std::chrono::steady_clock::now() + options.request_timeout;
   bool head_checked = false;
   bool started = !inbuf.empty();  // a pipelined request has begun already
@@ -273,9 +276,10 @@ ReadOutcome HttpServer::State::read_request(detail::SocketStream& stream, Messag
       auto n = stream.read_some(buffer, deadline);
       if (!n) {
         if (n.error().code == Errc::timeout && started) {
-          return reject(status_request_timeout, parser.head_complete()
-                                                    ? "the request was not received within request_timeout"
-                                                    : "the request head was not received within header_timeout");
+          return reject(status_request_timeout,
+                        parser.head_complete()
+                            ? "the request was not received within request_timeout"
+                            : "the request head was not received within header_timeout");
         }
         return {};  // idle timeout, cancellation or a reset: close quietly
       }
@@ -293,7 +297,8 @@ ReadOutcome HttpServer::State::read_request(detail::SocketStream& stream, Messag
     if (parser.head_complete() && !head_checked) {
       head_checked = true;
       // The body has what is left of request_timeout, counted from when reading began.
-      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(request_deadline - std::chrono::steady_clock::now());
+      const auto left = std::chrono::duration_cast<std::chrono::milliseconds>(
+          request_deadline - std::chrono::steady_clock::now());
       deadline = IoDeadline::after(std::max(left, std::chrono::milliseconds(0)), stop);
       // Refuse a declared body that is too large before reading any of it.
       if (parser.content_length() && *parser.content_length() > options.max_body_bytes) {
@@ -312,7 +317,8 @@ ReadOutcome HttpServer::State::read_request(detail::SocketStream& stream, Messag
   return {ReadOutcome::Kind::request, 0, {}};
 }
 
-void HttpServer::State::serve(detail::UniqueFd fd, IpAddress peer, ConnectionState& state, const agentkit::stop_token& stop) {
+void HttpServer::State::serve(detail::UniqueFd fd, IpAddress peer, ConnectionState& state,
+                              const agentkit::stop_token& stop) {
   detail::SocketStream stream(std::move(fd));
   std::string inbuf;
   bool first = true;
@@ -335,7 +341,8 @@ void HttpServer::State::serve(detail::UniqueFd fd, IpAddress peer, ConnectionSta
       return;
     }
     if (in_progress > options.max_connections) {
-      send_rejection(stream, status_unavailable, "the server is at its limit of requests in progress; retry later", stop);
+      send_rejection(stream, status_unavailable,
+                     "the server is at its limit of requests in progress; retry later", stop);
       return;
     }
     const bool keep_alive = parser.keep_alive();
@@ -374,7 +381,8 @@ void HttpServer::State::evict_oldest_waiting() {
     for (auto& slot : connections) {
       if (slot.state->done.load() || slot.state->phase.load() != Phase::head) continue;
       ++waiting;
-      if (oldest == nullptr || slot.state->head_since.load() < oldest->state->head_since.load()) oldest = &slot;
+      if (oldest == nullptr || slot.state->head_since.load() < oldest->state->head_since.load())
+        oldest = &slot;
     }
     if (waiting < options.max_header_connections || oldest == nullptr) return;
     Phase expected = Phase::head;
@@ -398,7 +406,8 @@ void HttpServer::State::accept_loop(const agentkit::stop_token& stop) {
     if (options.max_header_connections > 0) evict_oldest_waiting();
     auto state = std::make_shared<ConnectionState>();
     state->enter_head();
-    connections.push_back({state, agentkit::jthread([this, state, conn = std::move(*fd), peer](agentkit::stop_token st) mutable {
+    connections.push_back({state, agentkit::jthread([this, state, conn = std::move(*fd),
+                                                     peer](agentkit::stop_token st) mutable {
                              serve(std::move(conn), peer, *state, st);
                              state->done.store(true);
                            })});
@@ -460,7 +469,8 @@ std::string HttpServer::base_url() const {
 
 ServerStats HttpServer::stats() const {
   if (!state_) return {};
-  return {state_->accepted.load(), state_->handled.load(), state_->rejected.load(), state_->evicted.load()};
+  return {state_->accepted.load(), state_->handled.load(), state_->rejected.load(),
+          state_->evicted.load()};
 }
 
 void HttpServer::stop() {

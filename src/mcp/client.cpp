@@ -390,8 +390,8 @@ void apply_form_defaults(const json::Value& params, json::Value& answer) {
   const json::Value* action = answer.find("action");
   const json::Value* schema = params.find("requestedSchema");
   const json::Value* props = schema ? schema->find("properties") : nullptr;
-  if (action == nullptr || action->get_string() != std::optional<std::string_view>("accept") || props == nullptr ||
-      !props->is_object() || !answer.is_object()) {
+  if (action == nullptr || action->get_string() != std::optional<std::string_view>("accept") ||
+      props == nullptr || !props->is_object() || !answer.is_object()) {
     return;
   }
   json::Value& content = answer["content"];
@@ -399,7 +399,8 @@ void apply_form_defaults(const json::Value& params, json::Value& answer) {
   if (!content.is_object()) return;
   for (const auto& [name, property] : props->as_object()) {
     const json::Value* fallback = property.find("default");
-    if (fallback != nullptr && !content.as_object().contains(name)) content.as_object().set(name, *fallback);
+    if (fallback != nullptr && !content.as_object().contains(name))
+      content.as_object().set(name, *fallback);
   }
 }
 

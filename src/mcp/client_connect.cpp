@@ -258,9 +258,12 @@ Result<ProbeOutcome> probe(ClientState& state, Connection& conn, bool stdio, age
   // -32022 whose `supported` names the very version we sent: pick it from the list and retry
   // once, as the specification asks of a client (the rejection said nothing else to act on).
   if (reply && !reply->ok && reply->error.code == rpc_code::unsupported_protocol_version &&
-      lists_version(reply->error.data ? reply->error.data->find("supported") : nullptr, kModernVersion)) {
-    state.note("server/discover answered -32022 yet lists " + std::string(kModernVersion) + "; retried once");
-    reply = send_request(state, conn, std::string(kDiscover), json::Value(json::Object{}), stop, how);
+      lists_version(reply->error.data ? reply->error.data->find("supported") : nullptr,
+                    kModernVersion)) {
+    state.note("server/discover answered -32022 yet lists " + std::string(kModernVersion) +
+               "; retried once");
+    reply =
+        send_request(state, conn, std::string(kDiscover), json::Value(json::Object{}), stop, how);
   }
   if (!reply) {
     const Error& e = reply.error();

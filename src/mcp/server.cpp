@@ -134,8 +134,8 @@ class StdioConnection final : public ChangeListener {
     {
       std::lock_guard lock(mu_);
       for (const auto& [id, filter] : listens_) {
-        if (std::find(filter.resource_subscriptions.begin(), filter.resource_subscriptions.end(), uri) !=
-            filter.resource_subscriptions.end()) {
+        if (std::find(filter.resource_subscriptions.begin(), filter.resource_subscriptions.end(),
+                      uri) != filter.resource_subscriptions.end()) {
           targets.push_back(id);
         }
       }

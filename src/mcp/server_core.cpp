@@ -120,8 +120,8 @@ namespace {
 constexpr std::string_view kResultType = "resultType";
 // 2026-07-28 removed these; a modern request for them is an unknown method.
 // (completion/complete stays: 2026-07-28 serves it with the envelope.)
-constexpr std::array<std::string_view, 5> kRemovedInModern = {"initialize", "ping", "logging/setLevel",
-                                                               "resources/subscribe", "resources/unsubscribe"};
+constexpr std::array<std::string_view, 5> kRemovedInModern = {
+    "initialize", "ping", "logging/setLevel", "resources/subscribe", "resources/unsubscribe"};
 // completion/complete sends at most this many values (the specification's bound).
 constexpr std::size_t kMaxCompletionValues = 100;
 
@@ -137,7 +137,8 @@ std::function<void(LogLevel, json::Value, std::string_view)> log_sender(const Re
   if (!scope.notify) return [](LogLevel, json::Value, std::string_view) {};
   return [notify = scope.notify, session = scope.session, era = scope.era, floor = scope.log_level](
              LogLevel level, json::Value data, std::string_view logger) {
-    const bool wanted = era == Era::modern ? floor && level >= *floor : session == nullptr || session->wants_log(level);
+    const bool wanted = era == Era::modern ? floor && level >= *floor
+                                           : session == nullptr || session->wants_log(level);
     if (!wanted) return;
     json::Object n;
     n.append_unique("level", std::string(log_level_name(level)));
@@ -441,12 +442,14 @@ std::optional<Reply> ServerCore::admit_modern(const json::Value& params, Request
   if (const json::Value* token = meta->find(meta_key::progress_token)) scope.progress_token = *token;
   if (const json::Value* level = meta->find(meta_key::log_level)) {
     scope.log_level = level->is_string() ? parse_log_level(level->as_string()) : std::nullopt;
-    if (!scope.log_level) return envelope_error(meta_key::log_level, "not one of the eight syslog level names");
+    if (!scope.log_level)
+      return envelope_error(meta_key::log_level, "not one of the eight syslog level names");
   }
   return std::nullopt;
 }
 
-void ServerCore::admit_legacy(LegacySession& session, const json::Value& params, RequestScope& scope) {
+void ServerCore::admit_legacy(LegacySession& session, const json::Value& params,
+                              RequestScope& scope) {
   scope.era = Era::legacy;
   scope.session = &session;
   scope.version = session.version;
@@ -567,14 +570,17 @@ Reply ServerCore::answer(std::string_view method, const json::Value& params, Req
   if (method == "prompts/get") return get_prompt(params, scope);
   if (method == "ping") return Reply::success(json::Value(json::Object{}));
   if (method == "completion/complete") return complete(params);
-  if (method == "logging/setLevel" || method == "resources/subscribe" || method == "resources/unsubscribe") {
+  if (method == "logging/setLevel" || method == "resources/subscribe" ||
+      method == "resources/unsubscribe") {
     return session_method(method, params, scope);
   }
   return Reply::failure(rpc_code::method_not_found, "Method not found: " + std::string(method));
 }
 
-Reply ServerCore::session_method(std::string_view method, const json::Value& params, RequestScope& scope) const {
-  if (scope.session == nullptr) return Reply::failure(rpc_code::method_not_found, "Method not found: " + std::string(method));
+Reply ServerCore::session_method(std::string_view method, const json::Value& params,
+                                 RequestScope& scope) const {
+  if (scope.session == nullptr)
+    return Reply::failure(rpc_code::method_not_found, "Method not found: " + std::string(method));
   const json::Value* meta = params.find("_meta");
   const std::size_t known = meta != nullptr ? 2 : 1;
   if (!params.is_object() || params.as_object().size() != known) {
@@ -583,7 +589,10 @@ Reply ServerCore::session_method(std::string_view method, const json::Value& par
   if (method == "logging/setLevel") {
     const json::Value* level = params.find("level");
     auto parsed = level && level->is_string() ? parse_log_level(level->as_string()) : std::nullopt;
-    if (!parsed) return invalid_params("logging/setLevel: level must be one of debug, info, notice, warning, error, critical, alert, emergency");
+    if (!parsed)
+      return invalid_params(
+          "logging/setLevel: level must be one of debug, info, notice, warning, error, critical, "
+          "alert, emergency");
     scope.session->set_log_level(*parsed);
     return Reply::success(json::Value(json::Object{}));
   }
@@ -605,9 +614,10 @@ Reply ServerCore::complete(const json::Value& params) const {
   const json::Value* type = ref ? ref->find("type") : nullptr;
   const json::Value* arg_name = argument ? argument->find("name") : nullptr;
   const json::Value* arg_value = argument ? argument->find("value") : nullptr;
-  if (type == nullptr || !type->is_string() || arg_name == nullptr || !arg_name->is_string() || arg_value == nullptr ||
-      !arg_value->is_string()) {
-    return invalid_params("completion/complete needs ref {type, name|uri} and argument {name, value} (strings)");
+  if (type == nullptr || !type->is_string() || arg_name == nullptr || !arg_name->is_string() ||
+      arg_value == nullptr || !arg_value->is_string()) {
+    return invalid_params(
+        "completion/complete needs ref {type, name|uri} and argument {name, value} (strings)");
   }
   CompletionRequest request{arg_name->as_string(), arg_value->as_string(), {}};
   if (const json::Value* context = params.find("context")) {
@@ -621,7 +631,8 @@ Reply ServerCore::complete(const json::Value& params) const {
   const std::string& kind = type->as_string();
   const json::Value* key = ref->find(kind == "ref/prompt" ? "name" : "uri");
   if ((kind != "ref/prompt" && kind != "ref/resource") || key == nullptr || !key->is_string()) {
-    return invalid_params("completion/complete: ref must be {type: ref/prompt, name} or {type: ref/resource, uri}");
+    return invalid_params(
+        "completion/complete: ref must be {type: ref/prompt, name} or {type: ref/resource, uri}");
   }
   {
     std::lock_guard lock(mu_);
@@ -642,7 +653,8 @@ Reply ServerCore::complete(const json::Value& params) const {
       }
     }
     if (!found) {
-      return invalid_params("completion/complete: no " + std::string(kind == "ref/prompt" ? "prompt" : "resource template") +
+      return invalid_params("completion/complete: no " +
+                            std::string(kind == "ref/prompt" ? "prompt" : "resource template") +
                             " '" + key->as_string() + "'");
     }
   }
@@ -651,16 +663,19 @@ Reply ServerCore::complete(const json::Value& params) const {
     try {
       values = completer(request);
     } catch (const std::exception& e) {
-      return Reply::failure(rpc_code::internal_error, "completion for '" + key->as_string() + "' failed: " + e.what());
+      return Reply::failure(rpc_code::internal_error,
+                            "completion for '" + key->as_string() + "' failed: " + e.what());
     }
   }
   json::Array sent;
-  for (std::size_t i = 0; i < values.size() && i < kMaxCompletionValues; ++i) sent.emplace_back(values[i]);
+  for (std::size_t i = 0; i < values.size() && i < kMaxCompletionValues; ++i)
+    sent.emplace_back(values[i]);
   json::Object completion;
   completion.append_unique("values", std::move(sent));
   completion.append_unique("total", static_cast<long long>(values.size()));
   completion.append_unique("hasMore", values.size() > kMaxCompletionValues);
-  return Reply::success(json::Value(json::Object{{"completion", json::Value(std::move(completion))}}));
+  return Reply::success(
+      json::Value(json::Object{{"completion", json::Value(std::move(completion))}}));
 }
 
 std::vector<ServerCore::ListEntry> ServerCore::snapshot(ListKind kind) const {
@@ -1083,8 +1098,8 @@ bool LegacySession::subscribed(std::string_view uri) const {
 namespace agentkit::mcp {
 
 namespace {
-constexpr std::array<std::string_view, 8> kLogLevelNames = {"debug",    "info",  "notice", "warning",
-                                                            "error",    "critical", "alert", "emergency"};
+constexpr std::array<std::string_view, 8> kLogLevelNames = {
+    "debug", "info", "notice", "warning", "error", "critical", "alert", "emergency"};
 }  // namespace
 
 std::optional<LogLevel> parse_log_level(std::string_view name) {
@@ -1094,6 +1109,8 @@ std::optional<LogLevel> parse_log_level(std::string_view name) {
   return std::nullopt;
 }
 
-std::string_view log_level_name(LogLevel level) { return kLogLevelNames[static_cast<std::size_t>(level)]; }
+std::string_view log_level_name(LogLevel level) {
+  return kLogLevelNames[static_cast<std::size_t>(level)];
+}
 
 }  // namespace agentkit::mcp

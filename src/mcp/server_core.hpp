@@ -161,7 +161,8 @@ class ServerCore {
   Reply get_prompt(const json::Value& params, RequestScope& scope);
   Reply complete(const json::Value& params) const;
   // logging/setLevel, resources/subscribe and resources/unsubscribe (legacy sessions only).
-  Reply session_method(std::string_view method, const json::Value& params, RequestScope& scope) const;
+  Reply session_method(std::string_view method, const json::Value& params,
+                       RequestScope& scope) const;
   std::vector<std::shared_ptr<ChangeListener>> live_listeners();
   struct SealedRound {
     int round = 0;

@@ -504,11 +504,13 @@ void HttpServiceState::on_request(const http::ServerRequest& req, RpcMessage msg
       // The version header must agree with the body before the body's version is judged.
       const json::Value* meta = params.find("_meta");
       const json::Value* version = meta ? meta->find(meta_key::protocol_version) : nullptr;
-      if (auto pv = req.headers.get(header::protocol_version); pv && version && version->is_string()) {
+      if (auto pv = req.headers.get(header::protocol_version);
+          pv && version && version->is_string()) {
         auto decoded = decode_header_value(*pv);
         if (!decoded || *decoded != version->as_string()) {
           return answer(header_mismatch(std::string(header::protocol_version),
-                                        "'" + std::string(*pv) + "' but the body says '" + version->as_string() + "'"),
+                                        "'" + std::string(*pv) + "' but the body says '" +
+                                            version->as_string() + "'"),
                         Era::modern);
         }
       }
@@ -628,13 +630,15 @@ void HttpServiceState::listen(const RpcMessage& msg, http::ResponseWriter& out) 
   const json::Value tag(json::Object{{std::string(meta_key::subscription_id), id.to_json()}});
   auto outbox = std::make_shared<StreamOutbox>(
       [f = *filter, tag](ListKind kind) -> std::optional<std::string> {
-        const bool wanted = (kind == ListKind::tools && f.tools) || (kind == ListKind::prompts && f.prompts) ||
+        const bool wanted = (kind == ListKind::tools && f.tools) ||
+                            (kind == ListKind::prompts && f.prompts) ||
                             (kind == ListKind::resources && f.resources);
         if (!wanted) return std::nullopt;
         json::Value params(json::Object{{"_meta", tag}});
         return encode_notification(ServerCore::list_changed_method(kind), &params);
       },
-      [subs = filter->resource_subscriptions, tag](std::string_view uri) -> std::optional<std::string> {
+      [subs = filter->resource_subscriptions,
+       tag](std::string_view uri) -> std::optional<std::string> {
         if (std::find(subs.begin(), subs.end(), uri) == subs.end()) return std::nullopt;
         json::Value params(json::Object{{"uri", std::string(uri)}, {"_meta", tag}});
         return encode_notification(kResourceUpdated, &params);
@@ -673,11 +677,13 @@ void HttpServiceState::get_stream(const http::ServerRequest& req, http::Response
   }
   auto outbox = std::make_shared<StreamOutbox>(
       [session](ListKind kind) -> std::optional<std::string> {
-        if (!session->legacy.initialized.load()) return std::nullopt;  // never before the handshake completes
+        if (!session->legacy.initialized.load())
+          return std::nullopt;  // never before the handshake completes
         return encode_notification(ServerCore::list_changed_method(kind), nullptr);
       },
       [session](std::string_view uri) -> std::optional<std::string> {
-        if (!session->legacy.initialized.load() || !session->legacy.subscribed(uri)) return std::nullopt;
+        if (!session->legacy.initialized.load() || !session->legacy.subscribed(uri))
+          return std::nullopt;
         json::Value params(json::Object{{"uri", std::string(uri)}});
         return encode_notification(kResourceUpdated, &params);
       });
@@ -759,8 +765,9 @@ void HttpService::stop() {
 
 Result<HttpService> Server::serve_http(HttpServeOptions options) {
   if (options.unauthenticated_loopback && !detail::is_loopback_bind(options.bind_address)) {
-    return fail(Errc::invalid_argument, "HttpServeOptions::unauthenticated_loopback needs a loopback bind_address, not '" +
-                                            options.bind_address + "'; set an api_key to serve other interfaces");
+    return fail(Errc::invalid_argument,
+                "HttpServeOptions::unauthenticated_loopback needs a loopback bind_address, not '" +
+                    options.bind_address + "'; set an api_key to serve other interfaces");
   }
   if (options.api_key.empty() && !options.unauthenticated_loopback) {
     return fail(Errc::invalid_argument,

@@ -89,19 +89,21 @@ int serve_echo() {
 
 int serve_http_echo() {
   mcp::Server server({.server_info = {"agentkit-bench", std::string(agentkit::kVersion), ""}});
-  (void)server.add_tool({.name = "echo",
-                         .description = "Echo a message",
-                         .input_schema = json::parse(R"({"type":"object","properties":{"message":{"type":"string"}},"required":["message"]})").value(),
-                         .handler = [](const mcp::ToolCall& call) -> mcp::ToolOutcome {
-                           return mcp::ServerToolResult::text("Echo: " + call.arguments.find("message")->as_string());
-                         }});
+  (void)server.add_tool(
+      {.name = "echo",
+       .description = "Echo a message",
+       .input_schema = json::parse(R"({"type":"object","properties":{"message":{"type":"string"}},)"
+                                   R"("required":["message"]})")
+                           .value(),
+       .handler = [](const mcp::ToolCall& call) -> mcp::ToolOutcome {
+         return mcp::ServerToolResult::text("Echo: " + call.arguments.find("message")->as_string());
+       }});
   auto http = server.serve_http({.api_key = "bench"});
   if (!http) return 1;
   std::printf("PORT %u\n", http->port());
   std::fflush(stdout);
   char c = 0;
-  while (::read(0, &c, 1) > 0) {
-  }
+  while (::read(0, &c, 1) > 0) {}
   return 0;
 }
 
@@ -182,7 +184,10 @@ class OurClient {
  public:
   OurClient(const Peer& peer, mcp::Negotiation era)
       : OurClient(peer.name,
-                  mcp::ServerConfig{.name = "bench", .transport = mcp::StdioLaunch{.command = peer.command, .args = peer.args}, .negotiation = era}) {}
+                  mcp::ServerConfig{
+                      .name = "bench",
+                      .transport = mcp::StdioLaunch{.command = peer.command, .args = peer.args},
+                      .negotiation = era}) {}
   OurClient(const std::string& name, mcp::ServerConfig config) {
     const Peer peer{name, "", {}};
     mcp::ClientOptions options;
@@ -270,21 +275,29 @@ std::optional<double> typescript_client(const Peer& peer, std::string_view mode)
 
 // Streamable HTTP, modern era, our client: our server and the TypeScript server, batches
 // alternating, best batch each.
-std::pair<std::optional<double>, std::optional<double>> http_round_trips(const std::string& self, bool with_ts) {
+std::pair<std::optional<double>, std::optional<double>> http_round_trips(const std::string& self,
+                                                                         bool with_ts) {
   Child ours(std::vector<std::string>{self, "--serve-http"});
-  const std::string our_port = ours.first_line().starts_with("PORT ") ? ours.first_line().substr(5, ours.first_line().size() - 6) : "";
+  const std::string our_port = ours.first_line().starts_with("PORT ")
+                                   ? ours.first_line().substr(5, ours.first_line().size() - 6)
+                                   : "";
   const std::uint16_t ts_port = free_port();
   std::optional<Child> theirs;
-  if (with_ts) theirs.emplace(std::vector<std::string>{"node", (kInterop / "v2_server.mjs").string(), "http", std::to_string(ts_port), "stateless"});
+  if (with_ts)
+    theirs.emplace(std::vector<std::string>{"node", (kInterop / "v2_server.mjs").string(), "http",
+                                            std::to_string(ts_port), "stateless"});
   const auto target = [](std::string url, bool key) {
     mcp::HttpTarget t{.url = std::move(url)};
     if (key) t.headers.emplace_back("X-API-Key", "bench");
-    return mcp::ServerConfig{.name = "bench", .transport = t, .negotiation = mcp::Negotiation::modern};
+    return mcp::ServerConfig{
+        .name = "bench", .transport = t, .negotiation = mcp::Negotiation::modern};
   };
-  OurClient first("agentkit server over HTTP", target("http://127.0.0.1:" + our_port + "/mcp", true));
+  OurClient first("agentkit server over HTTP",
+                  target("http://127.0.0.1:" + our_port + "/mcp", true));
   std::optional<OurClient> second;
   if (theirs && theirs->first_line().starts_with("listening")) {
-    second.emplace("TypeScript server over HTTP", target("http://127.0.0.1:" + std::to_string(ts_port) + "/mcp", false));
+    second.emplace("TypeScript server over HTTP",
+                   target("http://127.0.0.1:" + std::to_string(ts_port) + "/mcp", false));
   }
   std::optional<double> best_a;
   std::optional<double> best_b;
@@ -321,16 +334,18 @@ std::optional<double> answer_under_idle_load(const std::string& self) {
   for (int run = 0; run < kRuns; ++run) {
     const auto start = std::chrono::steady_clock::now();
     mcp::ClientOptions options;
-    auto client = mcp::Client::connect({.name = "bench",
-                                        .transport = mcp::HttpTarget{.url = "http://127.0.0.1:" + std::to_string(port) + "/mcp",
-                                                                     .headers = {{"X-API-Key", "bench"}}},
-                                        .negotiation = mcp::Negotiation::modern},
-                                       options);
+    auto client = mcp::Client::connect(
+        {.name = "bench",
+         .transport = mcp::HttpTarget{.url = "http://127.0.0.1:" + std::to_string(port) + "/mcp",
+                                      .headers = {{"X-API-Key", "bench"}}},
+         .negotiation = mcp::Negotiation::modern},
+        options);
     if (!client || !client->call_tool("echo", json::Value(json::Object{{"message", "ping"}}))) {
       for (int fd : held) ::close(fd);
       return std::nullopt;
     }
-    worst = std::max(worst, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
+    worst = std::max(
+        worst, std::chrono::duration<double>(std::chrono::steady_clock::now() - start).count());
   }
   for (int fd : held) ::close(fd);
   return worst;
@@ -397,17 +412,23 @@ int main(int argc, char** argv) {
   ratio("our server, modern", ours_ours_m, ours_ts_m);
   ratio("TypeScript server, modern", ts_ours_m, ts_ts_m);
 
-  std::printf("\nMCP tools/call round trips per second over Streamable HTTP (loopback, modern era, our client,\n"
-              "sequential, best of %d x %d calls)\n", kRuns, kCalls);
+  std::printf(
+      "\nMCP tools/call round trips per second over Streamable HTTP (loopback, modern era, our "
+      "client,\n"
+      "sequential, best of %d x %d calls)\n",
+      kRuns, kCalls);
   const auto [http_ours, http_ts] = http_round_trips(self, have_node);
   std::printf("  %-40s %s calls/s\n", "agentkit server (C++)", cell(http_ours).c_str());
-  std::printf("  %-40s %s calls/s\n", "TypeScript SDK server (createMcpHandler)", cell(http_ts).c_str());
+  std::printf("  %-40s %s calls/s\n", "TypeScript SDK server (createMcpHandler)",
+              cell(http_ts).c_str());
   ratio("HTTP, modern, our client", http_ours, http_ts);
 
   const auto idle = answer_under_idle_load(self);
   if (idle) {
-    std::printf("\nwith %d half-open connections held: a fresh client's connect + tools/call took at worst %.3f s%s\n",
-                kHalfOpen, *idle, *idle < 1.0 ? "" : "   (above the 1 s bar)");
+    std::printf(
+        "\nwith %d half-open connections held: a fresh client's connect + tools/call took at worst "
+        "%.3f s%s\n",
+        kHalfOpen, *idle, *idle < 1.0 ? "" : "   (above the 1 s bar)");
   } else {
     std::printf("\nwith %d half-open connections held: the legitimate call FAILED\n", kHalfOpen);
   }

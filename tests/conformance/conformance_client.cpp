@@ -28,7 +28,8 @@ std::string env(const char* name) {
 // An argument value a schema accepts: its default, first enum value, or a plain value of its type.
 json::Value sample_value(const json::Value& schema) {
   if (const json::Value* d = schema.find("default")) return *d;
-  if (const json::Value* e = schema.find("enum"); e && e->is_array() && !e->as_array().empty()) return e->as_array().front();
+  if (const json::Value* e = schema.find("enum"); e && e->is_array() && !e->as_array().empty())
+    return e->as_array().front();
   const json::Value* type = schema.find("type");
   const std::string t = type && type->is_string() ? type->as_string() : "string";
   if (t == "number" || t == "integer") return json::Value(2);
@@ -42,10 +43,12 @@ json::Value arguments_for(const mcp::ToolInfo& tool) {
   json::Object args;
   const json::Value* props = tool.input_schema.find("properties");
   const json::Value* required = tool.input_schema.find("required");
-  if (props == nullptr || !props->is_object() || required == nullptr || !required->is_array()) return json::Value(std::move(args));
+  if (props == nullptr || !props->is_object() || required == nullptr || !required->is_array())
+    return json::Value(std::move(args));
   for (const auto& name : required->as_array()) {
     if (!name.is_string()) continue;
-    if (const json::Value* p = props->find(name.as_string())) args.set(name.as_string(), sample_value(*p));
+    if (const json::Value* p = props->find(name.as_string()))
+      args.set(name.as_string(), sample_value(*p));
   }
   return json::Value(std::move(args));
 }
@@ -55,7 +58,8 @@ mcp::ClientOptions options() {
   o.client_info = {"agentkit-conformance-client", "1.0.0", ""};
   const std::string version = env("MCP_CONFORMANCE_PROTOCOL_VERSION");
   if (!version.empty()) {
-    o.negotiation = mcp::era_of(version) == mcp::Era::modern ? mcp::Negotiation::modern : mcp::Negotiation::legacy;
+    o.negotiation = mcp::era_of(version) == mcp::Era::modern ? mcp::Negotiation::modern
+                                                             : mcp::Negotiation::legacy;
   }
   o.allow_sampling = true;
   o.sampling = [](const mcp::InputRequest&) -> Result<json::Value> {
@@ -69,12 +73,16 @@ mcp::ClientOptions options() {
     return json::Value(json::Object{{"action", "accept"}, {"content", json::Object{}}});
   };
   o.roots = [](const mcp::InputRequest&) -> Result<json::Value> {
-    return json::Value(json::Object{{"roots", json::Array{json::Object{{"uri", "file:///conformance-root"}, {"name", "root"}}}}});
+    return json::Value(json::Object{
+        {"roots",
+         json::Array{json::Object{{"uri", "file:///conformance-root"}, {"name", "root"}}}}});
   };
   return o;
 }
 
-void report(std::string_view what, const Error& e) { std::cerr << "conformance_client: " << what << ": " << e.message << "\n"; }
+void report(std::string_view what, const Error& e) {
+  std::cerr << "conformance_client: " << what << ": " << e.message << "\n";
+}
 
 }  // namespace
 
@@ -104,13 +112,15 @@ int main(int argc, char** argv) {
     }
   };
   const std::string context_text = env("MCP_CONFORMANCE_CONTEXT");
-  auto context = context_text.empty() ? Result<json::Value>(json::Value()) : json::parse(context_text);
+  auto context =
+      context_text.empty() ? Result<json::Value>(json::Value()) : json::parse(context_text);
   const json::Value* calls = context && context->is_object() ? context->find("toolCalls") : nullptr;
   if (calls != nullptr && calls->is_array()) {
     for (const auto& c : calls->as_array()) {
       const json::Value* name = c.find("name");
       const json::Value* args = c.find("arguments");
-      if (name && name->is_string()) call(name->as_string(), args ? *args : json::Value(json::Object{}));
+      if (name && name->is_string())
+        call(name->as_string(), args ? *args : json::Value(json::Object{}));
     }
   } else if (scenario == "json-schema-2020-12-preservation") {
     // Echo the focal tool's schema, as received, through the tool that takes a `schema`.
@@ -126,19 +136,11 @@ int main(int argc, char** argv) {
   }
   // Resources and prompts, as an embedder reaches them (failures here are the server's business:
   // a scenario server need not serve them).
-  if (auto resources = client->request("resources/list", json::Value(json::Object{}))) {
-    if (const json::Value* list = resources->find("resources"); list && list->is_array() && !list->as_array().empty()) {
-      if (const json::Value* uri = list->as_array().front().find("uri")) {
-        (void)client->request("resources/read", json::Value(json::Object{{"uri", *uri}}));
-      }
-    }
+  if (auto resources = mcp::list_resources(*client); resources && !resources->empty()) {
+    (void)mcp::read_resource(*client, resources->front().uri);
   }
-  if (auto prompts = client->request("prompts/list", json::Value(json::Object{}))) {
-    if (const json::Value* list = prompts->find("prompts"); list && list->is_array() && !list->as_array().empty()) {
-      if (const json::Value* name = list->as_array().front().find("name")) {
-        (void)client->request("prompts/get", json::Value(json::Object{{"name", *name}}));
-      }
-    }
+  if (auto prompts = mcp::list_prompts(*client); prompts && !prompts->empty()) {
+    (void)mcp::get_prompt(*client, prompts->front().name);
   }
   (void)client->close();
   return failures == 0 ? 0 : 1;

@@ -178,7 +178,9 @@ TEST_CASE("request limits are enforced with the right status before the handler 
   CHECK(handled == 1);
 }
 
-TEST_CASE("a request beyond max_connections in progress is answered 503, an idle connection does not count") {
+TEST_CASE(
+    "a request beyond max_connections in progress is answered 503, an idle connection does not "
+    "count") {
   agentkit::testing::Latch handler_started;
   agentkit::testing::Latch release;
   ServerOptions o;
@@ -196,8 +198,11 @@ TEST_CASE("a request beyond max_connections in progress is answered 503, an idle
   auto resp = first.send({.url = server.base_url() + "/a"});
   REQUIRE(resp);
   REQUIRE(resp->read_all());  // the connection stays open, idle, in the client's pool
-  CHECK(status_line(raw_exchange(server.port(), "GET / HTTP/1.1\r\nConnection: close\r\n\r\n")) == "HTTP/1.1 200 OK");
-  agentkit::jthread holder([&] { (void)raw_exchange(server.port(), "GET /hold HTTP/1.1\r\nConnection: close\r\n\r\n"); });
+  CHECK(status_line(raw_exchange(server.port(), "GET / HTTP/1.1\r\nConnection: close\r\n\r\n")) ==
+        "HTTP/1.1 200 OK");
+  agentkit::jthread holder([&] {
+    (void)raw_exchange(server.port(), "GET /hold HTTP/1.1\r\nConnection: close\r\n\r\n");
+  });
   REQUIRE(handler_started.wait());
   CHECK(status_line(raw_exchange(server.port(), "GET / HTTP/1.1\r\n\r\n")) == "HTTP/1.1 503 Service Unavailable");
   release.open();

@@ -172,10 +172,14 @@ TEST_CASE("a browser Origin that is not allowed is refused with 403") {
 TEST_CASE("a loopback-bound server accepts loopback Origins on any port, and refuses look-alikes") {
   Fixture f;  // no allow list
   const auto status_for = [&](std::string origin) {
-    return f.post(modern_body("tools/list"), {{"Origin", std::move(origin)}, {"MCP-Protocol-Version", "2026-07-28"}, {"Mcp-Method", "tools/list"}})
+    return f
+        .post(modern_body("tools/list"), {{"Origin", std::move(origin)},
+                                          {"MCP-Protocol-Version", "2026-07-28"},
+                                          {"Mcp-Method", "tools/list"}})
         .status();
   };
-  CHECK(status_for("http://localhost:" + std::to_string(f.http->port())) == 200);  // the MCP Inspector's case
+  CHECK(status_for("http://localhost:" + std::to_string(f.http->port())) ==
+        200);  // the MCP Inspector's case
   CHECK(status_for("http://127.0.0.1:6274") == 200);
   CHECK(status_for("https://[::1]") == 200);
   CHECK(status_for("http://localhost.evil.example") == 403);
@@ -185,9 +189,13 @@ TEST_CASE("a loopback-bound server accepts loopback Origins on any port, and ref
   CHECK(status_for("file://localhost") == 403);
 }
 
-TEST_CASE("unauthenticated_loopback serves without a key on loopback only, Host and Origin still checked") {
+TEST_CASE(
+    "unauthenticated_loopback serves without a key on loopback only, Host and Origin still "
+    "checked") {
   mcp::Server server;
-  REQUIRE(server.add_tool({.name = "t", .handler = [](const mcp::ToolCall&) -> mcp::ToolOutcome { return mcp::ServerToolResult::text("x"); }}));
+  REQUIRE(server.add_tool({.name = "t", .handler = [](const mcp::ToolCall&) -> mcp::ToolOutcome {
+                             return mcp::ServerToolResult::text("x");
+                           }}));
   auto exposed = server.serve_http({.bind_address = "0.0.0.0", .unauthenticated_loopback = true});
   REQUIRE(!exposed);
   CHECK(exposed.error().message.find("loopback") != std::string::npos);
@@ -208,9 +216,12 @@ TEST_CASE("unauthenticated_loopback serves without a key on loopback only, Host 
   CHECK(post({}) == 200);
   CHECK(post({{"Origin", "http://evil.example"}}) == 403);
   const std::string body = modern_body("tools/list");
-  const std::string rebound = raw_exchange(started->port(),
-      "POST /mcp HTTP/1.1\r\nHost: attacker.example\r\nContent-Type: application/json\r\nMCP-Protocol-Version: 2026-07-28\r\n"
-      "Mcp-Method: tools/list\r\nConnection: close\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n" + body);
+  const std::string rebound =
+      raw_exchange(started->port(),
+                   "POST /mcp HTTP/1.1\r\nHost: attacker.example\r\nContent-Type: "
+                   "application/json\r\nMCP-Protocol-Version: 2026-07-28\r\n"
+                   "Mcp-Method: tools/list\r\nConnection: close\r\nContent-Length: " +
+                       std::to_string(body.size()) + "\r\n\r\n" + body);
   CHECK(rebound.starts_with("HTTP/1.1 403"));
 }
 
@@ -470,23 +481,27 @@ TEST_CASE("the API key must match exactly: longer keys and prefixes and other ca
   CHECK(f.calls.load() == 1);
 }
 
-TEST_CASE("an accepted elicitation form gets the schema's defaults for the fields the user left out, both eras") {
+TEST_CASE(
+    "an accepted elicitation form gets the schema's defaults for the fields the user left out, "
+    "both eras") {
   mcp::Server server;
-  REQUIRE(server.add_tool({.name = "form", .handler = [](const mcp::ToolCall& call) -> mcp::ToolOutcome {
-                             if (const json::Value* answer = call.input_responses.find("f")) {
-                               return mcp::ServerToolResult::text(json::dump(*answer->find("content")));
-                             }
-                             mcp::InputRequired asked;
-                             asked.requests.emplace_back(
-                                 "f", mcp::elicitation_request("Review", json::parse(R"({"type":"object","properties":{
+  REQUIRE(server.add_tool(
+      {.name = "form", .handler = [](const mcp::ToolCall& call) -> mcp::ToolOutcome {
+         if (const json::Value* answer = call.input_responses.find("f")) {
+           return mcp::ServerToolResult::text(json::dump(*answer->find("content")));
+         }
+         mcp::InputRequired asked;
+         asked.requests.emplace_back(
+             "f", mcp::elicitation_request("Review", json::parse(R"({"type":"object","properties":{
                                         "name":{"type":"string","default":"John Doe"},
                                         "age":{"type":"integer","default":30},
-                                        "status":{"type":"string","enum":["active","inactive"],"default":"active"},
+                                        "status":{"type":"string","enum":["active",
+                                          "inactive"],"default":"active"},
                                         "verified":{"type":"boolean","default":true},
                                         "note":{"type":"string"}}})")
-                                                                                  .value()));
-                             return asked;
-                           }}));
+                                                         .value()));
+         return asked;
+       }}));
   auto started = server.serve_http({.api_key = std::string(kKey)});
   REQUIRE(started);
   for (auto negotiation : {mcp::Negotiation::legacy, mcp::Negotiation::modern}) {
@@ -496,14 +511,69 @@ TEST_CASE("an accepted elicitation form gets the schema's defaults for the field
       // The user changed one field and left the rest as the form showed them.
       return json::parse(R"({"action":"accept","content":{"age":41}})");
     };
-    auto client = mcp::Client::connect({.name = "web",
-                                        .transport = mcp::HttpTarget{.url = started->url(), .headers = {{"X-API-Key", std::string(kKey)}}},
-                                        .negotiation = negotiation},
-                                       o);
+    auto client = mcp::Client::connect(
+        {.name = "web",
+         .transport =
+             mcp::HttpTarget{.url = started->url(), .headers = {{"X-API-Key", std::string(kKey)}}},
+         .negotiation = negotiation},
+        o);
     REQUIRE(client);
     auto result = client->call_tool("form", json::Value(json::Object{}));
     REQUIRE(result);
     REQUIRE(!result->content.empty());
-    CHECK(result->content[0].find("text")->as_string() == R"({"age":41,"name":"John Doe","status":"active","verified":true})");
+    CHECK(result->content[0].find("text")->as_string() ==
+          R"({"age":41,"name":"John Doe","status":"active","verified":true})");
+  }
+}
+
+TEST_CASE(
+    "the embedder lists and gets the server's prompts and resources, every page, in both eras") {
+  mcp::Server server({.page_size = 1});
+  for (const char* name : {"first", "second"}) {
+    mcp::ServerPrompt prompt{
+        .name = name, .description = "a prompt", .arguments = {{"topic", "", true}}};
+    prompt.get = [name](const mcp::PromptGet& g) -> Result<mcp::PromptResult> {
+      mcp::PromptResult r;
+      const std::string text = std::string(name) + ":" + g.arguments.at(0).second;
+      r.messages.push_back({"user", json::Value(json::Object{{"type", "text"}, {"text", text}})});
+      return r;
+    };
+    REQUIRE(server.add_prompt(std::move(prompt)));
+  }
+  for (const char* uri : {"x://a", "x://b", "x://c"}) {
+    mcp::ServerResource resource{.uri = uri, .name = uri, .mime_type = "text/plain"};
+    resource.read = [](const mcp::ResourceRead& r) -> Result<std::vector<mcp::ResourceContents>> {
+      return std::vector<mcp::ResourceContents>{
+          {r.uri, "text/plain", "body of " + r.uri, std::nullopt}};
+    };
+    REQUIRE(server.add_resource(std::move(resource)));
+  }
+  auto started = server.serve_http({.api_key = std::string(kKey)});
+  REQUIRE(started);
+  for (auto negotiation : {mcp::Negotiation::legacy, mcp::Negotiation::modern}) {
+    mcp::HttpTarget target{.url = started->url(), .headers = {{"X-API-Key", std::string(kKey)}}};
+    auto client =
+        mcp::Client::connect({.name = "web", .transport = target, .negotiation = negotiation});
+    REQUIRE(client);
+    auto prompts = mcp::list_prompts(*client);
+    REQUIRE(prompts);
+    REQUIRE(prompts->size() == 2);  // two pages of one
+    CHECK((*prompts)[1].name == "second");
+    CHECK((*prompts)[0].arguments.as_array().at(0).find("name")->as_string() == "topic");
+    auto got = mcp::get_prompt(*client, "second", {{"topic", "tea"}});
+    REQUIRE(got);
+    const json::Value& message = got->find("messages")->as_array().at(0);
+    CHECK(message.find("content")->find("text")->as_string() == "second:tea");
+    auto resources = mcp::list_resources(*client);
+    REQUIRE(resources);
+    REQUIRE(resources->size() == 3);
+    CHECK((*resources)[2].uri == "x://c");
+    CHECK((*resources)[2].mime_type == "text/plain");
+    auto read = mcp::read_resource(*client, "x://b");
+    REQUIRE(read);
+    CHECK(read->find("contents")->as_array().at(0).find("text")->as_string() == "body of x://b");
+    auto missing = mcp::get_prompt(*client, "nope");
+    REQUIRE(!missing);
+    CHECK(missing.error().message.find("web") != std::string::npos);
   }
 }

@@ -570,7 +570,8 @@ TEST_CASE("a legacy session's logging/setLevel filters the handler's log message
   std::vector<json::Value> before;
   pipe.send(R"({"jsonrpc":"2.0","id":1,"method":"tools/call","params":{"name":"logs"}})");
   REQUIRE(pipe.reply_to("1", &before));
-  CHECK(logged_levels(before) == std::vector<std::string>{"debug", "warning", "error"});  // no level set: all
+  CHECK(logged_levels(before) ==
+        std::vector<std::string>{"debug", "warning", "error"});  // no level set: all
   pipe.send(R"({"jsonrpc":"2.0","id":2,"method":"logging/setLevel","params":{"level":"warning"}})");
   CHECK(result_of(pipe.reply_to("2")).as_object().empty());
   std::vector<json::Value> after;
@@ -591,7 +592,10 @@ TEST_CASE("a modern request gets log messages only at or above the logLevel in i
   CHECK(logged_levels(silent).empty());
   std::vector<json::Value> some;
   const std::string with_level =
-      R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"logs","_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{},"io.modelcontextprotocol/logLevel":"error"}}})";
+      R"({"jsonrpc":"2.0","id":2,"method":"tools/call","params":{"name":"logs",)"
+      R"("_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",)"
+      R"("io.modelcontextprotocol/clientCapabilities":{},)"
+      R"("io.modelcontextprotocol/logLevel":"error"}}})";
   pipe.send(with_level);
   REQUIRE(pipe.reply_to("2", &some));
   CHECK(logged_levels(some) == std::vector<std::string>{"error"});
@@ -603,48 +607,64 @@ TEST_CASE("completion/complete asks the prompt's or the template's completer, in
   mcp::Server server;
   REQUIRE(server.add_prompt({.name = "greet",
                              .arguments = {{"city", "", true}},
-                             .get = [](const mcp::PromptGet&) -> Result<mcp::PromptResult> { return mcp::PromptResult{}; },
-                             .complete = [](const mcp::CompletionRequest& c) {
-                               std::vector<std::string> out;
-                               for (const char* w : {"paris", "park", "rome"}) {
-                                 if (c.argument == "city" && std::string_view(w).starts_with(c.value)) out.emplace_back(w);
-                               }
-                               return out;
-                             }}));
-  REQUIRE(server.add_resource_template({.uri_template = "x://n/{id}",
-                                        .name = "n",
-                                        .read = [](const mcp::ResourceRead&) -> Result<std::vector<mcp::ResourceContents>> {
-                                          return std::vector<mcp::ResourceContents>{};
-                                        },
-                                        .complete = [](const mcp::CompletionRequest&) {
-                                          std::vector<std::string> many;
-                                          for (int i = 0; i < 150; ++i) many.push_back(std::to_string(i));
-                                          return many;
-                                        }}));
+                             .get = [](const mcp::PromptGet&) -> Result<mcp::PromptResult> {
+                               return mcp::PromptResult{};
+                             },
+                             .complete =
+                                 [](const mcp::CompletionRequest& c) {
+                                   std::vector<std::string> out;
+                                   for (const char* w : {"paris", "park", "rome"}) {
+                                     if (c.argument == "city" &&
+                                         std::string_view(w).starts_with(c.value))
+                                       out.emplace_back(w);
+                                   }
+                                   return out;
+                                 }}));
+  REQUIRE(server.add_resource_template(
+      {.uri_template = "x://n/{id}",
+       .name = "n",
+       .read = [](const mcp::ResourceRead&) -> Result<std::vector<mcp::ResourceContents>> {
+         return std::vector<mcp::ResourceContents>{};
+       },
+       .complete =
+           [](const mcp::CompletionRequest&) {
+             std::vector<std::string> many;
+             for (int i = 0; i < 150; ++i) many.push_back(std::to_string(i));
+             return many;
+           }}));
   PipeServer pipe(server);
   handshake(pipe);
-  pipe.send(R"({"jsonrpc":"2.0","id":1,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"city","value":"par"}}})");
+  pipe.send(R"({"jsonrpc":"2.0","id":1,"method":"completion/complete",)"
+            R"("params":{"ref":{"type":"ref/prompt","name":"greet"},"argument":{"name":"city",)"
+            R"("value":"par"}}})");
   const auto prompt = result_of(pipe.reply_to("1"));
   const json::Value& values = *prompt.find("completion")->find("values");
   REQUIRE(values.as_array().size() == 2);
   CHECK(values.as_array()[0].as_string() == "paris");
   CHECK(values.as_array()[1].as_string() == "park");
   CHECK(prompt.find("completion")->find("hasMore")->as_bool() == false);
-  pipe.send(modern_call("2", "completion/complete", R"("ref":{"type":"ref/resource","uri":"x://n/{id}"},"argument":{"name":"id","value":""})"));
+  pipe.send(modern_call(
+      "2", "completion/complete",
+      R"("ref":{"type":"ref/resource","uri":"x://n/{id}"},"argument":{"name":"id","value":""})"));
   const auto tmpl = result_of(pipe.reply_to("2"));
-  CHECK(tmpl.find("completion")->find("values")->as_array().size() == 100);  // the specification's bound
+  CHECK(tmpl.find("completion")->find("values")->as_array().size() ==
+        100);  // the specification's bound
   CHECK(tmpl.find("completion")->find("total")->to_int64() == 150);
   CHECK(tmpl.find("completion")->find("hasMore")->as_bool());
   CHECK(tmpl.find("resultType")->as_string() == "complete");
-  pipe.send(R"({"jsonrpc":"2.0","id":3,"method":"completion/complete","params":{"ref":{"type":"ref/prompt","name":"nope"},"argument":{"name":"a","value":""}}})");
+  pipe.send(R"({"jsonrpc":"2.0","id":3,"method":"completion/complete",)"
+            R"("params":{"ref":{"type":"ref/prompt","name":"nope"},"argument":{"name":"a",)"
+            R"("value":""}}})");
   CHECK(error_code(pipe.reply_to("3")) == -32602);
 }
 
-TEST_CASE("a subscribed legacy session gets resources/updated for that uri only, until it unsubscribes") {
+TEST_CASE(
+    "a subscribed legacy session gets resources/updated for that uri only, until it unsubscribes") {
   mcp::Server server;
   PipeServer pipe(server);
   handshake(pipe);
-  pipe.send(R"({"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"x://watched"}})");
+  pipe.send(
+      R"({"jsonrpc":"2.0","id":1,"method":"resources/subscribe","params":{"uri":"x://watched"}})");
   CHECK(result_of(pipe.reply_to("1")).as_object().empty());
   server.resource_updated("x://other");
   CHECK(!pipe.next(200ms));
@@ -653,16 +673,19 @@ TEST_CASE("a subscribed legacy session gets resources/updated for that uri only,
   REQUIRE(note);
   CHECK(note->find("method")->as_string() == "notifications/resources/updated");
   CHECK(note->find("params")->find("uri")->as_string() == "x://watched");
-  pipe.send(R"({"jsonrpc":"2.0","id":2,"method":"resources/unsubscribe","params":{"uri":"x://watched"}})");
+  pipe.send(R"({"jsonrpc":"2.0","id":2,"method":"resources/unsubscribe",)"
+            R"("params":{"uri":"x://watched"}})");
   CHECK(result_of(pipe.reply_to("2")).as_object().empty());
   server.resource_updated("x://watched");
   CHECK(!pipe.next(200ms));
 }
 
-TEST_CASE("a modern listen stream gets resources/updated for the uris in its resourceSubscriptions") {
+TEST_CASE(
+    "a modern listen stream gets resources/updated for the uris in its resourceSubscriptions") {
   mcp::Server server;
   PipeServer pipe(server);
-  pipe.send(modern_call("7", "subscriptions/listen", R"("notifications":{"resourceSubscriptions":["x://a"]})"));
+  pipe.send(modern_call("7", "subscriptions/listen",
+                        R"("notifications":{"resourceSubscriptions":["x://a"]})"));
   REQUIRE(pipe.next());  // the acknowledgement
   server.resource_updated("x://b");
   CHECK(!pipe.next(200ms));
@@ -671,7 +694,10 @@ TEST_CASE("a modern listen stream gets resources/updated for the uris in its res
   REQUIRE(note);
   CHECK(note->find("method")->as_string() == "notifications/resources/updated");
   CHECK(note->find("params")->find("uri")->as_string() == "x://a");
-  CHECK(note->find("params")->find("_meta")->find("io.modelcontextprotocol/subscriptionId")->number_text() == "7");
+  CHECK(note->find("params")
+            ->find("_meta")
+            ->find("io.modelcontextprotocol/subscriptionId")
+            ->number_text() == "7");
 }
 
 TEST_CASE("server/discover without the envelope is refused with -32602") {

@@ -18,10 +18,10 @@
 // an over-long request line, 431 for headers, 413 for a body, 408 for a head not sent within
 // header_timeout, 503 beyond max_connections requests in progress) and keeps connections alive
 // between requests. Connections still sending headers are capped apart from requests in
-// progress; idle and slow ones are closed oldest first to admit new ones. Each connection runs on its own agentkit::jthread; stop()
-// closes the listener, fires every handler's stop token (ResponseWriter::stop_token), wakes
-// blocked reads and writes, and joins every thread before it returns. A handler must return once
-// its stop token fires: stop() waits for it.
+// progress; idle and slow ones are closed oldest first to admit new ones. Each connection runs
+// on its own agentkit::jthread; stop() closes the listener, fires every handler's stop token
+// (ResponseWriter::stop_token), wakes blocked reads and writes, and joins every thread before it
+// returns. A handler must return once its stop token fires: stop() waits for it.
 //
 // Thread safety: start/stop/port/stats may be called from any thread. The handler runs
 // concurrently on connection threads; a ResponseWriter belongs to the thread running the handler.
@@ -123,7 +123,8 @@ struct ServerStats {
   std::uint64_t connections_accepted = 0;
   std::uint64_t requests_handled = 0;    // handler invocations
   std::uint64_t requests_rejected = 0;   // answered 4xx/5xx by the server itself (limits, parse errors)
-  std::uint64_t connections_evicted = 0; // closed unfinished to admit a new one (max_header_connections)
+  std::uint64_t connections_evicted =
+      0;  // closed unfinished to admit a new one (max_header_connections)
 };
 
 class HttpServer {

@@ -273,6 +273,33 @@ class Client {
 std::function<Result<std::vector<ToolDefinition>>(agentkit::stop_token)> tool_connector(ServerConfig config,
                                                                                   ClientOptions options = {});
 
+// The server's MCP prompts and resources, for the embedder to show or use (the agent itself
+// consumes tools only). Lists follow every nextCursor (at most 1000 pages); errors name the
+// server and the method.
+struct PromptInfo {
+  std::string name;
+  std::string title;
+  std::string description;
+  json::Value arguments;  // the listed argument descriptors (an array), null when none
+};
+struct ResourceInfo {
+  std::string uri;
+  std::string name;
+  std::string title;
+  std::string description;
+  std::string mime_type;
+};
+Result<std::vector<PromptInfo>> list_prompts(Client& client, agentkit::stop_token stop = {});
+// The GetPromptResult object ({description?, messages}).
+Result<json::Value> get_prompt(
+    Client& client, std::string_view name,
+    const std::vector<std::pair<std::string, std::string>>& arguments = {},
+    agentkit::stop_token stop = {});
+Result<std::vector<ResourceInfo>> list_resources(Client& client, agentkit::stop_token stop = {});
+// The ReadResourceResult object ({contents: [{uri, mimeType?, text | blob}]}).
+Result<json::Value> read_resource(Client& client, std::string_view uri,
+                                  agentkit::stop_token stop = {});
+
 // What the model sees of a result: text blocks joined, images as image blocks, resources and
 // audio described in text, structured content as JSON when there is no text; at most `cap` code
 // points across the whole result (images charged by their base64 length and dropped whole), with

@@ -90,7 +90,16 @@ json::Value elicitation_request(std::string message, json::Value requested_schem
 using ToolOutcome = std::variant<ServerToolResult, InputRequired>;
 
 // The eight syslog severities of MCP logging (notifications/message), least severe first.
-enum class LogLevel : std::uint8_t { debug, info, notice, warning, error, critical, alert, emergency };
+enum class LogLevel : std::uint8_t {
+  debug,
+  info,
+  notice,
+  warning,
+  error,
+  critical,
+  alert,
+  emergency
+};
 
 // "debug" ... "emergency"; nullopt for anything else.
 std::optional<LogLevel> parse_log_level(std::string_view name);
