@@ -17,6 +17,7 @@
 #pragma once
 
 #include <chrono>
+#include <cstddef>
 #include <cstdint>
 #include <functional>
 #include <optional>
@@ -83,6 +84,29 @@ struct ExtensionConfig {
   bool allow_all_tool_calls = false;
 };
 
+// How images are fitted to the provider: every image entering history (tool results after
+// after_tool_call, user input) and every request's images are checked against a budget. Each
+// unset field takes the figure for the model's vendor (images::budget_for_vendor: 90% of the
+// vendor's published limits, docs/providers.md; the strictest, Anthropic's, for a vendor
+// without its own). Sizes are base64 characters, which is what is sent.
+struct ImageConfig {
+  // Largest base64 text of one image. Default: 4.5 MB (Anthropic), 18 MB (OpenAI), 6.3 MB
+  // (Google).
+  std::optional<std::size_t> max_base64_bytes;
+  // Longest side of one image in pixels. Default: 2000.
+  std::optional<std::uint32_t> max_side;
+  // Longest side once a request holds more than `many_images` images. Default: 2000 over 20
+  // images (Anthropic's rule; other vendors have none).
+  std::optional<std::uint32_t> max_side_when_many;
+  std::optional<std::size_t> many_images;
+  // Largest base64 total of the images of one request. Default: 24 MB (Anthropic), 45 MB
+  // (OpenAI), 18 MB (Google).
+  std::optional<std::size_t> max_request_base64_bytes;
+  // Most images in one request; older ones are replaced by a note in that request (history
+  // keeps them). Default: 100 (Anthropic), 500 (OpenAI), 3000 (Google).
+  std::optional<std::size_t> max_images_per_request;
+};
+
 struct ObservabilityConfig {
   // Called synchronously, in order, on the emitting thread, for every event of every session.
   // Keep them quick; a throwing observer is reported as an ErrorEvent and never ends the run.
@@ -103,6 +127,7 @@ struct RuntimeConfig {
   LoopConfig loop;
   ExtensionConfig extensions;
   ObservabilityConfig observability;
+  ImageConfig images;
 };
 
 }  // namespace agentkit

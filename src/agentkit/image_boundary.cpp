@@ -1,5 +1,7 @@
 #include "image_boundary.hpp"
 
+#include <algorithm>
+#include <string>
 #include <variant>
 
 namespace agentkit::detail {
@@ -49,21 +51,36 @@ std::optional<std::vector<Message>> fit_request_images(const images::ImageNormal
                                                        std::span<const Message> messages) {
   const std::size_t n = count_images(messages);
   if (n == 0) return std::nullopt;
+  // Over the vendor's image count the oldest go: the model most needs what it saw last.
+  const std::size_t cap = std::max<std::size_t>(1, normalizer.budget().max_images_per_request);
+  std::size_t to_omit = n > cap ? n - cap : 0;
+  const std::size_t sent = n - to_omit;
   std::optional<std::vector<Message>> fitted;
+  auto blocks_of = [&](std::size_t m) -> std::vector<ContentBlock>& {
+    if (!fitted) fitted.emplace(messages.begin(), messages.end());
+    return *images_holder((*fitted)[m]);
+  };
   for (std::size_t m = 0; m < messages.size(); ++m) {
     const auto* content = images_holder(messages[m]);
     if (content == nullptr) continue;
     for (std::size_t i = 0; i < content->size(); ++i) {
       const auto* image = std::get_if<ImageBlock>(&(*content)[i]);
       if (image == nullptr) continue;
-      images::NormalizedImage out = normalizer.normalize(image->mime_type, image->data_base64, n);
+      if (to_omit > 0) {
+        --to_omit;
+        blocks_of(m)[i] = TextBlock{"[Image omitted from this request: the conversation holds " +
+                                    std::to_string(n) + " images and the provider takes at most " +
+                                    std::to_string(cap) + " per request; the latest " +
+                                    std::to_string(cap) + " are sent.]"};
+        continue;
+      }
+      images::NormalizedImage out =
+          normalizer.normalize(image->mime_type, image->data_base64, sent);
       if (out.outcome == images::Outcome::unchanged) continue;
-      if (!fitted) fitted.emplace(messages.begin(), messages.end());
-      std::vector<ContentBlock>& blocks = *images_holder((*fitted)[m]);
       if (out.outcome == images::Outcome::refused) {
-        blocks[i] = TextBlock{std::move(out.note)};
+        blocks_of(m)[i] = TextBlock{std::move(out.note)};
       } else {
-        blocks[i] = ImageBlock{std::move(out.mime_type), std::move(out.data_base64)};
+        blocks_of(m)[i] = ImageBlock{std::move(out.mime_type), std::move(out.data_base64)};
       }
     }
   }

@@ -21,7 +21,8 @@ void normalize_images_for_history(const images::ImageNormalizer& normalizer,
 
 // The messages of one request with every image fitted to that request's limits, or nullopt when
 // all already fit (the common case: no copy). An image that cannot fit is replaced by its note
-// in the request only; the history keeps it.
+// in the request only; the history keeps it. Over the budget's image count, the oldest images are
+// replaced by a note saying so, in the request only.
 std::optional<std::vector<Message>> fit_request_images(const images::ImageNormalizer& normalizer,
                                                        std::span<const Message> messages);
 

@@ -47,6 +47,18 @@ Result<Model> resolve_model(const ModelConfig& cfg) {
       .with_detail("vendor", vendor);
 }
 
+// The model vendor's image budget with the embedder's overrides.
+images::ImageBudget image_budget(const ImageConfig& cfg, const Model* model) {
+  images::ImageBudget b = images::budget_for_vendor(model != nullptr ? model->vendor : "");
+  if (cfg.max_base64_bytes) b.max_base64_bytes = *cfg.max_base64_bytes;
+  if (cfg.max_side) b.max_side = *cfg.max_side;
+  if (cfg.max_side_when_many) b.max_side_when_many = *cfg.max_side_when_many;
+  if (cfg.many_images) b.many_images = *cfg.many_images;
+  if (cfg.max_request_base64_bytes) b.max_request_base64_bytes = *cfg.max_request_base64_bytes;
+  if (cfg.max_images_per_request) b.max_images_per_request = *cfg.max_images_per_request;
+  return b;
+}
+
 void check_definition(const AgentDefinition& def, std::vector<std::string>& problems) {
   std::set<std::string, std::less<>> skill_names;
   for (std::size_t i = 0; i < def.skills.size(); ++i) {
@@ -94,6 +106,19 @@ void check_runtime(const RuntimeConfig& rt, const ToolRegistry& reg, std::vector
       problems.push_back("runtime.observability.observers[" + std::to_string(i) + "] is empty");
     }
   }
+  const ImageConfig& im = rt.images;
+  auto at_least = [&](const auto& value, std::size_t minimum, std::string_view name) {
+    if (value && static_cast<std::size_t>(*value) < minimum) {
+      problems.push_back("runtime.images." + std::string(name) + " must be at least " +
+                         std::to_string(minimum) + " (got " + std::to_string(*value) + ")");
+    }
+  };
+  // Below these an image cannot be re-encoded into anything useful.
+  at_least(im.max_base64_bytes, 1024, "max_base64_bytes");
+  at_least(im.max_request_base64_bytes, 1024, "max_request_base64_bytes");
+  at_least(im.max_side, 16, "max_side");
+  at_least(im.max_side_when_many, 16, "max_side_when_many");
+  at_least(im.max_images_per_request, 1, "max_images_per_request");
   // ARCHITECTURE §7.5: a shell tool runs whatever the model writes; the embedder must guard it.
   if (!rt.extensions.before_tool_call && !rt.extensions.allow_all_tool_calls) {
     for (const auto& t : reg.tools) {
@@ -266,6 +291,8 @@ Result<Agent> make_agent(AgentDefinition definition, RuntimeConfig runtime) {
   }
   if (!problems.empty()) return detail::definition_error(problems);
 
+  core->image_normalizer =
+      images::ImageNormalizer(detail::image_budget(runtime.images, core->model.get()));
   core->registry = std::move(*registry);
   core->definition = std::move(definition);
   core->runtime = std::move(runtime);

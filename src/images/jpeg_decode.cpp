@@ -11,6 +11,7 @@
 #include <string>
 
 #include "codecs.hpp"
+#include "jpeg_dct.hpp"
 #include "jpeg_tables.hpp"
 
 namespace agentkit::images::detail {
@@ -639,86 +640,91 @@ class Decoder {
   std::vector<std::uint8_t> plane(const Component& c) const {
     const std::size_t w = std::size_t{c.blocks_w} * 8;
     std::vector<std::uint8_t> out(w * c.blocks_h * 8);
-    const auto& q = quant_[static_cast<std::size_t>(c.tq)];
-    std::array<float, 64> f{};
+    const std::uint16_t* q = quant_[static_cast<std::size_t>(c.tq)].data();
     for (std::uint32_t by = 0; by < c.blocks_h; ++by) {
       for (std::uint32_t bx = 0; bx < c.blocks_w; ++bx) {
-        const std::int16_t* b = c.coef.data() + (std::size_t{by} * c.blocks_w + bx) * 64;
-        for (std::size_t i = 0; i < 64; ++i) f[i] = static_cast<float>(b[i] * q[i]);
-        idct(f);
-        for (std::size_t y = 0; y < 8; ++y) {
-          std::uint8_t* row = out.data() + (std::size_t{by} * 8 + y) * w + std::size_t{bx} * 8;
-          for (std::size_t x = 0; x < 8; ++x) {
-            row[x] =
-                static_cast<std::uint8_t>(std::clamp(std::lround(f[y * 8 + x] + 128.0f), 0L, 255L));
-          }
-        }
+        idct_islow(c.coef.data() + (std::size_t{by} * c.blocks_w + bx) * 64, q,
+                   out.data() + std::size_t{by} * 8 * w + std::size_t{bx} * 8, w);
       }
     }
     return out;
   }
 
-  static void idct(std::array<float, 64>& f) {
-    const auto& basis = dct_basis();  // basis[u][x]
-    std::array<float, 64> tmp{};
-    for (int v = 0; v < 8; ++v) {  // rows of coefficients -> rows of samples
-      for (int x = 0; x < 8; ++x) {
-        float s = 0;
-        for (int u = 0; u < 8; ++u) s += basis[u][x] * f[v * 8 + u];
-        tmp[v * 8 + x] = s;
-      }
-    }
-    for (int x = 0; x < 8; ++x) {
-      for (int y = 0; y < 8; ++y) {
-        float s = 0;
-        for (int v = 0; v < 8; ++v) s += basis[v][y] * tmp[v * 8 + x];
-        f[y * 8 + x] = s;
-      }
-    }
-  }
-
   // Chroma at full resolution. 2x horizontally and 2x2 use libjpeg's "fancy" triangle filter
-  // (what Pillow shows by default); other factors replicate.
+  // (what Pillow shows by default): each output sample weighs its nearest source sample 3/4 and
+  // the next one out 1/4, per direction. Other factors replicate. Row by row, the image edges
+  // handled once per row rather than checked per pixel.
   std::vector<std::uint8_t> upsample(const Component& c,
                                      const std::vector<std::uint8_t>& src) const {
     const std::size_t sw = std::size_t{c.blocks_w} * 8;
-    const std::size_t sh = std::size_t{c.blocks_h} * 8;
-    const int fx = frame_.hmax / c.h, fy = frame_.vmax / c.v;
+    const auto fx = static_cast<std::size_t>(frame_.hmax / c.h);
+    const auto fy = static_cast<std::size_t>(frame_.vmax / c.v);
     const std::size_t w = frame_.width, h = frame_.height;
+    const std::size_t cw = (w + fx - 1) / fx;  // source samples that cover the image
+    const std::size_t ch = (h + fy - 1) / fy;
     std::vector<std::uint8_t> out(w * h);
-    const std::size_t cw = (w + static_cast<std::size_t>(fx) - 1) / static_cast<std::size_t>(fx);
-    const std::size_t ch = (h + static_cast<std::size_t>(fy) - 1) / static_cast<std::size_t>(fy);
-    auto at = [&](std::size_t x, std::size_t y) -> int {
-      return src[std::min(y, std::min(ch, sh) - 1) * sw + std::min(x, std::min(cw, sw) - 1)];
-    };
-    if (fx == 2 && (fy == 1 || fy == 2)) {
+    auto src_row = [&](std::size_t cy) { return src.data() + std::min(cy, ch - 1) * sw; };
+    if (fx == 2 && fy == 1) {
+      for (std::size_t y = 0; y < h; ++y) h2_row(src_row(y), nullptr, cw, out.data() + y * w, w);
+      return out;
+    }
+    if (fx == 2 && fy == 2) {
+      std::vector<int> sums(cw);
       for (std::size_t y = 0; y < h; ++y) {
-        const std::size_t cy = y / static_cast<std::size_t>(fy);
-        // Vertical neighbour for 2x2: the row above for even output rows, below for odd.
-        const std::size_t ny = fy == 1 ? cy : (y % 2 == 0 ? (cy == 0 ? 0 : cy - 1) : cy + 1);
-        for (std::size_t x = 0; x < w; ++x) {
-          const std::size_t cx = x / 2;
-          const std::size_t nx = x % 2 == 0 ? (cx == 0 ? 0 : cx - 1) : cx + 1;
-          int v;
-          if (fy == 1) {
-            v = (3 * at(cx, cy) + at(nx, cy) + (x % 2 == 0 ? 1 : 2)) >> 2;
-          } else {
-            const int here = 3 * at(cx, cy) + at(cx, ny);
-            const int near = 3 * at(nx, cy) + at(nx, ny);
-            v = (3 * here + near + (x % 2 == 0 ? 8 : 7)) >> 4;
-          }
-          out[y * w + x] = static_cast<std::uint8_t>(v);
-        }
+        const std::size_t cy = y / 2;
+        const std::uint8_t* near = src_row(cy);
+        // The vertical neighbour: the row above for even output rows, below for odd.
+        const std::uint8_t* far = y % 2 == 0 ? src_row(cy == 0 ? 0 : cy - 1) : src_row(cy + 1);
+        for (std::size_t x = 0; x < cw; ++x) sums[x] = 3 * near[x] + far[x];
+        h2_row(nullptr, sums.data(), cw, out.data() + y * w, w);
       }
       return out;
     }
     for (std::size_t y = 0; y < h; ++y) {
-      for (std::size_t x = 0; x < w; ++x) {
-        out[y * w + x] = static_cast<std::uint8_t>(
-            at(x / static_cast<std::size_t>(fx), y / static_cast<std::size_t>(fy)));
+      const std::uint8_t* in = src_row(y / fy);
+      std::uint8_t* o = out.data() + y * w;
+      if (fx == 1) {
+        std::copy_n(in, w, o);
+      } else {
+        for (std::size_t x = 0; x < w; ++x) o[x] = in[x / fx];
       }
     }
     return out;
+  }
+
+  // One output row of the 2x horizontal triangle filter over `n` source values: samples (h2v1,
+  // weights in quarters) or 3:1 column sums (h2v2, weights in sixteenths). `w` <= 2n outputs.
+  static void h2_row(const std::uint8_t* samples, const int* sums, std::size_t n, std::uint8_t* out,
+                     std::size_t w) {
+    const bool v2 = sums != nullptr;
+    auto at = [&](std::size_t i) -> int { return v2 ? sums[i] : samples[i]; };
+    const int shift = v2 ? 4 : 2;
+    const int even_bias = v2 ? 8 : 1, odd_bias = v2 ? 7 : 2;
+    auto pair = [&](std::size_t i, int left, int right) {
+      const int here = 3 * at(i);
+      const std::size_t x = 2 * i;
+      if (x < w) out[x] = static_cast<std::uint8_t>((here + left + even_bias) >> shift);
+      if (x + 1 < w) out[x + 1] = static_cast<std::uint8_t>((here + right + odd_bias) >> shift);
+    };
+    if (n == 1) {
+      pair(0, at(0), at(0));
+      return;
+    }
+    pair(0, at(0), at(1));
+    if (v2) {
+      for (std::size_t i = 1; i + 1 < n; ++i) {
+        const int here = 3 * sums[i];
+        out[2 * i] = static_cast<std::uint8_t>((here + sums[i - 1] + 8) >> 4);
+        out[2 * i + 1] = static_cast<std::uint8_t>((here + sums[i + 1] + 7) >> 4);
+      }
+    } else {
+      for (std::size_t i = 1; i + 1 < n; ++i) {
+        const int here = 3 * samples[i];
+        out[2 * i] = static_cast<std::uint8_t>((here + samples[i - 1] + 1) >> 2);
+        out[2 * i + 1] = static_cast<std::uint8_t>((here + samples[i + 1] + 2) >> 2);
+      }
+    }
+    pair(n - 1, at(n - 2), at(n - 1));
   }
 
   bool stored_as_rgb() const {
@@ -726,6 +732,31 @@ class Decoder {
     const auto& c = frame_.comps;
     return adobe_transform_ < 0 && c[0].id == 'R' && c[1].id == 'G' && c[2].id == 'B';
   }
+
+  // YCbCr -> RGB in 16-bit fixed point, by table (JFIF's BT.601 full-range matrix, rounded the
+  // way libjpeg rounds it, so the pixels match Pillow's).
+  struct ColourTables {
+    std::array<int, 256> cr_r{}, cb_b{}, cr_g{}, cb_g{};
+  };
+  static const ColourTables& colour_tables() {
+    static const ColourTables t = [] {
+      constexpr int kBits = 16;
+      constexpr int kHalf = 1 << (kBits - 1);
+      auto fix = [](double v) { return static_cast<int>(v * (1 << kBits) + 0.5); };
+      ColourTables c;
+      for (int i = 0; i < 256; ++i) {
+        const int x = i - 128;
+        c.cr_r[static_cast<std::size_t>(i)] = (fix(1.40200) * x + kHalf) >> kBits;
+        c.cb_b[static_cast<std::size_t>(i)] = (fix(1.77200) * x + kHalf) >> kBits;
+        c.cr_g[static_cast<std::size_t>(i)] = -fix(0.71414) * x;
+        c.cb_g[static_cast<std::size_t>(i)] = -fix(0.34414) * x + kHalf;
+      }
+      return c;
+    }();
+    return t;
+  }
+
+  static std::uint8_t clamp_byte(int v) { return static_cast<std::uint8_t>(std::clamp(v, 0, 255)); }
 
   Raster render() const {
     Raster out;
@@ -737,31 +768,37 @@ class Decoder {
     for (std::size_t i = 0; i < frame_.comps.size(); ++i) {
       planes[i] = upsample(frame_.comps[i], plane(frame_.comps[i]));
     }
-    const bool grey = frame_.comps.size() == 1;
-    const bool rgb = !grey && stored_as_rgb();
-    for (std::size_t i = 0; i < n; ++i) {
-      std::uint8_t* px = out.rgba.data() + i * 4;
+    std::uint8_t* px = out.rgba.data();
+    if (frame_.comps.size() == 1) {
+      const std::uint8_t* g = planes[0].data();
+      for (std::size_t i = 0; i < n; ++i, px += 4) {
+        px[0] = px[1] = px[2] = g[i];
+        px[3] = 255;
+      }
+      return out;
+    }
+    const std::uint8_t* p0 = planes[0].data();
+    const std::uint8_t* p1 = planes[1].data();
+    const std::uint8_t* p2 = planes[2].data();
+    if (stored_as_rgb()) {
+      for (std::size_t i = 0; i < n; ++i, px += 4) {
+        px[0] = p0[i];
+        px[1] = p1[i];
+        px[2] = p2[i];
+        px[3] = 255;
+      }
+      return out;
+    }
+    const ColourTables& t = colour_tables();
+    for (std::size_t i = 0; i < n; ++i, px += 4) {
+      const int y = p0[i];
+      const std::uint8_t cb = p1[i], cr = p2[i];
+      px[0] = clamp_byte(y + t.cr_r[cr]);
+      px[1] = clamp_byte(y + ((t.cb_g[cb] + t.cr_g[cr]) >> 16));
+      px[2] = clamp_byte(y + t.cb_b[cb]);
       px[3] = 255;
-      if (grey) {
-        px[0] = px[1] = px[2] = planes[0][i];
-        continue;
-      }
-      if (rgb) {
-        px[0] = planes[0][i];
-        px[1] = planes[1][i];
-        px[2] = planes[2][i];
-        continue;
-      }
-      const float y = planes[0][i], cb = planes[1][i] - 128.0f, cr = planes[2][i] - 128.0f;
-      px[0] = clamp_byte(y + 1.402f * cr);
-      px[1] = clamp_byte(y - 0.344136f * cb - 0.714136f * cr);
-      px[2] = clamp_byte(y + 1.772f * cb);
     }
     return out;
-  }
-
-  static std::uint8_t clamp_byte(float v) {
-    return static_cast<std::uint8_t>(std::clamp(std::lround(v), 0L, 255L));
   }
 
   // EXIF orientation 2-8: mirror and/or rotate so the pixels stand upright.

@@ -1,12 +1,15 @@
 // Baseline JPEG writer (T.81 sequential DCT, Huffman): JFIF, YCbCr (BT.601 full range as JFIF
-// defines it), 4:2:0 chroma averaged over each 2x2 block, the Annex K tables, quality scaled the
-// way libjpeg scales it so "quality 85" means what users expect.
+// defines it, in fixed point), 4:2:0 chroma averaged over each 2x2 block, the integer LLM
+// forward DCT (jpeg_dct.hpp), the Annex K tables, quality scaled the way libjpeg scales it so
+// "quality 85" means what users expect.
 #include <algorithm>
 #include <array>
-#include <cmath>
+#include <bit>
+#include <cstdint>
 
 #include "agentkit/images/encode.hpp"
 #include "agentkit/images/transform.hpp"
+#include "jpeg_dct.hpp"
 #include "jpeg_tables.hpp"
 
 namespace agentkit::images {
@@ -74,12 +77,73 @@ class BitSink {
   int count_ = 0;
 };
 
+// The image as JPEG samples: a full-resolution Y plane and 2x2-averaged Cb and Cr planes, each
+// padded to whole 16x16 MCUs by repeating the last column and row. Fixed-point BT.601 (JFIF)
+// conversion, rounded as libjpeg rounds it.
+struct Planes {
+  std::size_t y_stride = 0, c_stride = 0;
+  std::vector<std::uint8_t> y, cb, cr;
+};
+
+Planes to_ycc(const Raster& image) {
+  constexpr int kBits = 16;
+  constexpr std::int32_t kHalf = 1 << (kBits - 1);
+  constexpr std::int32_t kOffset = 128 << kBits;
+  auto fix = [](double v) { return static_cast<std::int32_t>(v * (1 << kBits) + 0.5); };
+  const std::int32_t yr = fix(0.29900), yg = fix(0.58700), yb = fix(0.11400);
+  const std::int32_t br = fix(0.16874), bg = fix(0.33126), half = fix(0.5);
+  const std::int32_t rg = fix(0.41869), rb = fix(0.08131);
+  Planes p;
+  const std::size_t w = image.width, h = image.height;
+  const std::size_t pw = (w + 15) / 16 * 16, ph = (h + 15) / 16 * 16;
+  p.y_stride = pw;
+  p.c_stride = pw / 2;
+  p.y.resize(pw * ph);
+  std::vector<std::uint8_t> cb(pw * ph), cr(pw * ph);  // full resolution, then averaged
+  for (std::size_t y = 0; y < ph; ++y) {
+    const std::uint8_t* row = image.rgba.data() + std::min(y, h - 1) * w * 4;
+    const std::size_t o = y * pw;
+    for (std::size_t x = 0; x < w; ++x) {
+      const std::int32_t r = row[x * 4], g = row[x * 4 + 1], b = row[x * 4 + 2];
+      p.y[o + x] = static_cast<std::uint8_t>((yr * r + yg * g + yb * b + kHalf) >> kBits);
+      cb[o + x] = static_cast<std::uint8_t>((-br * r - bg * g + half * b + kOffset + kHalf - 1) >> kBits);
+      cr[o + x] = static_cast<std::uint8_t>((half * r - rg * g - rb * b + kOffset + kHalf - 1) >> kBits);
+    }
+    for (std::size_t x = w; x < pw; ++x) {
+      p.y[o + x] = p.y[o + w - 1];
+      cb[o + x] = cb[o + w - 1];
+      cr[o + x] = cr[o + w - 1];
+    }
+  }
+  const std::size_t cw = pw / 2, chh = ph / 2;
+  p.cb.resize(cw * chh);
+  p.cr.resize(cw * chh);
+  for (std::size_t y = 0; y < chh; ++y) {
+    const std::size_t top = 2 * y * pw, bottom = top + pw;
+    for (std::size_t x = 0; x < cw; ++x) {
+      const int bias = 1 + static_cast<int>(x & 1);  // alternate, so no rounding drift
+      const std::size_t i = 2 * x;
+      p.cb[y * cw + x] = static_cast<std::uint8_t>(
+          (cb[top + i] + cb[top + i + 1] + cb[bottom + i] + cb[bottom + i + 1] + bias) >> 2);
+      p.cr[y * cw + x] = static_cast<std::uint8_t>(
+          (cr[top + i] + cr[top + i + 1] + cr[bottom + i] + cr[bottom + i + 1] + bias) >> 2);
+    }
+  }
+  return p;
+}
+
 class Encoder {
  public:
   Encoder(const Raster& image, int quality, std::vector<std::uint8_t>& out)
       : image_(image), sink_(out) {
     quant_[0] = scaled_table(detail::kLumaQuant, quality);
     quant_[1] = scaled_table(detail::kChromaQuant, quality);
+    for (std::size_t t = 0; t < 2; ++t) {
+      // The forward transform's outputs are 8x the coefficients; fold that into the divisor.
+      for (std::size_t k = 0; k < 64; ++k) {
+        reciprocal_[t][k] = 1.0f / static_cast<float>(8 * quant_[t][k]);
+      }
+    }
     dc_[0] = build_codes(detail::kLumaDc);
     dc_[1] = build_codes(detail::kChromaDc);
     ac_[0] = build_codes(detail::kLumaAc);
@@ -90,92 +154,45 @@ class Encoder {
   }
 
   void scan() {
-    for (std::uint32_t my = 0; my < image_.height; my += 16) {
-      for (std::uint32_t mx = 0; mx < image_.width; mx += 16) mcu(mx, my);
+    const Planes p = to_ycc(image_);
+    for (std::size_t my = 0; my < image_.height; my += 16) {
+      for (std::size_t mx = 0; mx < image_.width; mx += 16) {
+        for (std::size_t b = 0; b < 4; ++b) {
+          code_block(p.y.data() + (my + (b / 2) * 8) * p.y_stride + mx + (b % 2) * 8, p.y_stride, 0,
+                     0);
+        }
+        const std::size_t c = (my / 2) * p.c_stride + mx / 2;
+        code_block(p.cb.data() + c, p.c_stride, 1, 1);
+        code_block(p.cr.data() + c, p.c_stride, 1, 2);
+      }
     }
     sink_.flush();
   }
 
  private:
-  // Y, Cb and Cr of the pixel at (x, y), the edge replicated past the border.
-  void ycc(std::uint32_t x, std::uint32_t y, float out[3]) const {
-    x = std::min(x, image_.width - 1);
-    y = std::min(y, image_.height - 1);
-    const std::uint8_t* p = image_.rgba.data() + (std::size_t{y} * image_.width + x) * 4;
-    const float r = p[0], g = p[1], b = p[2];
-    out[0] = 0.299f * r + 0.587f * g + 0.114f * b - 128.0f;
-    out[1] = -0.168736f * r - 0.331264f * g + 0.5f * b;
-    out[2] = 0.5f * r - 0.418688f * g - 0.081312f * b;
-  }
-
-  void mcu(std::uint32_t mx, std::uint32_t my) {
-    std::array<float, 256> y{};
-    std::array<float, 64> cb{}, cr{};
-    for (std::uint32_t j = 0; j < 16; ++j) {
-      for (std::uint32_t i = 0; i < 16; ++i) {
-        float v[3];
-        ycc(mx + i, my + j, v);
-        y[j * 16 + i] = v[0];
-        cb[(j / 2) * 8 + i / 2] += v[1] * 0.25f;
-        cr[(j / 2) * 8 + i / 2] += v[2] * 0.25f;
-      }
-    }
-    for (int b = 0; b < 4; ++b) {
-      std::array<float, 64> block{};
-      const int ox = (b % 2) * 8, oy = (b / 2) * 8;
-      for (int j = 0; j < 8; ++j) {
-        for (int i = 0; i < 8; ++i)
-          block[static_cast<std::size_t>(j * 8 + i)] =
-              y[static_cast<std::size_t>((oy + j) * 16 + ox + i)];
-      }
-      code_block(block, 0, 0);
-    }
-    code_block(cb, 1, 1);
-    code_block(cr, 1, 2);
-  }
-
-  static void dct(std::array<float, 64>& block) {
-    const auto& basis = detail::dct_basis();
-    std::array<float, 64> tmp{};
-    for (int r = 0; r < 8; ++r) {
-      for (int u = 0; u < 8; ++u) {
-        float s = 0;
-        for (int x = 0; x < 8; ++x) s += basis[u][x] * block[r * 8 + x];
-        tmp[r * 8 + u] = s;
-      }
-    }
-    for (int c = 0; c < 8; ++c) {
-      for (int v = 0; v < 8; ++v) {
-        float s = 0;
-        for (int y = 0; y < 8; ++y) s += basis[v][y] * tmp[y * 8 + c];
-        block[v * 8 + c] = s;
-      }
-    }
-  }
-
   static int magnitude_bits(int v) {
-    int a = v < 0 ? -v : v;
-    int n = 0;
-    while (a != 0) {
-      ++n;
-      a >>= 1;
-    }
-    return n;
+    return static_cast<int>(std::bit_width(static_cast<unsigned>(v < 0 ? -v : v)));
   }
   void put_value(int v, int n) {
     // Negative values are sent as v - 1 in n bits (one's complement), T.81 F.1.2.1.
     sink_.put(static_cast<std::uint32_t>(v < 0 ? v - 1 : v), n);
   }
 
-  void code_block(std::array<float, 64>& block, int table, int component) {
-    dct(block);
-    std::array<int, 64> q{};
-    const auto& qt = quant_[static_cast<std::size_t>(table)];
-    for (std::size_t k = 0; k < 64; ++k) {
-      q[k] = static_cast<int>(std::lround(block[kZigZag[k]] / qt[k]));
+  // Transforms, quantises and entropy-codes the 8x8 samples at `src` (rows `stride` apart).
+  void code_block(const std::uint8_t* src, std::size_t stride, int table, int component) {
+    std::array<std::int32_t, 64> block;
+    for (std::size_t y = 0; y < 8; ++y) {
+      for (std::size_t x = 0; x < 8; ++x) block[y * 8 + x] = src[y * stride + x] - 128;
     }
-    const int diff = q[0] - last_dc_[component];
-    last_dc_[component] = q[0];
+    detail::fdct_islow(block);
+    std::array<int, 64> q;
+    const auto& r = reciprocal_[static_cast<std::size_t>(table)];
+    for (std::size_t k = 0; k < 64; ++k) {
+      const float v = static_cast<float>(block[kZigZag[k]]) * r[k];
+      q[k] = static_cast<int>(v + (v < 0 ? -0.5f : 0.5f));
+    }
+    const int diff = q[0] - last_dc_[static_cast<std::size_t>(component)];
+    last_dc_[static_cast<std::size_t>(component)] = q[0];
     const int dn = magnitude_bits(diff);
     sink_.put(dc_[static_cast<std::size_t>(table)].by_symbol[static_cast<std::size_t>(dn)]);
     if (dn > 0) put_value(diff, dn);
@@ -201,6 +218,7 @@ class Encoder {
   const Raster& image_;
   BitSink sink_;
   std::array<std::array<std::uint8_t, 64>, 2> quant_{};
+  std::array<std::array<float, 64>, 2> reciprocal_{};
   std::array<HuffmanCodes, 2> dc_{}, ac_{};
   std::array<int, 3> last_dc_{};
 };

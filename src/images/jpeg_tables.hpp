@@ -3,7 +3,6 @@
 #pragma once
 
 #include <array>
-#include <cmath>
 #include <cstdint>
 
 namespace agentkit::images::detail {
@@ -68,22 +67,5 @@ inline constexpr HuffmanSpec kLumaAc = {
     {0, 2, 1, 3, 3, 2, 4, 3, 5, 5, 4, 4, 0, 0, 1, 0x7d}, kLumaAcSymbols, 162};
 inline constexpr HuffmanSpec kChromaAc = {
     {0, 2, 1, 2, 4, 4, 3, 4, 7, 5, 4, 4, 0, 1, 2, 0x77}, kChromaAcSymbols, 162};
-
-// The 8-point DCT-II basis with the orthonormal scale folded in: basis[u][x]. The forward
-// transform sums basis[u][x] * f(x); the inverse sums basis[u][x] * F(u).
-inline const std::array<std::array<float, 8>, 8>& dct_basis() {
-  static const auto basis = [] {
-    constexpr double kPi = 3.14159265358979323846;
-    std::array<std::array<float, 8>, 8> b{};
-    for (int u = 0; u < 8; ++u) {
-      const double cu = u == 0 ? std::sqrt(0.125) : 0.5;
-      for (int x = 0; x < 8; ++x) {
-        b[u][x] = static_cast<float>(cu * std::cos((2 * x + 1) * u * kPi / 16));
-      }
-    }
-    return b;
-  }();
-  return basis;
-}
 
 }  // namespace agentkit::images::detail

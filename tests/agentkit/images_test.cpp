@@ -133,3 +133,109 @@ TEST_CASE("images: user input images are normalised before they enter history") 
   const auto& user = std::get<UserMessage>(requests[0].messages.front());
   CHECK(info_of(std::get<ImageBlock>(user.content.at(1))).width == 2000);
 }
+
+namespace {
+
+// A tool returning `count` small distinct images in one result.
+ToolDefinition many_images_tool(std::size_t count) {
+  std::vector<std::string> texts;
+  for (std::size_t i = 0; i < count; ++i) texts.push_back(png_base64(8 + i % 50, 8));
+  return tool_with("shots", [texts](const json::Value&, const ToolContext&) {
+    ToolResult r = ToolResult::text_result("here they are");
+    for (const std::string& t : texts) r.images.push_back(ImageBlock{"image/png", t});
+    return r;
+  });
+}
+
+std::size_t images_in(const Message& m) {
+  std::size_t n = 0;
+  if (const auto* t = std::get_if<ToolResultMessage>(&m)) {
+    for (const ContentBlock& b : t->content) n += std::holds_alternative<ImageBlock>(b) ? 1 : 0;
+  }
+  return n;
+}
+
+// An agent on the faux provider serving a catalog model (`spec`, whose wire is `api`).
+FauxAgent catalog_agent(const std::string& spec, const std::string& api, ToolDefinition tool,
+                        RuntimeConfig rt = {}) {
+  auto faux = std::make_shared<faux::FauxProvider>(std::vector<faux::FauxResponse>{
+      faux::tool_call_response({faux::tool_call("c1", tool.name, "{}")}),
+      faux::text_response("done")});
+  rt.model.spec = spec;
+  rt.providers.add(api, faux);
+  AgentDefinition def;
+  def.instructions = "You are a test agent.";
+  def.tools.direct.push_back(std::move(tool));
+  auto agent = make_agent(std::move(def), std::move(rt));
+  if (!agent) FAIL(agent.error().to_string());
+  return FauxAgent{faux, std::move(*agent)};
+}
+
+}  // namespace
+
+TEST_CASE("images: runtime.images overrides the budget for every image entering history") {
+  RuntimeConfig rt;
+  rt.images.max_side = 500;
+  FauxAgent fa = faux_agent(one_call(), {image_tool(png_base64(800, 400))}, std::move(rt));
+  Result<RunResult> r = fa.agent.run("look");
+  REQUIRE(r.has_value());
+  const ImageBlock& image = std::get<ImageBlock>(only_tool_result(*r).content.at(1));
+  CHECK(info_of(image).width == 500);
+  CHECK(info_of(image).height == 250);
+}
+
+TEST_CASE("images: a request over the image count sends the latest images and a note for each older one") {
+  RuntimeConfig rt;
+  rt.images.max_images_per_request = 2;
+  FauxAgent fa = faux_agent(
+      {faux::tool_call_response({faux::tool_call("c1", "shots", "{}")}), faux::text_response("ok")},
+      {many_images_tool(3)}, std::move(rt));
+  Result<RunResult> r = fa.agent.run("look");
+  REQUIRE(r.has_value());
+  CHECK(images_in(only_tool_result(*r)) == 3);  // history keeps every image
+  const auto requests = fa.faux->requests();
+  REQUIRE(requests.size() == 2);
+  const auto& sent = std::get<ToolResultMessage>(requests[1].messages.back());
+  CHECK(images_in(sent) == 2);
+  // The first image (the oldest) is the one replaced, by a note naming the limit.
+  REQUIRE(std::holds_alternative<TextBlock>(sent.content.at(1)));
+  CHECK(std::get<TextBlock>(sent.content.at(1)).text.find("at most 2 per request") !=
+        std::string::npos);
+  CHECK(std::holds_alternative<ImageBlock>(sent.content.at(3)));
+}
+
+TEST_CASE("images: the model's vendor sets the image count: an Anthropic model gets 100, an OpenAI one 101") {
+  FauxAgent anthropic =
+      catalog_agent("anthropic/claude-sonnet-5-5", "anthropic-messages", many_images_tool(101));
+  REQUIRE(anthropic.agent.run("look").has_value());
+  REQUIRE(anthropic.faux->requests().size() == 2);
+  CHECK(images_in(anthropic.faux->requests()[1].messages.back()) == 100);
+
+  FauxAgent openai = catalog_agent("openai/gpt-6.2-sol", "openai-responses", many_images_tool(101));
+  REQUIRE(openai.agent.run("look").has_value());
+  REQUIRE(openai.faux->requests().size() == 2);
+  CHECK(images_in(openai.faux->requests()[1].messages.back()) == 101);
+}
+
+TEST_CASE("images: an explicit runtime.images figure wins over the vendor's") {
+  RuntimeConfig rt;
+  rt.images.max_images_per_request = 10;
+  FauxAgent openai =
+      catalog_agent("openai/gpt-6.2-sol", "openai-responses", many_images_tool(12), std::move(rt));
+  REQUIRE(openai.agent.run("look").has_value());
+  CHECK(images_in(openai.faux->requests().at(1).messages.back()) == 10);
+}
+
+TEST_CASE("images: make_agent names an unusable runtime.images figure") {
+  RuntimeConfig rt;
+  rt.model.spec = "faux/test";
+  rt.providers.add("faux", std::make_shared<faux::FauxProvider>(std::vector<faux::FauxResponse>{}));
+  rt.images.max_side = 0;
+  rt.images.max_images_per_request = 0;
+  AgentDefinition def;
+  auto agent = make_agent(std::move(def), std::move(rt));
+  REQUIRE_FALSE(agent.has_value());
+  CHECK(agent.error().message.find("runtime.images.max_side must be at least 16") !=
+        std::string::npos);
+  CHECK(agent.error().message.find("runtime.images.max_images_per_request") != std::string::npos);
+}

@@ -44,6 +44,20 @@ Raster gradient(std::uint32_t w, std::uint32_t h, std::uint8_t alpha = 255) {
   return r;
 }
 
+// Pixels from a linear congruential generator: incompressible, so the PNG is large.
+Raster noise(std::uint32_t w, std::uint32_t h) {
+  Raster r;
+  r.width = w;
+  r.height = h;
+  r.rgba.resize(std::size_t{w} * h * 4);
+  std::uint32_t seed = 7;
+  for (std::size_t i = 0; i < r.rgba.size(); ++i) {
+    seed = seed * 1103515245u + 12345u;
+    r.rgba[i] = i % 4 == 3 ? 255 : static_cast<std::uint8_t>(seed >> 24);
+  }
+  return r;
+}
+
 // Wraps base64 text at 76 columns and switches it to the URL-safe alphabet without padding,
 // as some MCP servers send it.
 std::string wrapped_url_safe(const std::string& text) {
@@ -241,4 +255,95 @@ TEST_CASE("a cached refusal still hands back each caller's own base64 text") {
   CHECK(second.outcome == Outcome::refused);
   CHECK(second.data_base64 == wrapped);
   CHECK(normalizer.cache_hits() == 1);
+}
+
+TEST_CASE("a line break deep in the base64 text is caught by the fast path and the text re-encoded") {
+  const std::string text = b64(encode_png(noise(200, 100)));
+  REQUIRE(text.size() > 40'000);
+  std::string broken = text;
+  broken.insert(30'001, "\n");
+  ImageNormalizer normalizer;
+  NormalizedImage out = normalizer.normalize("image/png", broken);
+  CHECK(out.outcome == Outcome::reencoded);
+  CHECK(out.data_base64 == text);
+}
+
+TEST_CASE("a character outside the alphabet deep in the base64 text refuses the image, keeping its text") {
+  const std::string text = b64(encode_png(noise(200, 100)));
+  REQUIRE(text.size() > 40'000);
+  std::string broken = text;
+  broken[30'001] = '*';
+  ImageNormalizer normalizer;
+  NormalizedImage out = normalizer.normalize("image/png", broken);
+  CHECK(out.outcome == Outcome::refused);
+  CHECK(out.data_base64 == broken);
+  CHECK(out.note.find("base64") != std::string::npos);
+}
+
+namespace {
+
+// A JPEG with `segments` APP2 segments of 65,000 bytes each between its SOI and the rest, as
+// cameras put EXIF, XMP and ICC data before the frame header.
+std::vector<std::uint8_t> jpeg_behind_metadata(const std::vector<std::uint8_t>& jpeg, int segments) {
+  std::vector<std::uint8_t> out(jpeg.begin(), jpeg.begin() + 2);
+  for (int s = 0; s < segments; ++s) {
+    const std::size_t length = 65'000;
+    out.insert(out.end(), {0xff, 0xe2, static_cast<std::uint8_t>(length >> 8),
+                           static_cast<std::uint8_t>(length & 0xff)});
+    for (std::size_t i = 0; i + 2 < length; ++i) out.push_back(static_cast<std::uint8_t>(i * 7));
+  }
+  out.insert(out.end(), jpeg.begin() + 2, jpeg.end());
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a JPEG's frame header behind 325 KB of metadata is read from its base64 text") {
+  const std::vector<std::uint8_t> jpeg = jpeg_behind_metadata(encode_jpeg(gradient(64, 48), {80}), 5);
+  REQUIRE(probe(jpeg).has_value());
+  const std::string text = b64(jpeg);
+  ImageNormalizer normalizer;
+  NormalizedImage out = normalizer.normalize("image/jpeg", text);
+  CHECK(out.outcome == Outcome::unchanged);
+  CHECK(out.original == Size{64, 48});
+  CHECK(out.data_base64 == text);
+  CHECK(normalizer.encodes() == 0);
+}
+
+TEST_CASE("a 12-bit JPEG behind metadata is refused from its headers with the reason") {
+  std::vector<std::uint8_t> jpeg = jpeg_behind_metadata(encode_jpeg(gradient(64, 48), {80}), 2);
+  // The frame header's precision byte follows FF C0 and its two length bytes.
+  for (std::size_t i = 2; i + 4 < jpeg.size(); ++i) {
+    if (jpeg[i] == 0xff && jpeg[i + 1] == 0xc0) {
+      jpeg[i + 4] = 12;
+      break;
+    }
+  }
+  ImageNormalizer normalizer;
+  NormalizedImage out = normalizer.normalize("image/jpeg", b64(jpeg));
+  CHECK(out.outcome == Outcome::refused);
+  CHECK(out.note.find("12-bit") != std::string::npos);
+}
+
+TEST_CASE("each vendor's budget is 90% of its published byte limits and its image count") {
+  const ImageBudget anthropic = budget_for_vendor("anthropic");
+  CHECK(anthropic.max_base64_bytes == 4'500'000);
+  CHECK(anthropic.max_images_per_request == 100);
+  CHECK(anthropic.many_images == 20);
+  const ImageBudget openai = budget_for_vendor("openai");
+  CHECK(openai.max_base64_bytes == 18'000'000);
+  CHECK(openai.max_request_base64_bytes == 45'000'000);
+  CHECK(openai.max_images_per_request == 500);
+  const ImageBudget google = budget_for_vendor("google");
+  CHECK(google.max_request_base64_bytes == 18'000'000);
+  CHECK(google.max_images_per_request == 3000);
+  // Unknown and routing vendors get the strictest figures.
+  CHECK(budget_for_vendor("openrouter").max_base64_bytes == ImageBudget{}.max_base64_bytes);
+  CHECK(budget_for_vendor("").max_images_per_request == 100);
+}
+
+TEST_CASE("Google's request total shares out: 4 images of 5 MB of base64 each must shrink") {
+  const ImageLimits l = limits_for_request(budget_for_vendor("google"), 4);
+  CHECK(l.max_base64_bytes == 4'500'000);  // 18 MB over 4 images
+  CHECK(limits_for_request(budget_for_vendor("google"), 1).max_base64_bytes == 6'300'000);
 }

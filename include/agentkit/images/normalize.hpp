@@ -34,7 +34,8 @@
 namespace agentkit::images {
 
 // Limits for the images of one request, with headroom below the vendors' own (see
-// docs/providers.md for each vendor's figure and its source). Safe to copy.
+// docs/providers.md for each vendor's figure and its source). The defaults are the strictest
+// vendor's (Anthropic's); budget_for_vendor() gives each vendor's own. Safe to copy.
 struct ImageBudget {
   // Largest base64 length of one image: 4.5 MB, under Anthropic's 5 MB per image.
   std::size_t max_base64_bytes = 4'500'000;
@@ -46,6 +47,9 @@ struct ImageBudget {
   // Largest base64 total of all images in one request; each image gets an equal share when the
   // sum of max_base64_bytes would pass it. 24 MB, under the 32 MB request limit.
   std::size_t max_request_base64_bytes = 24'000'000;
+  // Most images one request may carry: Anthropic's 100 per API request. A request holding more
+  // sends the most recent ones and a note in place of each older one (history keeps them all).
+  std::size_t max_images_per_request = 100;
   // JPEG qualities tried in order until the encoding fits.
   std::vector<int> jpeg_quality_ladder = {85, 75, 60, 45, 30};
   // Bounds applied before decoding any pixels.
@@ -70,6 +74,12 @@ struct NormalizedImage {
   Size original;  // 0x0 when the headers could not be read
   Size sent;
 };
+
+// The budget for a model of `vendor` (the catalog's vendor id: "anthropic", "openai", "google",
+// ...): 90% of each of that vendor's published byte figures and its image count as published
+// (docs/providers.md). An unknown vendor, or one that routes to many (openrouter), gets the
+// strictest: ImageBudget{}.
+ImageBudget budget_for_vendor(std::string_view vendor);
 
 // The per-image limits that apply inside a request holding `images` images.
 struct ImageLimits {
