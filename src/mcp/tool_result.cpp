@@ -1,6 +1,9 @@
 // What a model sees of an MCP tool result (REQ-MCP-CLIENT-09): one budget spent across the whole
 // result, counted in code points so CJK text gets the same room as ASCII (seed: "counts runes,
-// not bytes"); images are charged by their base64 length and never sliced.
+// not bytes"). Images are not charged against it: a screenshot is hundreds of KB of base64, so
+// charging it would drop nearly every one; the agent's image normaliser fits each image to the
+// model's budget where it enters history (src/agentkit/image_boundary.cpp), and images are never
+// sliced.
 #include <string>
 
 #include "agentkit/base/utf8.hpp"
@@ -29,28 +32,16 @@ class ResultBudget {
   }
 
   void add_image(std::string mime, std::string data) {
-    const std::size_t cost = data.size();
-    if (cost <= remaining_) {
-      remaining_ -= cost;
-      images_.push_back(ImageBlock{std::move(mime), std::move(data)});
-      return;
-    }
-    ++dropped_images_;
+    images_.push_back(ImageBlock{std::move(mime), std::move(data)});
   }
 
   ToolResult finish(bool is_error) {
     ToolResult r;
     std::string text = std::move(text_);
-    if (cut_text_ || dropped_images_ > 0) {
+    if (cut_text_) {
       text += "\n\n[Result truncated: ";
-      if (cut_text_) {
-        text += "the server returned " + std::to_string(total_) + " characters of text and only the first " +
-                std::to_string(cap_) + " fit";
-      }
-      if (dropped_images_ > 0) {
-        if (cut_text_) text += "; ";
-        text += std::to_string(dropped_images_) + " image(s) did not fit and were left out";
-      }
+      text += "the server returned " + std::to_string(total_) + " characters of text and only the first " +
+              std::to_string(cap_) + " fit";
       text += ". Ask for less (a narrower query, a smaller range, fewer items) to see the rest.]";
       r.metadata.append_unique("truncated", true);
       r.metadata.append_unique("total_characters", json::Value(static_cast<unsigned long long>(total_)));
@@ -83,7 +74,6 @@ class ResultBudget {
   std::size_t remaining_;
   std::size_t cap_;
   std::size_t total_ = 0;
-  std::size_t dropped_images_ = 0;
   bool cut_text_ = false;
 };
 

@@ -103,6 +103,11 @@ TEST_CASE("an image from an official-SDK MCP server enters history normalised, a
   };
   // The 2600x1300 screenshot was area-averaged to the 2000 px side and says so.
   auto [big, big_note] = image_and_note(*results[0]);
+  std::string first_text;
+  for (const auto& b : results[0]->content) {
+    if (const auto* t = std::get_if<TextBlock>(&b)) first_text += t->text;
+  }
+  INFO("first result: " << first_text.substr(0, 600));
   REQUIRE(big != nullptr);
   CHECK(probe_base64(big->data_base64).width == 2000);
   CHECK(probe_base64(big->data_base64).height == 1000);

@@ -477,8 +477,8 @@ TEST_CASE("images, resources and errors map onto what the model sees") {
   ToolResult error_seen = mcp::to_tool_result(*failed, 50'000);
   CHECK(!error_seen.ok);
   CHECK(*error_seen.text == "it broke");
-  // An image that does not fit the budget is dropped whole, never sliced.
+  // The text budget never drops an image: the agent's image normaliser fits it instead.
   ToolResult tight = mcp::to_tool_result(*r, 20);
-  CHECK(tight.images.empty());
-  CHECK(tight.text->find("image(s) did not fit") != std::string::npos);
+  REQUIRE(tight.images.size() == 1);
+  CHECK(tight.images[0].data_base64 == seen.images[0].data_base64);
 }
