@@ -17,7 +17,9 @@ inline constexpr int kConstBits = 13;
 inline constexpr int kPass1Bits = 2;
 
 // Round(x * 2^13): the rotation constants of the factorisation.
-constexpr std::int32_t fix(double x) { return static_cast<std::int32_t>(x * (1 << kConstBits) + 0.5); }
+constexpr std::int32_t fix(double x) {
+  return static_cast<std::int32_t>(x * (1 << kConstBits) + 0.5);
+}
 inline constexpr std::int32_t k0_298631336 = fix(0.298631336);
 inline constexpr std::int32_t k0_390180644 = fix(0.390180644);
 inline constexpr std::int32_t k0_541196100 = fix(0.541196100);
@@ -42,8 +44,7 @@ constexpr Wide descale_wide(Wide x, int n) { return (x + (Wide{1} << (n - 1))) >
 struct Idct8 {
   Wide o[8];
 };
-inline Idct8 idct8(Wide i0, Wide i1, Wide i2, Wide i3,
-                   Wide i4, Wide i5, Wide i6, Wide i7) {
+inline Idct8 idct8(Wide i0, Wide i1, Wide i2, Wide i3, Wide i4, Wide i5, Wide i6, Wide i7) {
   // Even part: the rotation of inputs 2 and 6, then the butterflies with 0 and 4.
   Wide z1 = (i2 + i6) * k0_541196100;
   const Wide t2 = z1 - i6 * k1_847759065;
@@ -87,17 +88,15 @@ inline void idct_islow(const std::int16_t* coef, const std::uint16_t* quant, std
       for (int y = 0; y < 8; ++y) ws[static_cast<std::size_t>(y * 8 + x)] = dc;
       continue;
     }
-    const Idct8 r = idct8(Wide{c[0]} * q[0], Wide{c[8]} * q[8], Wide{c[16]} * q[16],
-                          Wide{c[24]} * q[24], Wide{c[32]} * q[32], Wide{c[40]} * q[40],
-                          Wide{c[48]} * q[48], Wide{c[56]} * q[56]);
+    const Idct8 r =
+        idct8(Wide{c[0]} * q[0], Wide{c[8]} * q[8], Wide{c[16]} * q[16], Wide{c[24]} * q[24],
+              Wide{c[32]} * q[32], Wide{c[40]} * q[40], Wide{c[48]} * q[48], Wide{c[56]} * q[56]);
     for (int y = 0; y < 8; ++y) {
       ws[static_cast<std::size_t>(y * 8 + x)] = descale_wide(r.o[y], kConstBits - kPass1Bits);
     }
   }
   constexpr int kShift = kConstBits + kPass1Bits + 3;
-  auto sample = [](Wide v) {
-    return static_cast<std::uint8_t>(std::clamp<Wide>(v + 128, 0, 255));
-  };
+  auto sample = [](Wide v) { return static_cast<std::uint8_t>(std::clamp<Wide>(v + 128, 0, 255)); };
   for (int y = 0; y < 8; ++y) {  // rows
     const Wide* w = ws.data() + y * 8;
     std::uint8_t* row = out + static_cast<std::size_t>(y) * stride;
@@ -115,8 +114,8 @@ inline void idct_islow(const std::int16_t* coef, const std::uint16_t* quant, std
 inline void fdct_islow(std::array<std::int32_t, 64>& d) {
   using namespace dct;
   for (int pass = 0; pass < 2; ++pass) {
-    const int step = pass == 0 ? 1 : 8;    // along a row, then down a column
-    const int lanes = pass == 0 ? 8 : 1;   // next row / next column
+    const int step = pass == 0 ? 1 : 8;   // along a row, then down a column
+    const int lanes = pass == 0 ? 8 : 1;  // next row / next column
     for (int lane = 0; lane < 8; ++lane) {
       std::int32_t* p = d.data() + lane * lanes;
       auto at = [&](int k) -> std::int32_t& { return p[k * step]; };

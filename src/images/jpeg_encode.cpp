@@ -106,8 +106,10 @@ Planes to_ycc(const Raster& image) {
     for (std::size_t x = 0; x < w; ++x) {
       const std::int32_t r = row[x * 4], g = row[x * 4 + 1], b = row[x * 4 + 2];
       p.y[o + x] = static_cast<std::uint8_t>((yr * r + yg * g + yb * b + kHalf) >> kBits);
-      cb[o + x] = static_cast<std::uint8_t>((-br * r - bg * g + half * b + kOffset + kHalf - 1) >> kBits);
-      cr[o + x] = static_cast<std::uint8_t>((half * r - rg * g - rb * b + kOffset + kHalf - 1) >> kBits);
+      cb[o + x] =
+          static_cast<std::uint8_t>((-br * r - bg * g + half * b + kOffset + kHalf - 1) >> kBits);
+      cr[o + x] =
+          static_cast<std::uint8_t>((half * r - rg * g - rb * b + kOffset + kHalf - 1) >> kBits);
     }
     for (std::size_t x = w; x < pw; ++x) {
       p.y[o + x] = p.y[o + w - 1];

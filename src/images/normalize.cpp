@@ -57,8 +57,8 @@ bool all_standard_alphabet(std::string_view chunk) {
   }
   for (; i < chunk.size(); ++i) {
     const char c = chunk[i];
-    const bool ok = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '/' && c <= '9') ||
-                    c == '+';
+    const bool ok =
+        (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '/' && c <= '9') || c == '+';
     bad |= ok ? 0 : 1;
   }
   return bad == 0;
@@ -112,8 +112,8 @@ std::optional<Result<ImageInfo>> probe_jpeg_base64(std::string_view text) {
     }
     const std::size_t length = (std::size_t{h[2]} << 8) | h[3];
     if (length < 2) return std::nullopt;
-    const bool frame = marker >= 0xc0 && marker <= 0xcf && marker != 0xc4 && marker != 0xc8 &&
-                       marker != 0xcc;
+    const bool frame =
+        marker >= 0xc0 && marker <= 0xcf && marker != 0xc4 && marker != 0xc8 && marker != 0xcc;
     if (frame) {
       std::optional<std::string> segment = bytes_at(text, pos, 2 + length);
       if (!segment || segment->size() < 2 + length) return std::nullopt;

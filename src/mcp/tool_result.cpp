@@ -40,8 +40,8 @@ class ResultBudget {
     std::string text = std::move(text_);
     if (cut_text_) {
       text += "\n\n[Result truncated: ";
-      text += "the server returned " + std::to_string(total_) + " characters of text and only the first " +
-              std::to_string(cap_) + " fit";
+      text += "the server returned " + std::to_string(total_) +
+              " characters of text and only the first " + std::to_string(cap_) + " fit";
       text += ". Ask for less (a narrower query, a smaller range, fewer items) to see the rest.]";
       r.metadata.append_unique("truncated", true);
       r.metadata.append_unique("total_characters", json::Value(static_cast<unsigned long long>(total_)));

@@ -184,7 +184,9 @@ TEST_CASE("images: runtime.images overrides the budget for every image entering 
   CHECK(info_of(image).height == 250);
 }
 
-TEST_CASE("images: a request over the image count sends the latest images and a note for each older one") {
+TEST_CASE(
+    "images: a request over the image count sends the latest images and a note for each older "
+    "one") {
   RuntimeConfig rt;
   rt.images.max_images_per_request = 2;
   FauxAgent fa = faux_agent(
@@ -204,7 +206,9 @@ TEST_CASE("images: a request over the image count sends the latest images and a 
   CHECK(std::holds_alternative<ImageBlock>(sent.content.at(3)));
 }
 
-TEST_CASE("images: the model's vendor sets the image count: an Anthropic model gets 100, an OpenAI one 101") {
+TEST_CASE(
+    "images: the model's vendor sets the image count: an Anthropic model gets 100, an OpenAI one "
+    "101") {
   FauxAgent anthropic =
       catalog_agent("anthropic/claude-sonnet-5-5", "anthropic-messages", many_images_tool(101));
   REQUIRE(anthropic.agent.run("look").has_value());

@@ -257,7 +257,8 @@ TEST_CASE("a cached refusal still hands back each caller's own base64 text") {
   CHECK(normalizer.cache_hits() == 1);
 }
 
-TEST_CASE("line breaks deep in the base64 text are caught by the fast path and the text re-encoded") {
+TEST_CASE(
+    "line breaks deep in the base64 text are caught by the fast path and the text re-encoded") {
   const std::string text = b64(encode_png(noise(200, 100)));
   REQUIRE(text.size() > 40'000);
   // Two CRLFs keep the length a multiple of four, so only the alphabet can give them away.
@@ -270,7 +271,9 @@ TEST_CASE("line breaks deep in the base64 text are caught by the fast path and t
   CHECK(out.data_base64 == text);
 }
 
-TEST_CASE("a character outside the alphabet deep in the base64 text refuses the image, keeping its text") {
+TEST_CASE(
+    "a character outside the alphabet deep in the base64 text refuses the image, keeping its "
+    "text") {
   const std::string text = b64(encode_png(noise(200, 100)));
   REQUIRE(text.size() > 40'000);
   std::string broken = text;
@@ -286,7 +289,8 @@ namespace {
 
 // A JPEG with `segments` APP2 segments of 65,000 bytes each between its SOI and the rest, as
 // cameras put EXIF, XMP and ICC data before the frame header.
-std::vector<std::uint8_t> jpeg_behind_metadata(const std::vector<std::uint8_t>& jpeg, int segments) {
+std::vector<std::uint8_t> jpeg_behind_metadata(const std::vector<std::uint8_t>& jpeg,
+                                               int segments) {
   std::vector<std::uint8_t> out(jpeg.begin(), jpeg.begin() + 2);
   for (int s = 0; s < segments; ++s) {
     const std::size_t length = 65'000;
@@ -301,7 +305,8 @@ std::vector<std::uint8_t> jpeg_behind_metadata(const std::vector<std::uint8_t>& 
 }  // namespace
 
 TEST_CASE("a JPEG's frame header behind 325 KB of metadata is read from its base64 text") {
-  const std::vector<std::uint8_t> jpeg = jpeg_behind_metadata(encode_jpeg(gradient(64, 48), {80}), 5);
+  const std::vector<std::uint8_t> jpeg =
+      jpeg_behind_metadata(encode_jpeg(gradient(64, 48), {80}), 5);
   REQUIRE(probe(jpeg).has_value());
   const std::string text = b64(jpeg);
   ImageNormalizer normalizer;

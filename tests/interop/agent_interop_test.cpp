@@ -59,13 +59,15 @@ namespace {
 
 agentkit::images::ImageInfo probe_base64(const std::string& text) {
   const std::string bytes = base64::decode(text).value();
-  return agentkit::images::probe({reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()})
+  return agentkit::images::probe(
+             {reinterpret_cast<const std::uint8_t*>(bytes.data()), bytes.size()})
       .value();
 }
 
 }  // namespace
 
-TEST_CASE("an image from an official-SDK MCP server enters history normalised, a fitting one untouched") {
+TEST_CASE(
+    "an image from an official-SDK MCP server enters history normalised, a fitting one untouched") {
   auto node = interop::node_program();
   auto sdk = interop::package_file("@modelcontextprotocol/sdk", "dist/esm/server/mcp.js");
   AGENTKIT_REQUIRE_PEER(node && sdk, "@modelcontextprotocol/sdk");
@@ -76,8 +78,8 @@ TEST_CASE("an image from an official-SDK MCP server enters history normalised, a
       faux::text_response("Seen both.")});
   mcp::ServerConfig shots{
       .name = "shots",
-      .transport = mcp::StdioLaunch{.command = *node,
-                                    .args = {interop::fixture_script("image_server.mjs").string()}}};
+      .transport = mcp::StdioLaunch{
+          .command = *node, .args = {interop::fixture_script("image_server.mjs").string()}}};
   AgentDefinition def;
   def.instructions = "Look at the screen.";
   def.tools.mcp.push_back({.name = "shots", .connect = mcp::tool_connector(shots)});
@@ -97,7 +99,8 @@ TEST_CASE("an image from an official-SDK MCP server enters history normalised, a
     std::pair<const ImageBlock*, std::string> out{nullptr, ""};
     for (const auto& b : r.content) {
       if (const auto* i = std::get_if<ImageBlock>(&b)) out.first = i;
-      if (const auto* t = std::get_if<TextBlock>(&b); t && out.first != nullptr) out.second += t->text;
+      if (const auto* t = std::get_if<TextBlock>(&b); t && out.first != nullptr)
+        out.second += t->text;
     }
     return out;
   };
