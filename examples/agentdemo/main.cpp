@@ -22,6 +22,7 @@
 #include "agentkit/agent.hpp"
 #include "agentkit/providers/faux.hpp"
 #include "crash_scenario.hpp"
+#include "approval_scenario.hpp"
 
 using namespace agentkit;
 namespace faux = agentkit::providers;
@@ -317,6 +318,7 @@ int main(int argc, char** argv) {
   if (argc == 4 && std::strcmp(argv[1], "--crash-child") == 0) {
     return agentdemo::crash_child(argv[2], argv[3]);  // scenario 8's child process
   }
+  if (int step = agentdemo::approval_child_step(argc, argv); step >= 0) return step;
   bool check = argc > 1 && std::strcmp(argv[1], "--check") == 0;
   std::signal(SIGINT, on_sigint);
   say("agentdemo: the AgentKit loop, offline, against a scripted model.\n");
@@ -328,6 +330,7 @@ int main(int argc, char** argv) {
   per_turn_tool_policy();
   duplicate_tool_name_refused();
   g_failures += agentdemo::kill_and_resume(argv[0]);
+  agentdemo::approval_across_processes({say, claim});
   say(g_failures == 0 ? "\nAll scenarios behaved as claimed.\n"
                       : "\n" + std::to_string(g_failures) + " claim(s) did not hold.\n");
   return check && g_failures != 0 ? 1 : 0;

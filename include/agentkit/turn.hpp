@@ -20,6 +20,7 @@
 #include "agentkit/core/message.hpp"
 #include "agentkit/core/provider.hpp"
 #include "agentkit/core/schema.hpp"
+#include "agentkit/core/tool.hpp"
 
 namespace agentkit {
 
@@ -99,6 +100,14 @@ struct Turn {
   // A typed answer for this run; nullopt = free text. A schema the model's wire cannot express
   // fails Session::run before anything is sent or recorded.
   std::optional<AnswerSchema> answer;
+
+  // Answers to the calls a run stopped for (RunStopReason::awaiting_approval): one decision per
+  // pending call, by tool_use_id. The held batch then runs as a whole before anything else:
+  // approved and unaffected calls execute, rejected ones get an error result with the reason,
+  // every call one result, in call order; `input`, when not empty, follows the results. A run
+  // over pending calls without a decision for each is refused (invalid_argument, the undecided
+  // calls named) and changes nothing; so is a decision for a call that is not pending.
+  std::vector<ApprovalDecision> approvals;
 };
 
 namespace detail {
@@ -144,7 +153,14 @@ struct RunResult {
   // such as the faux one). Keyed by the request's session id, so a resumed session continues.
   CacheStats cache;
   SessionHandle handle;
+  // When stop_reason is awaiting_approval: the calls waiting for a person, in call order. No
+  // handler of their batch has run; answer them with Turn::approvals on the next run.
+  std::vector<PendingApproval> pending_approvals;
 };
+
+// The calls a session waits on a person for, as of `handle` (Session::snapshot(), or a session
+// resumed from a log): empty when nothing is pending.
+std::vector<PendingApproval> pending_approvals(const SessionHandle& handle);
 
 // What Session::send did with the input. Both modes are final successes, not retry signals.
 struct Delivery {

@@ -1,8 +1,12 @@
 // The batch executor (REQ-LOOP-05, -05a, -05b, -10, -11; ARCHITECTURE §7.3).
 //
-//   1. prepare, sequentially in call order on the loop thread: start event, argument pipeline,
-//      before_tool_call. A call that fails here is finalized at once.
-//   2. the abort decision, taken ONCE: cancelled now -> no handler runs at all.
+//   1. prepare, sequentially in call order on the loop thread: argument pipeline,
+//      before_tool_call, the approval rules. Nothing is emitted yet.
+//   1a. the approval decision, taken ONCE: a call that needs a person holds the whole batch (no
+//      handler runs, no event is emitted; the loop stops awaiting approval). Otherwise each call
+//      opens (start event) in call order, and one that failed preparing is finalized at once.
+//   2. the abort decision, taken ONCE: cancelled now -> no handler runs at all. A held batch now
+//      run writes a started marker per call to the log before any handler.
 //   3. execute: every prepared handler on its own thread when the batch is parallel, one after
 //      another otherwise. Nothing is cancelled because a sibling failed.
 //   4. finalize under one batch mutex: after_tool_call, end event. Results are returned in call
@@ -38,11 +42,20 @@ std::string bounded_echo(std::string_view bytes) {
   return std::string(bytes.substr(0, kMaxArgumentEcho)) + "... (" + std::to_string(bytes.size()) + " bytes)";
 }
 
+constexpr std::string_view kInterruptedText =
+    "interrupted: it may or may not have taken effect. The process running this call stopped "
+    "before its result was recorded, so it was not run again; check its effect before retrying.";
+
 struct CallSlot {
   const ToolUseBlock* call = nullptr;
   const RegisteredTool* tool = nullptr;
   json::Value arguments;
-  bool ready_to_run = false;  // passed the pipeline and the interceptor
+  json::Value parsed;         // the model's arguments as parsed, for the start event
+  bool answered = false;      // its result is already in the history: nothing to do
+  bool prepared = false;      // prepare ran (not cut short by a cancel)
+  bool ready_to_run = false;  // passed the pipeline, the interceptor and the approval rules
+  std::optional<ToolResult> early;  // failed while preparing: finalized when the batch opens
+  std::optional<PendingApproval> ask;
   bool finalized = false;
   ToolResult result;
   ToolResultMessage message;
@@ -53,11 +66,14 @@ struct CallSlot {
 
 class Batch {
  public:
-  Batch(RunContext& rc, const AssistantMessage& message) : rc_(rc), message_(message) {
+  Batch(RunContext& rc, const AssistantMessage& message, const ApprovalBook* held,
+        const std::set<std::string, std::less<>>* answered)
+      : rc_(rc), message_(message), held_(held) {
     for (const auto& block : message.content) {
       if (const auto* use = std::get_if<ToolUseBlock>(&block)) {
         slots_.push_back(CallSlot{});
         slots_.back().call = use;
+        slots_.back().answered = answered != nullptr && answered->contains(use->id);
       }
     }
   }
@@ -71,10 +87,20 @@ class Batch {
       return outcome();
     }
     prepare_all();
+    // A call that needs a person holds the whole batch, unless the run is being cancelled (then
+    // the abort decision below closes every call, the asks included).
+    if (!rc_.stop.stop_requested()) {
+      BatchOutcome held;
+      for (auto& slot : slots_) {
+        if (slot.ask) held.pending.push_back(std::move(*slot.ask));
+      }
+      if (!held.pending.empty()) return held;
+    }
+    open_all();
     // The one abort decision: after prepare, before any handler (REQ-LOOP-11).
     if (rc_.stop.stop_requested()) {
       for (auto& slot : slots_) {
-        if (!slot.finalized) fail_now(slot, "aborted", std::string(kAbortedText), false);
+        if (!slot.finalized && !slot.answered) fail_now(slot, "aborted", std::string(kAbortedText), false);
       }
       return outcome();
     }
@@ -85,51 +111,106 @@ class Batch {
  private:
   void prepare_all() {
     for (std::size_t i = 0; i < slots_.size(); ++i) {
-      CallSlot& slot = slots_[i];
-      if (rc_.stop.stop_requested()) {
-        // Stop preparing; the unprepared still open and close once (aborted at the decision).
-        for (std::size_t j = i; j < slots_.size(); ++j) start(slots_[j], nullptr);
-        return;
-      }
-      prepare(slot, static_cast<int>(i));
+      // A cancel stops preparing; the unprepared still open and close once (aborted at the
+      // decision).
+      if (rc_.stop.stop_requested()) return;
+      if (!slots_[i].answered) prepare(slots_[i], static_cast<int>(i));
     }
+  }
+
+  // Opens every call in call order; a call that failed while preparing closes at once.
+  void open_all() {
+    for (auto& slot : slots_) {
+      if (slot.answered) continue;
+      start(slot, slot.prepared ? &slot.parsed : nullptr);
+      if (slot.early) finalize(slot, std::move(*slot.early), /*after_hook=*/true);
+    }
+  }
+
+  const ApprovalDecision* decision_for(const CallSlot& slot) const {
+    if (held_ == nullptr) return nullptr;
+    auto it = held_->decided.find(slot.call->id);
+    return it == held_->decided.end() ? nullptr : &it->second;
   }
 
   void prepare(CallSlot& slot, int index) {
     const ToolUseBlock& call = *slot.call;
+    slot.prepared = true;
+    // At most once: a call whose handler began in an earlier process is never run again.
+    if (held_ != nullptr && held_->started.contains(call.id)) {
+      return fail_early(slot, "interrupted", "Tool '" + call.name + "' was " + std::string(kInterruptedText));
+    }
+    const ApprovalDecision* decided = decision_for(slot);
+    if (decided != nullptr && !decided->approved) {
+      return fail_early(slot, "rejected",
+                        "The user rejected this call of '" + call.name + "'" +
+                            (decided->reason.empty() ? std::string(".") : ": " + decided->reason));
+    }
+    // The batch's approval decision is taken once: in a held batch now run, nothing asks again
+    // (the person answered the asks; the other calls did not ask when the batch was held).
+    bool approved = held_ != nullptr;
     Result<json::Value> parsed = call.parse_input();
-    start(slot, parsed ? &*parsed : nullptr);
+    if (parsed) slot.parsed = *parsed;
 
     slot.tool = rc_.agent.registry.find(call.name);
-    if (slot.tool == nullptr) {
-      return fail_now(slot, "unknown_tool", unknown_tool_text(call.name), true);
-    }
+    if (slot.tool == nullptr) return fail_early(slot, "unknown_tool", unknown_tool_text(call.name));
     if (!rc_.offered.contains(call.name)) {
-      return fail_now(slot, "tool_not_available",
-                      "Tool '" + call.name + "' exists but is not available in this turn; use one of: " +
-                          offered_list(),
-                      true);
+      return fail_early(slot, "tool_not_available",
+                        "Tool '" + call.name + "' exists but is not available in this turn; use one of: " +
+                            offered_list());
     }
+    const ToolDefinition& def = slot.tool->definition;
+    bool guarded = def.requires_approval || static_cast<bool>(def.approval_predicate);
     if (!parsed) {
-      return fail_now(slot, "invalid_arguments",
-                      "The arguments of '" + call.name + "' are not valid JSON: " + parsed.error().message,
-                      true);
+      std::string why = "The arguments of '" + call.name + "' are not valid JSON: " + parsed.error().message;
+      if (guarded && !approved) return ask(slot, approval_rule(def), "the arguments could not be checked. " + why);
+      return fail_early(slot, "invalid_arguments", std::move(why));
     }
-    Result<json::Value> prepared = prepare_arguments(slot.tool->definition.input_schema, std::move(*parsed));
+    Result<json::Value> prepared = prepare_arguments(def.input_schema, std::move(*parsed));
     if (!prepared) {
       // Echo the model's own bytes (bounded) so it can see exactly what to correct (REQ-TOOL-11).
-      return fail_now(slot, "invalid_arguments",
-                      "Invalid arguments for '" + call.name + "': " + prepared.error().message +
-                          ". Arguments received: " + bounded_echo(call.input.str()),
-                      true);
+      std::string why = "Invalid arguments for '" + call.name + "': " + prepared.error().message +
+                        ". Arguments received: " + bounded_echo(call.input.str());
+      if (guarded && !approved) return ask(slot, approval_rule(def), "the arguments could not be checked. " + why);
+      return fail_early(slot, "invalid_arguments", std::move(why));
     }
     slot.arguments = std::move(*prepared);
-    if (!intercept(slot, index)) return;
+    if (!intercept(slot, index, approved)) return;
+    if (!approved && needs_approval(slot)) return;
     slot.ready_to_run = true;
   }
 
-  // before_tool_call: the authorization boundary. A throwing interceptor fails closed.
-  bool intercept(CallSlot& slot, int index) {
+  static PendingApproval::Why approval_rule(const ToolDefinition& def) {
+    return def.requires_approval ? PendingApproval::Why::flag : PendingApproval::Why::predicate;
+  }
+
+  void ask(CallSlot& slot, PendingApproval::Why why, std::string detail) {
+    const json::Value& shown = slot.arguments.is_null() ? slot.parsed : slot.arguments;
+    slot.ask = PendingApproval{slot.call->id, slot.call->name, shown, why, std::move(detail)};
+  }
+
+  // The tool's own rules, over the arguments the handler would receive. Fails closed.
+  bool needs_approval(CallSlot& slot) {
+    const ToolDefinition& def = slot.tool->definition;
+    if (def.requires_approval) {
+      ask(slot, PendingApproval::Why::flag, "'" + def.name + "' requires approval for every call.");
+      return true;
+    }
+    if (!def.approval_predicate) return false;
+    bool asks = true;
+    std::string failure;
+    if (!call_guarded([&] { asks = def.approval_predicate(slot.arguments); }, failure)) {
+      ask(slot, PendingApproval::Why::predicate,
+          "the approval predicate of '" + def.name + "' failed, so the call waits for a person: " + failure);
+      return true;
+    }
+    if (asks) ask(slot, PendingApproval::Why::predicate, "the approval predicate of '" + def.name + "' asked.");
+    return asks;
+  }
+
+  // before_tool_call: the authorization boundary. A throwing interceptor fails closed. For a call
+  // a person approved, an ask is the allow it was waiting for.
+  bool intercept(CallSlot& slot, int index, bool approved) {
     const BeforeToolCall& before = rc_.agent.runtime.extensions.before_tool_call;
     if (!before) return true;
     ToolCallRequest request{slot.call->name, slot.call->id, slot.arguments, slot.call->input,
@@ -138,7 +219,7 @@ class Batch {
     ToolCallDecision decision;
     std::string failure;
     if (!call_guarded([&] { decision = before(request); }, failure)) {
-      fail_now(slot, "blocked_by_policy", "The before_tool_call interceptor failed: " + failure, true);
+      fail_early(slot, "blocked_by_policy", "The before_tool_call interceptor failed: " + failure);
       return false;
     }
     switch (decision.kind) {
@@ -149,21 +230,34 @@ class Batch {
         return true;
       case ToolCallDecision::Kind::deny:
         slot.terminate = decision.terminate;
-        fail_now(slot, "blocked_by_policy",
-                 decision.reason.empty() ? "Blocked by policy." : decision.reason, true);
+        fail_early(slot, "blocked_by_policy", decision.reason.empty() ? "Blocked by policy." : decision.reason);
+        return false;
+      case ToolCallDecision::Kind::ask:
+        if (approved) return true;
+        ask(slot, PendingApproval::Why::interceptor,
+            decision.reason.empty() ? "before_tool_call asked for a person's decision." : decision.reason);
         return false;
     }
     return true;
   }
 
+  void fail_early(CallSlot& slot, std::string code, std::string detail) {
+    slot.early = ToolResult::failure(std::move(code), std::move(detail));
+  }
+
   void execute_prepared() {
     std::vector<CallSlot*> ready;
+    std::vector<const ToolUseBlock*> calls;
     bool any_sequential = false;
     for (auto& slot : slots_) {
       if (!slot.ready_to_run) continue;
       ready.push_back(&slot);
+      calls.push_back(slot.call);
       any_sequential |= slot.tool->definition.execution_mode == ExecutionMode::sequential;
     }
+    // A held batch is the one a process may die in after a person said yes: the markers let the
+    // next process tell "never started" (run it) from "started, no result" (interrupted).
+    if (held_ != nullptr && !calls.empty()) log_calls_started(rc_.session, calls);
     bool parallel = rc_.agent.runtime.loop.parallel_tools && !any_sequential && ready.size() > 1;
     if (!parallel) {
       for (CallSlot* slot : ready) execute(*slot);
@@ -263,6 +357,7 @@ class Batch {
     out.results.reserve(slots_.size());
     out.all_voted_terminate = !slots_.empty();
     for (auto& slot : slots_) {
+      if (slot.answered) continue;
       out.all_voted_terminate = out.all_voted_terminate && slot.terminate;  // AND, never OR
       out.results.push_back(std::move(slot.message));
     }
@@ -281,14 +376,16 @@ class Batch {
 
   RunContext& rc_;
   const AssistantMessage& message_;
+  const ApprovalBook* held_;
   std::vector<CallSlot> slots_;
   std::mutex finalize_mu_;
 };
 
 }  // namespace
 
-BatchOutcome run_tool_batch(RunContext& rc, const AssistantMessage& message) {
-  Batch batch(rc, message);
+BatchOutcome run_tool_batch(RunContext& rc, const AssistantMessage& message, const ApprovalBook* held,
+                            const std::set<std::string, std::less<>>* answered) {
+  Batch batch(rc, message, held, answered);
   return batch.run();
 }
 

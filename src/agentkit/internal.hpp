@@ -7,6 +7,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -51,6 +52,20 @@ struct AgentCore {
   Timestamp now() const;
 };
 
+// A tool batch held for a person (human in the loop), from the stop until the batch has run. The
+// batch is the last assistant message of the history; its calls with a result already in the
+// history (a log resumed mid-batch) are done.
+struct ApprovalBook {
+  std::vector<PendingApproval> pending;  // waiting for a decision, in call order
+  std::map<std::string, ApprovalDecision, std::less<>> decided;
+  // Calls whose handler began in an earlier process (the log's tool_call_started markers): never
+  // run again, answered "interrupted" when no result was recorded.
+  std::set<std::string, std::less<>> started;
+
+  // True when the next run must finish the held batch before anything else.
+  bool holds_batch() const noexcept { return !pending.empty() || !decided.empty() || !started.empty(); }
+};
+
 // A steering or follow-up message waiting for its poll point.
 struct QueuedInput {
   UserMessage message;
@@ -64,6 +79,7 @@ struct SessionCore : std::enable_shared_from_this<SessionCore> {
   std::vector<Message> history;
   std::size_t committed = 0;  // history[0, committed) is the last completed turn's transcript
   Usage usage;
+  ApprovalBook approvals;  // written by the run thread only, under `mu`
   std::deque<QueuedInput> steering;
   std::deque<QueuedInput> follow_ups;
   std::vector<EventSink> subscribers;
@@ -93,6 +109,7 @@ struct SessionState {
   std::string session_id;
   std::vector<Message> messages;
   Usage usage;
+  ApprovalBook approvals;
 };
 struct SessionStateAccess {
   static SessionHandle make(std::shared_ptr<const SessionState> s) { return SessionHandle(std::move(s)); }
@@ -113,6 +130,11 @@ skills::AssembledPrompt system_prompt_for_turn(const AgentCore& agent,
 void attach_log(SessionCore& session, const AgentCore& agent, StartOptions& options);
 void log_messages(SessionCore& session, std::span<const Message> messages);
 void log_end_turn(SessionCore& session);
+void log_approval_request(SessionCore& session, std::span<const PendingApproval> calls);
+void log_approval_decision(SessionCore& session, std::span<const ApprovalDecision> decisions);
+// Markers for the calls about to run, then a sync (under the every_turn durability), before any
+// of their handlers starts.
+void log_calls_started(SessionCore& session, std::span<const ToolUseBlock* const> calls);
 
 // session.cpp
 std::string generate_session_id();

@@ -7,7 +7,13 @@
 //              -> steering poll; loop while there are tool calls or pending steering
 //   inner loop exhausted -> follow-ups restart it inside the same run
 //   release the slot only when no accepted send() is left undelivered
+//
+// Human in the loop: a batch with a call that needs a person is held (no handler runs) and the
+// run stops awaiting approval. The next run carries the decisions and starts by running that
+// held batch as a whole (no model call first); its input follows the results.
 #include <algorithm>
+#include <set>
+#include <utility>
 
 #include "answer_gate.hpp"
 #include "image_boundary.hpp"
@@ -28,6 +34,50 @@ std::vector<UserMessage> take(std::deque<QueuedInput>& queue, QueueMode mode) {
 }
 
 bool is_terminal(StopReason r) { return r == StopReason::error || r == StopReason::aborted; }
+
+std::string describe_calls(const std::vector<PendingApproval>& calls) {
+  std::string out;
+  for (const auto& p : calls) out += (out.empty() ? "'" : ", '") + p.tool_use_id + "' (" + p.tool_name + ")";
+  return out;
+}
+
+// Checks a run's decisions against what the session waits for; changes nothing.
+Result<void> check_decisions(const ApprovalBook& book, const std::vector<ApprovalDecision>& decisions) {
+  std::set<std::string, std::less<>> seen;
+  for (const auto& d : decisions) {
+    bool pending = std::any_of(book.pending.begin(), book.pending.end(),
+                               [&](const PendingApproval& p) { return p.tool_use_id == d.tool_use_id; });
+    if (!pending) {
+      return fail(Errc::invalid_argument,
+                  "an approval decision names tool call '" + d.tool_use_id + "', which is not awaiting approval" +
+                      (book.pending.empty() ? std::string(" (no call is pending)")
+                                            : "; pending: " + describe_calls(book.pending)));
+    }
+    if (!seen.insert(d.tool_use_id).second) {
+      return fail(Errc::invalid_argument, "two approval decisions for tool call '" + d.tool_use_id + "'");
+    }
+  }
+  std::vector<PendingApproval> undecided;
+  for (const auto& p : book.pending) {
+    if (!seen.contains(p.tool_use_id)) undecided.push_back(p);
+  }
+  if (!undecided.empty()) {
+    return fail(Errc::invalid_argument,
+                "the session is waiting for a decision on tool call(s) " + describe_calls(undecided) +
+                    ": pass one ApprovalDecision per pending call in Turn::approvals");
+  }
+  return {};
+}
+
+// The last assistant message and the calls of it already answered in `history`.
+const AssistantMessage* held_message(const std::vector<Message>& history,
+                                     std::set<std::string, std::less<>>& answered) {
+  for (auto it = history.rbegin(); it != history.rend(); ++it) {
+    if (const auto* a = std::get_if<AssistantMessage>(&*it)) return a;
+    if (const auto* r = std::get_if<ToolResultMessage>(&*it)) answered.insert(r->tool_use_id);
+  }
+  return nullptr;
+}
 
 // True when the model owes a reply to this transcript: what an empty-input run continues.
 bool model_owes_reply(const std::vector<Message>& history) {
@@ -83,14 +133,26 @@ class Run {
   }
 
   // Claims the slot and records the input, under the session lock.
-  Result<void> begin(Input input) {
+  Result<void> begin(Input input, std::vector<ApprovalDecision> decisions) {
     std::lock_guard lock(s_.mu);
     if (s_.closed) return fail(Errc::closed, "the session is closed");
     if (s_.run_active) {
       return fail(Errc::busy, "a run is already in flight on this session; wait for it or use send()");
     }
+    if (auto checked = check_decisions(s_.approvals, decisions); !checked) return checked.error();
     run_start_ = s_.history.size();
-    if (!input.empty()) {
+    if (s_.approvals.holds_batch()) {
+      // The held batch runs first; the input waits until its results are in.
+      for (auto& d : decisions) s_.approvals.decided.insert_or_assign(d.tool_use_id, d);
+      s_.approvals.pending.clear();
+      held_ = s_.approvals;
+      new_decisions_ = std::move(decisions);
+      resuming_ = true;
+      if (!input.empty()) {
+        normalize_images_for_history(a_.image_normalizer, input.content);
+        held_input_ = UserMessage{std::move(input.content), a_.now()};
+      }
+    } else if (!input.empty()) {
       normalize_images_for_history(a_.image_normalizer, input.content);
       s_.history.emplace_back(UserMessage{std::move(input.content), a_.now()});
     } else if (!model_owes_reply(s_.history)) {
@@ -121,6 +183,7 @@ class Run {
     }
     // The run's input reaches the log before the first model call: a crash in turn 1 keeps it.
     log_messages(s_, std::span<const Message>(s_.history).subspan(run_start_));
+    if (!new_decisions_.empty()) log_approval_decision(s_, new_decisions_);
     rc_.emit(AgentStartEvent{s_.id, a_.model->vendor, a_.model->api, a_.model->id,
                              std::move(prompt.skill_names)});
     rc_.run_span = trace::start_run(a_.runtime, *a_.model, s_.id);
@@ -136,21 +199,30 @@ class Run {
       rc_.emit(TurnStartEvent{rc_.turn_index});
       call_hook(a_.runtime.extensions.hooks.on_turn_start, TurnStartEvent{rc_.turn_index});
 
-      // Second poll, only when nothing is pending, so one-at-a-time never doubles up (REQ-LOOP-13).
-      if (pending.empty()) pending = poll_steering();
-      deliver(pending, /*steering=*/true);
-
-      AssistantMessage reply = call_model();
-      append(Message(reply));
-      run_usage_ += reply.usage;
-      {
+      AssistantMessage reply;
+      std::set<std::string, std::less<>> answered;
+      bool resumed = std::exchange(resuming_, false);
+      if (resumed) {
+        // The held batch's message is already in the history: run its batch, no model call.
         std::lock_guard lock(s_.mu);
-        s_.usage += reply.usage;
-      }
+        if (const AssistantMessage* held = held_message(s_.history, answered)) reply = *held;
+      } else {
+        // Second poll, only when nothing is pending, so one-at-a-time never doubles up (REQ-LOOP-13).
+        if (pending.empty()) pending = poll_steering();
+        deliver(pending, /*steering=*/true);
 
-      if (is_terminal(reply.stop_reason)) {
-        end_turn(reply, {});
-        return reply.stop_reason == StopReason::aborted ? RunStopReason::aborted : RunStopReason::error;
+        reply = call_model();
+        append(Message(reply));
+        run_usage_ += reply.usage;
+        {
+          std::lock_guard lock(s_.mu);
+          s_.usage += reply.usage;
+        }
+
+        if (is_terminal(reply.stop_reason)) {
+          end_turn(reply, {});
+          return reply.stop_reason == StopReason::aborted ? RunStopReason::aborted : RunStopReason::error;
+        }
       }
 
       if (gate_ && reply.stop_reason != StopReason::refusal) {  // a refusal ends as one, unrepaired
@@ -165,9 +237,15 @@ class Run {
       BatchOutcome batch;
       bool had_tools = has_tool_use(reply);  // presence decides, never the stop reason (REQ-LOOP-01)
       if (had_tools) {
-        batch = run_tool_batch(rc_, reply);
+        batch = run_tool_batch(rc_, reply, resumed ? &held_ : nullptr, resumed ? &answered : nullptr);
+        if (!batch.pending.empty()) {
+          hold(std::move(batch.pending));
+          end_turn(reply, {});
+          return RunStopReason::awaiting_approval;
+        }
         for (const auto& r : batch.results) append(Message(r));
       }
+      if (resumed) release_held_batch();
       end_turn(reply, batch.results);
 
       // Stop checks run here, after the results are in the history (REQ-LOOP-04a).
@@ -235,6 +313,27 @@ class Run {
   bool force_answer_tool() const {
     const auto& max_turns = a_.runtime.loop.max_turns;
     return force_answer_ || (max_turns && turn_count_ + 1 >= *max_turns);
+  }
+
+  // The batch waits for a person: the session remembers the asks (and the decisions already
+  // taken for it, when a resumed batch asks again), and so does the log.
+  void hold(std::vector<PendingApproval> asks) {
+    log_approval_request(s_, asks);
+    std::lock_guard lock(s_.mu);
+    s_.approvals.pending = std::move(asks);
+  }
+
+  // The held batch has run: forget it, then deliver the run's input after its results.
+  void release_held_batch() {
+    {
+      std::lock_guard lock(s_.mu);
+      s_.approvals = ApprovalBook{};
+    }
+    if (held_input_) {
+      UserMessage input = std::move(*held_input_);
+      held_input_.reset();
+      append(Message(std::move(input)));
+    }
   }
 
   AssistantMessage call_model() {
@@ -383,6 +482,7 @@ class Run {
       s_.committed = s_.history.size();
       result.messages.assign(s_.history.begin() + static_cast<std::ptrdiff_t>(run_start_), s_.history.end());
       result.session_usage = s_.usage;
+      if (reason == RunStopReason::awaiting_approval) result.pending_approvals = s_.approvals.pending;
     }
     if (a_.provider) {
       const std::string& id = a_.runtime.transport.session_id.empty() ? s_.id : a_.runtime.transport.session_id;
@@ -429,6 +529,13 @@ class Run {
   std::optional<AnswerVerdict> verdict_;  // the last final answer judged
   int repairs_ = 0;
   bool force_answer_ = false;
+
+  // A held batch this run starts with: the book as the run began, the decisions it brought (to
+  // log) and the input that follows the batch's results.
+  bool resuming_ = false;
+  ApprovalBook held_;
+  std::vector<ApprovalDecision> new_decisions_;
+  std::optional<UserMessage> held_input_;
 };
 
 }  // namespace
@@ -442,7 +549,7 @@ Result<RunResult> SessionCore::run(Turn turn, agentkit::stop_token caller_stop) 
   Run run(*this, run_stop.get_token());
   if (auto policy = run.apply_policy(turn.tool_policy); !policy) return policy.error();
   if (auto answer = run.apply_answer(turn.answer); !answer) return answer.error();
-  if (auto begun = run.begin(std::move(turn.input)); !begun) return begun.error();
+  if (auto begun = run.begin(std::move(turn.input), std::move(turn.approvals)); !begun) return begun.error();
 
   RunResult result = run.execute();
   {

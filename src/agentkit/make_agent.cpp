@@ -323,6 +323,7 @@ Result<Session> Agent::start(StartOptions options) {
     session->history = state->messages;
     session->committed = session->history.size();
     session->usage = state->usage;
+    session->approvals = state->approvals;
   } else {
     session->id = options.session_id.empty() ? detail::generate_session_id() : options.session_id;
   }

@@ -35,11 +35,19 @@ struct RunContext {
 struct BatchOutcome {
   std::vector<ToolResultMessage> results;  // one per call, in call order
   bool all_voted_terminate = false;
+  // Not empty: the batch is held for a person. No handler ran, no event was emitted, `results`
+  // is empty.
+  std::vector<PendingApproval> pending;
 };
 
 // Runs one batch in three phases (prepare sequentially, execute, finalize under a batch mutex).
-// Every call gets exactly one start event, one end event and one result, on every path.
-BatchOutcome run_tool_batch(RunContext& rc, const AssistantMessage& message);
+// Every call gets exactly one start event, one end event and one result, on every path, unless
+// a call needs approval: then nothing of the batch happens and `pending` lists the asks.
+// `held`: the approval book of a batch held earlier and now run (decisions, started calls);
+// `answered`: calls of `message` whose results are already in the history (skipped).
+BatchOutcome run_tool_batch(RunContext& rc, const AssistantMessage& message,
+                            const ApprovalBook* held = nullptr,
+                            const std::set<std::string, std::less<>>* answered = nullptr);
 
 // Calls `f` and turns any exception into an error text. Answers true when `f` returned normally.
 template <class F>

@@ -46,6 +46,7 @@ SessionHandle make_snapshot(const SessionCore& session) {
   state->messages.assign(session.history.begin(),
                          session.history.begin() + static_cast<std::ptrdiff_t>(session.committed));
   state->usage = session.usage;
+  state->approvals = session.approvals;
   return SessionStateAccess::make(std::move(state));
 }
 
@@ -149,7 +150,49 @@ bool Input::empty() const noexcept {
 
 namespace {
 constexpr std::int64_t kHandleVersion = 1;
+
+json::Value approvals_to_json(const detail::ApprovalBook& book) {
+  json::Array pending, decided, started;
+  for (const auto& p : book.pending) pending.push_back(to_json(p));
+  for (const auto& [id, d] : book.decided) decided.push_back(to_json(d));
+  for (const auto& id : book.started) started.emplace_back(id);
+  json::Object o;
+  o.append_unique("pending", std::move(pending));
+  o.append_unique("decided", std::move(decided));
+  o.append_unique("started", std::move(started));
+  return json::Value(std::move(o));
 }
+
+Result<detail::ApprovalBook> approvals_from_json(const json::Value& v) {
+  detail::ApprovalBook book;
+  auto list = [&v](std::string_view key) -> const json::Array* {
+    const json::Value* a = v.find(key);
+    return a != nullptr && a->is_array() ? &a->as_array() : nullptr;
+  };
+  const json::Array* pending = list("pending");
+  const json::Array* decided = list("decided");
+  const json::Array* started = list("started");
+  if (pending == nullptr || decided == nullptr || started == nullptr) {
+    return fail(Errc::parse_error, "\"approvals\" needs the arrays pending, decided and started");
+  }
+  for (const auto& p : *pending) {
+    auto one = pending_approval_from_json(p);
+    if (!one) return one.error();
+    book.pending.push_back(std::move(*one));
+  }
+  for (const auto& d : *decided) {
+    auto one = approval_decision_from_json(d);
+    if (!one) return one.error();
+    std::string id = one->tool_use_id;
+    book.decided.insert_or_assign(std::move(id), std::move(*one));
+  }
+  for (const auto& id : *started) {
+    if (!id.is_string()) return fail(Errc::parse_error, "\"approvals.started\" holds a non-string");
+    book.started.insert(id.as_string());
+  }
+  return book;
+}
+}  // namespace
 
 SessionHandle::SessionHandle() = default;
 SessionHandle::SessionHandle(std::shared_ptr<const detail::SessionState> state) noexcept
@@ -171,6 +214,7 @@ std::string SessionHandle::serialize() const {
     messages.reserve(state_->messages.size());
     for (const auto& m : state_->messages) messages.push_back(to_json(m));
     doc.append_unique("messages", std::move(messages));
+    if (state_->approvals.holds_batch()) doc.append_unique("approvals", approvals_to_json(state_->approvals));
   }
   return json::dump(json::Value(std::move(doc)));
 }
@@ -203,7 +247,17 @@ Result<SessionHandle> SessionHandle::parse(std::string_view text) {
     if (!msg) return bad(msg.error().message);
     state->messages.push_back(std::move(*msg));
   }
+  if (const json::Value* approvals = doc->find("approvals")) {
+    auto book = approvals_from_json(*approvals);
+    if (!book) return bad(book.error().message);
+    state->approvals = std::move(*book);
+  }
   return SessionHandle(std::move(state));
+}
+
+std::vector<PendingApproval> pending_approvals(const SessionHandle& handle) {
+  const detail::SessionState* state = detail::SessionStateAccess::get(handle);
+  return state == nullptr ? std::vector<PendingApproval>{} : state->approvals.pending;
 }
 
 }  // namespace agentkit

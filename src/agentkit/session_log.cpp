@@ -29,6 +29,10 @@ void attach_log(SessionCore& s, const AgentCore& agent, StartOptions& options) {
     session::Resumed state = session::fold(s.log->contents().entries, s.log->leaf());
     s.history = std::move(state.messages);
     s.committed = s.history.size();
+    // A batch held for a person outlives the process that held it.
+    s.approvals.pending = std::move(state.approvals.pending);
+    for (auto& d : state.approvals.decided) s.approvals.decided.insert_or_assign(d.tool_use_id, std::move(d));
+    for (auto& id : state.approvals.started) s.approvals.started.insert(std::move(id));
     if (options.session_id.empty() && !s.log->contents().header.id.empty()) {
       s.id = s.log->contents().header.id;
     }
@@ -54,6 +58,28 @@ void log_messages(SessionCore& s, std::span<const Message> messages) {
 void log_end_turn(SessionCore& s) {
   if (!s.log) return;
   if (auto synced = s.log->end_turn(); !synced) report(s, synced.error());
+}
+
+void log_approval_request(SessionCore& s, std::span<const PendingApproval> calls) {
+  if (!s.log) return;
+  if (auto written = s.log->append_approval_request(calls); !written) report(s, written.error());
+}
+
+void log_approval_decision(SessionCore& s, std::span<const ApprovalDecision> decisions) {
+  if (!s.log) return;
+  if (auto written = s.log->append_approval_decision(decisions); !written) report(s, written.error());
+}
+
+void log_calls_started(SessionCore& s, std::span<const ToolUseBlock* const> calls) {
+  if (!s.log) return;
+  for (const ToolUseBlock* call : calls) {
+    if (auto written = s.log->append_tool_call_started(call->id, call->name); !written) {
+      report(s, written.error());
+    }
+  }
+  // On stable storage before any handler starts: a power loss must not turn "started" into
+  // "never started" and let the next process run the call again.
+  log_end_turn(s);
 }
 
 }  // namespace agentkit::detail

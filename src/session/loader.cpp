@@ -25,6 +25,9 @@ constexpr TypeName kTypeNames[] = {
     {EntryType::compaction, "compaction"},
     {EntryType::custom_message, "custom_message"},
     {EntryType::branch_summary, "branch_summary"},
+    {EntryType::approval_request, "approval_request"},
+    {EntryType::approval_decision, "approval_decision"},
+    {EntryType::tool_call_started, "tool_call_started"},
 };
 
 constexpr std::string_view kHeaderType = "session";
@@ -329,6 +332,12 @@ Result<void> check_payload(const Entry& e) {
     case EntryType::branch_summary:
       if (auto s = string_member(e.fields, "summary"); !s) return s.error();
       return {};
+    case EntryType::approval_request:
+      return approval_request_of(e).transform([](const std::vector<PendingApproval>&) {});
+    case EntryType::approval_decision:
+      return approval_decisions_of(e).transform([](const std::vector<ApprovalDecision>&) {});
+    case EntryType::tool_call_started:
+      return started_call_of(e).transform([](const std::string&) {});
     case EntryType::unknown: return {};
   }
   return {};
@@ -484,6 +493,50 @@ Result<std::optional<ThinkingLevel>> thinking_level_of(const Entry& e) {
                       "thinking_level_change '" + e.id + "' names no known thinking level");
   }
   return level;
+}
+
+namespace {
+
+// The array member `key` of an entry of `type`, each element read by `read`.
+template <class T, class Read>
+Result<std::vector<T>> list_of(const Entry& e, EntryType type, std::string_view key, Read read) {
+  const json::Value* list = e.fields.find(key);
+  if (e.type != type || list == nullptr || !list->is_array()) {
+    return make_error(Errc::invalid_argument, "entry '" + e.id + "' is not an " +
+                                                  std::string(to_string(type)) + " with '" +
+                                                  std::string(key) + "'");
+  }
+  std::vector<T> out;
+  out.reserve(list->as_array().size());
+  for (const json::Value& item : list->as_array()) {
+    Result<T> one = read(item);
+    if (!one) {
+      return make_error(Errc::parse_error, "entry '" + e.id + "': " + one.error().message);
+    }
+    out.push_back(std::move(*one));
+  }
+  return out;
+}
+
+}  // namespace
+
+Result<std::vector<PendingApproval>> approval_request_of(const Entry& e) {
+  return list_of<PendingApproval>(e, EntryType::approval_request, "calls",
+                                  pending_approval_from_json);
+}
+
+Result<std::vector<ApprovalDecision>> approval_decisions_of(const Entry& e) {
+  return list_of<ApprovalDecision>(e, EntryType::approval_decision, "decisions",
+                                   approval_decision_from_json);
+}
+
+Result<std::string> started_call_of(const Entry& e) {
+  auto id = string_member(e.fields, "tool_use_id");
+  if (e.type != EntryType::tool_call_started || !id || id->empty()) {
+    return make_error(Errc::invalid_argument,
+                      "entry '" + e.id + "' is not a tool_call_started with a tool_use_id");
+  }
+  return std::string(*id);
 }
 
 }  // namespace agentkit::session

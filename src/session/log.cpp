@@ -196,6 +196,32 @@ Result<bool> Log::record_thinking(std::optional<ThinkingLevel> level) {
   return true;
 }
 
+Result<std::string> Log::append_approval_request(std::span<const PendingApproval> calls) {
+  json::Array list;
+  list.reserve(calls.size());
+  for (const PendingApproval& p : calls) list.push_back(to_json(p));
+  json::Object payload;
+  payload.append_unique("calls", std::move(list));
+  return append_entry(EntryType::approval_request, std::move(payload));
+}
+
+Result<std::string> Log::append_approval_decision(std::span<const ApprovalDecision> decisions) {
+  json::Array list;
+  list.reserve(decisions.size());
+  for (const ApprovalDecision& d : decisions) list.push_back(to_json(d));
+  json::Object payload;
+  payload.append_unique("decisions", std::move(list));
+  return append_entry(EntryType::approval_decision, std::move(payload));
+}
+
+Result<std::string> Log::append_tool_call_started(std::string_view tool_use_id,
+                                                  std::string_view tool_name) {
+  json::Object payload;
+  payload.append_unique("tool_use_id", std::string(tool_use_id));
+  payload.append_unique("tool_name", std::string(tool_name));
+  return append_entry(EntryType::tool_call_started, std::move(payload));
+}
+
 Result<void> Log::fork(std::string_view entry_id) {
   if (!entry_id.empty() && find(entry_id) == nullptr) {
     return make_error(Errc::not_found, "cannot fork: no entry '" + std::string(entry_id) +

@@ -87,6 +87,74 @@ Resumed fold_settings(const std::vector<const Entry*>& path) {
 
 }  // namespace detail
 
+namespace {
+
+// Follows the approval entries along the branch. A batch is held from its approval_request to
+// the next assistant message; it is over once every call of its assistant message is answered.
+class ApprovalFold {
+ public:
+  void see(const Entry& e) {
+    switch (e.type) {
+      case EntryType::approval_request:
+        if (auto calls = approval_request_of(e)) {
+          state_.pending = std::move(*calls);
+          drop_decided_from_pending();
+        }
+        return;
+      case EntryType::approval_decision:
+        if (auto decisions = approval_decisions_of(e)) {
+          for (ApprovalDecision& d : *decisions) state_.decided.push_back(std::move(d));
+          drop_decided_from_pending();
+        }
+        return;
+      case EntryType::tool_call_started:
+        if (auto id = started_call_of(e)) state_.started.push_back(std::move(*id));
+        return;
+      case EntryType::message: return message(e);
+      default: return;
+    }
+  }
+
+  ApprovalState finish() {
+    bool all_answered = std::all_of(calls_.begin(), calls_.end(),
+                                    [&](const std::string& id) { return answered_.count(id) != 0; });
+    if (calls_.empty() || all_answered) return {};
+    return std::move(state_);
+  }
+
+ private:
+  void message(const Entry& e) {
+    // The payload is kept as its bytes (a json::Raw), so the message is decoded here.
+    Result<Message> m = message_of(e);
+    if (!m) return;
+    if (const auto* r = std::get_if<ToolResultMessage>(&*m)) {
+      answered_.insert(r->tool_use_id);
+      return;
+    }
+    const auto* a = std::get_if<AssistantMessage>(&*m);
+    if (a == nullptr) return;
+    state_ = {};  // a new model turn: whatever was held before is over
+    calls_.clear();
+    answered_.clear();
+    for (const ContentBlock& block : a->content) {
+      if (const auto* use = std::get_if<ToolUseBlock>(&block)) calls_.push_back(use->id);
+    }
+  }
+
+  void drop_decided_from_pending() {
+    std::erase_if(state_.pending, [&](const PendingApproval& p) {
+      return std::any_of(state_.decided.begin(), state_.decided.end(),
+                         [&](const ApprovalDecision& d) { return d.tool_use_id == p.tool_use_id; });
+    });
+  }
+
+  ApprovalState state_;
+  std::vector<std::string> calls_;
+  std::unordered_set<std::string> answered_;
+};
+
+}  // namespace
+
 std::string render_compaction(std::string_view summary) {
   return wrap(kCompactionPrefix, summary);
 }
@@ -131,6 +199,9 @@ Resumed fold(std::span<const Entry> entries, std::string_view leaf) {
   Resumed settings = detail::fold_settings(path);
   out.model = std::move(settings.model);
   out.thinking = settings.thinking;
+  ApprovalFold approvals;
+  for (const Entry* e : path) approvals.see(*e);
+  out.approvals = approvals.finish();
   for (std::size_t i = context_start(path, out); i < path.size(); ++i) {
     if (auto m = context_message(*path[i])) out.messages.push_back(std::move(*m));
   }

@@ -34,6 +34,7 @@ TEST_CASE("every run stop reason has a stable name that parses back to itself") 
       {RunStopReason::stop_policy, "stop_policy"},
       {RunStopReason::tool_terminate, "tool_terminate"},
       {RunStopReason::invalid_answer, "invalid_answer"},
+      {RunStopReason::awaiting_approval, "awaiting_approval"},
   };
   for (const auto& [reason, name] : golden) {
     CHECK(to_string(reason) == name);

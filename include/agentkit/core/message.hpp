@@ -113,6 +113,7 @@ enum class RunStopReason : std::uint8_t {
   stop_policy,     // a stop policy (budget, predicate) ended the run
   tool_terminate,  // every call of the last batch voted to terminate
   invalid_answer,  // the final answer still broke the turn's answer schema after the repair turns
+  awaiting_approval,  // a call of the last batch waits for a person (RunResult::pending_approvals)
 };
 
 std::string_view to_string(StopReason r) noexcept;

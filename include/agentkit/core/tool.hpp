@@ -16,6 +16,12 @@
 // exception becomes an error result the model sees, never a crash (a handler declared noexcept that
 // throws still terminates the process — C++ cannot contain that).
 //
+// A call can wait for a person (human in the loop): `requires_approval` or `approval_predicate`
+// on the definition, or before_tool_call answering ToolCallDecision::ask(). The run then stops
+// with RunStopReason::awaiting_approval before any handler of that batch starts, RunResult lists
+// the PendingApproval calls, and the next Session::run carries the ApprovalDecision values
+// (agentkit/turn.hpp, Turn::approvals).
+//
 // Thread safety: definitions are plain values; a handler may be called concurrently with itself
 // (two calls of the same tool in one batch) and must be safe for that.
 #pragma once
@@ -117,6 +123,8 @@ struct ToolResult {
 };
 
 using ToolHandler = std::function<ToolResult(const json::Value& arguments, const ToolContext& ctx)>;
+// Answers true when this call must wait for a person's decision.
+using ApprovalPredicate = std::function<bool(const json::Value& arguments)>;
 
 struct ToolDefinition {
   std::string name;
@@ -129,7 +137,56 @@ struct ToolDefinition {
   std::string prompt_guidelines;
   // Who supplies the tool ("builtin", a library or plugin name); named when two tools collide.
   std::string origin;
+  // Every call of this tool waits for a person's decision before it runs. Default: none do.
+  bool requires_approval = false;
+  // Decides per call, over the prepared arguments (after before_tool_call's rewrite); true asks.
+  // It fails closed: a predicate that throws, or arguments that could not be prepared for it to
+  // see, ask. Empty (the default): only `requires_approval` decides. Called on the loop thread.
+  ApprovalPredicate approval_predicate{};
 };
+
+// ---- Approvals (human in the loop) -------------------------------------------------------
+
+// A call waiting for a person: what RunResult::pending_approvals lists and the log records.
+struct PendingApproval {
+  // Which rule asked.
+  enum class Why : std::uint8_t {
+    flag,         // ToolDefinition::requires_approval
+    predicate,    // ToolDefinition::approval_predicate answered true, threw, or could not judge
+    interceptor,  // before_tool_call answered ToolCallDecision::ask()
+  };
+  std::string tool_use_id;
+  std::string tool_name;
+  // The prepared arguments the handler would receive; the model's bytes parsed as they are (or
+  // null) when they could not be prepared.
+  json::Value arguments;
+  Why why = Why::flag;
+  // For the person deciding: the interceptor's reason, the predicate's failure, or a sentence
+  // naming the rule.
+  std::string detail;
+  friend bool operator==(const PendingApproval&, const PendingApproval&) = default;
+};
+std::string_view to_string(PendingApproval::Why why) noexcept;
+
+// A person's answer to one pending call, carried by the next run (Turn::approvals).
+struct ApprovalDecision {
+  std::string tool_use_id;
+  bool approved = false;
+  // For a rejection: what the model reads in the call's error result.
+  std::string reason;
+  friend bool operator==(const ApprovalDecision&, const ApprovalDecision&) = default;
+
+  static ApprovalDecision approve(std::string tool_use_id) { return {std::move(tool_use_id), true, {}}; }
+  static ApprovalDecision reject(std::string tool_use_id, std::string reason) {
+    return {std::move(tool_use_id), false, std::move(reason)};
+  }
+};
+
+// The JSON forms the session log and SessionHandle store.
+json::Value to_json(const PendingApproval& pending);
+json::Value to_json(const ApprovalDecision& decision);
+Result<PendingApproval> pending_approval_from_json(const json::Value& v);
+Result<ApprovalDecision> approval_decision_from_json(const json::Value& v);
 
 // ---- Interceptors (the authorization boundary) -------------------------------------
 
@@ -145,10 +202,12 @@ struct ToolCallRequest {
   const ToolDefinition* tool = nullptr;  // the registered definition (never null for known tools)
 };
 
-// allow, deny with a reason (the model sees the reason), or rewrite the arguments. A denial with
-// `terminate` also votes to end the run after the batch.
+// allow, deny with a reason (the model sees the reason), rewrite the arguments, or ask a person
+// (the reason is shown to the person as PendingApproval::detail). A denial with `terminate` also
+// votes to end the run after the batch. A call a person already approved is not asked again:
+// ask then means allow (a denial still denies).
 struct ToolCallDecision {
-  enum class Kind : std::uint8_t { allow, deny, rewrite };
+  enum class Kind : std::uint8_t { allow, deny, rewrite, ask };
   Kind kind = Kind::allow;
   std::string reason;
   json::Value arguments;
@@ -161,6 +220,7 @@ struct ToolCallDecision {
   static ToolCallDecision rewrite(json::Value arguments) {
     return {Kind::rewrite, {}, std::move(arguments), false};
   }
+  static ToolCallDecision ask(std::string reason) { return {Kind::ask, std::move(reason), nullptr, false}; }
 };
 
 using BeforeToolCall = std::function<ToolCallDecision(const ToolCallRequest&)>;

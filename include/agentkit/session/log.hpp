@@ -32,6 +32,7 @@
 #include "agentkit/base/result.hpp"
 #include "agentkit/core/message.hpp"
 #include "agentkit/core/provider.hpp"
+#include "agentkit/core/tool.hpp"
 #include "agentkit/json/value.hpp"
 #include "agentkit/session/store.hpp"
 
@@ -48,6 +49,9 @@ enum class EntryType : std::uint8_t {
   compaction,             // {"summary","first_kept_entry_id"}: earlier entries leave the context
   custom_message,         // {"custom_type","content"}: embedder text the model reads as a user turn
   branch_summary,         // {"from_id","summary"}: what was done on the branch that was left
+  approval_request,       // {"calls":[PendingApproval...]}: a batch held for a person
+  approval_decision,      // {"decisions":[ApprovalDecision...]}: the person's answers
+  tool_call_started,      // {"tool_use_id","tool_name"}: a held batch's handler is about to run
   unknown,                // a type this build does not know (a newer version's); kept verbatim
 };
 std::string_view to_string(EntryType type) noexcept;
@@ -136,6 +140,10 @@ Result<Message> message_of(const Entry& entry);
 Result<ModelRef> model_of(const Entry& entry);
 // The level a thinking_level_change sets; nullopt when it records "no level set".
 Result<std::optional<ThinkingLevel>> thinking_level_of(const Entry& entry);
+Result<std::vector<PendingApproval>> approval_request_of(const Entry& entry);
+Result<std::vector<ApprovalDecision>> approval_decisions_of(const Entry& entry);
+// The tool_use_id of a tool_call_started entry.
+Result<std::string> started_call_of(const Entry& entry);
 
 // The user-message text a compaction summary is shown to the model as. A model-visible
 // contract: changing it changes every resumed conversation.
@@ -144,6 +152,16 @@ std::string render_compaction(std::string_view summary);
 std::string render_branch_summary(std::string_view summary);
 
 // ---- Resume ---------------------------------------------------------------------------------
+
+// The approval state of a branch's last tool batch, when that batch was held for a person and
+// has not been answered in full. A call runs at most once: a call in `started` whose result is
+// not in the messages is answered "interrupted", never run again.
+struct ApprovalState {
+  std::vector<PendingApproval> pending;     // still waiting for a decision, in call order
+  std::vector<ApprovalDecision> decided;    // answers already recorded for the batch
+  std::vector<std::string> started;         // calls whose handler began (tool_use_ids)
+  bool empty() const noexcept { return pending.empty() && decided.empty() && started.empty(); }
+};
 
 // What a resumed agent is built from, folded from one branch.
 struct Resumed {
@@ -156,6 +174,9 @@ struct Resumed {
   // The level of the last thinking_level_change; nullopt when there is none, or when it
   // recorded an agent with no level set.
   std::optional<ThinkingLevel> thinking;
+  // The held batch at the end of the branch (empty when there is none): a session started over
+  // the log waits for decisions on `pending`, or finishes the decided batch on its next run.
+  ApprovalState approvals;
   std::string leaf;
 };
 Resumed fold(std::span<const Entry> entries, std::string_view leaf);
@@ -228,6 +249,13 @@ class Log {
   // The same for the thinking level: appends a thinking_level_change only when `level` differs
   // from what fold() recovers for the leaf (nullopt, "no level set", included).
   Result<bool> record_thinking(std::optional<ThinkingLevel> level);
+  // The human-in-the-loop entries: a held batch's pending calls, the decisions taken on them,
+  // and the marker written before a held batch's handler starts (so a later process never runs
+  // a call twice).
+  Result<std::string> append_approval_request(std::span<const PendingApproval> calls);
+  Result<std::string> append_approval_decision(std::span<const ApprovalDecision> decisions);
+  Result<std::string> append_tool_call_started(std::string_view tool_use_id,
+                                               std::string_view tool_name);
 
   // Moves the leaf to `entry_id` (empty: before the first entry); the next append starts a new
   // branch there. Nothing is written. Errc::not_found for an unknown id.
@@ -236,7 +264,8 @@ class Log {
   // then a branch_summary entry hung there. Answers the summary entry's id.
   Result<std::string> leave_branch(std::string_view entry_id, std::string_view summary);
 
-  // The end of a turn: fsync under Durability::every_turn, nothing otherwise.
+  // The end of a turn: fsync under Durability::every_turn, nothing otherwise. The loop also
+  // calls it after writing tool_call_started markers, before the handlers run.
   Result<void> end_turn();
 
  private:
