@@ -34,14 +34,17 @@ namespace fs = std::filesystem;
 
 constexpr const char* kStepFlag = "--approval-step";
 
-void child_say(const std::string& line) { std::cout << "  [pid " << ::getpid() << "] " << line << "\n" << std::flush; }
+void child_say(const std::string& line) {
+  std::cout << "  [pid " << ::getpid() << "] " << line << "\n" << std::flush;
+}
 
 void record_effect(const std::string& effects, const std::string& line) {
   std::ofstream out(effects, std::ios::app);
   out << line << "\n";
 }
 
-ToolDefinition effect_tool(const std::string& name, const std::string& effects, std::string answer) {
+ToolDefinition effect_tool(const std::string& name, const std::string& effects,
+                           std::string answer) {
   ToolDefinition t;
   t.name = name;
   t.description = name == "delete_file" ? "Delete a file" : "List the files";
@@ -61,9 +64,10 @@ std::string describe(const PendingApproval& p) {
 int run_step(const std::string& step, const std::string& log_path, const std::string& effects) {
   std::vector<faux::FauxResponse> script;
   if (step == "ask") {
-    script.push_back(faux::tool_call_response({faux::tool_call("c1", "list_files", "{}"),
-                                               faux::tool_call("c2", "delete_file", R"({"path":"draft.txt"})")},
-                                              StopReason::tool_use, "I will list the files and delete the draft. "));
+    script.push_back(faux::tool_call_response(
+        {faux::tool_call("c1", "list_files", "{}"),
+         faux::tool_call("c2", "delete_file", R"({"path":"draft.txt"})")},
+        StopReason::tool_use, "I will list the files and delete the draft. "));
   } else {
     script.push_back(faux::text_response("Deleted draft.txt; notes.txt is still there."));
   }
@@ -81,7 +85,8 @@ int run_step(const std::string& step, const std::string& log_path, const std::st
   Result<session::Log> log = step == "ask" ? session::Log::create(session::file_store(log_path), {})
                                            : session::Log::open(session::file_store(log_path), {});
   if (!log) return child_say("log: " + log.error().message), 2;
-  if (step != "ask") child_say("opened the log: " + std::to_string(log->contents().repairs.size()) + " repairs");
+  if (step != "ask")
+    child_say("opened the log: " + std::to_string(log->contents().repairs.size()) + " repairs");
   StartOptions start;
   start.log = std::make_shared<session::Log>(std::move(*log));
   auto session = agent->start(std::move(start));
@@ -105,7 +110,8 @@ int run_step(const std::string& step, const std::string& log_path, const std::st
       child_say("tool " + t->tool_name + " [" + t->tool_use_id + "] -> " + text_of(t->content));
     }
   }
-  child_say("run ends: " + std::string(to_string(r->stop_reason)) + (r->final_text.empty() ? "" : ": " + r->final_text));
+  child_say("run ends: " + std::string(to_string(r->stop_reason)) +
+            (r->final_text.empty() ? "" : ": " + r->final_text));
   for (const auto& p : r->pending_approvals) child_say("pending: " + describe(p));
   if (step == "ask") child_say("exiting while the approval waits");
   return 0;
@@ -164,19 +170,24 @@ void approval_across_processes(const Reporter& report) {
   std::string log_path = (dir / "session.jsonl").string();
   std::string effects = (dir / "ran.txt").string();
 
-  report.say("  process A: the model asks for list_files and delete_file; delete_file requires approval\n");
+  report.say(
+      "  process A: the model asks for list_files and delete_file; delete_file requires "
+      "approval\n");
   int a = spawn_step("ask", log_path, effects);
   session::ApprovalState after_a = approvals_in(log_path);
-  report.claim(a == 0 && after_a.pending.size() == 1 && after_a.pending[0].tool_name == "delete_file",
-               "process A stopped awaiting approval and its log holds the pending delete_file call");
-  report.claim(lines_in(effects).empty(), "no handler of the batch ran, not even list_files (the batch waits whole)");
+  report.claim(
+      a == 0 && after_a.pending.size() == 1 && after_a.pending[0].tool_name == "delete_file",
+      "process A stopped awaiting approval and its log holds the pending delete_file call");
+  report.claim(lines_in(effects).empty(),
+               "no handler of the batch ran, not even list_files (the batch waits whole)");
 
   report.say("  process B: a person answers later; a new process opens the same log\n");
   int b = spawn_step("grant", log_path, effects);
   std::vector<std::string> ran = lines_in(effects);
   report.claim(b == 0 && ran == std::vector<std::string>{"list_files c1", "delete_file c2"},
                "process B ran the approved batch whole, each call exactly once, in call order");
-  report.claim(approvals_in(log_path).empty(), "nothing is pending any more; the log records the decision");
+  report.claim(approvals_in(log_path).empty(),
+               "nothing is pending any more; the log records the decision");
   fs::remove_all(dir, ec);
 }
 

@@ -50,10 +50,10 @@ struct CallSlot {
   const ToolUseBlock* call = nullptr;
   const RegisteredTool* tool = nullptr;
   json::Value arguments;
-  json::Value parsed;         // the model's arguments as parsed, for the start event
-  bool answered = false;      // its result is already in the history: nothing to do
-  bool prepared = false;      // prepare ran (not cut short by a cancel)
-  bool ready_to_run = false;  // passed the pipeline, the interceptor and the approval rules
+  json::Value parsed;               // the model's arguments as parsed, for the start event
+  bool answered = false;            // its result is already in the history: nothing to do
+  bool prepared = false;            // prepare ran (not cut short by a cancel)
+  bool ready_to_run = false;        // passed the pipeline, the interceptor and the approval rules
   std::optional<ToolResult> early;  // failed while preparing: finalized when the batch opens
   std::optional<PendingApproval> ask;
   bool finalized = false;
@@ -100,7 +100,8 @@ class Batch {
     // The one abort decision: after prepare, before any handler (REQ-LOOP-11).
     if (rc_.stop.stop_requested()) {
       for (auto& slot : slots_) {
-        if (!slot.finalized && !slot.answered) fail_now(slot, "aborted", std::string(kAbortedText), false);
+        if (!slot.finalized && !slot.answered)
+          fail_now(slot, "aborted", std::string(kAbortedText), false);
       }
       return outcome();
     }
@@ -138,7 +139,8 @@ class Batch {
     slot.prepared = true;
     // At most once: a call whose handler began in an earlier process is never run again.
     if (held_ != nullptr && held_->started.contains(call.id)) {
-      return fail_early(slot, "interrupted", "Tool '" + call.name + "' was " + std::string(kInterruptedText));
+      return fail_early(slot, "interrupted",
+                        "Tool '" + call.name + "' was " + std::string(kInterruptedText));
     }
     const ApprovalDecision* decided = decision_for(slot);
     if (decided != nullptr && !decided->approved) {
@@ -155,15 +157,18 @@ class Batch {
     slot.tool = rc_.agent.registry.find(call.name);
     if (slot.tool == nullptr) return fail_early(slot, "unknown_tool", unknown_tool_text(call.name));
     if (!rc_.offered.contains(call.name)) {
-      return fail_early(slot, "tool_not_available",
-                        "Tool '" + call.name + "' exists but is not available in this turn; use one of: " +
-                            offered_list());
+      return fail_early(
+          slot, "tool_not_available",
+          "Tool '" + call.name +
+              "' exists but is not available in this turn; use one of: " + offered_list());
     }
     const ToolDefinition& def = slot.tool->definition;
     bool guarded = def.requires_approval || static_cast<bool>(def.approval_predicate);
     if (!parsed) {
-      std::string why = "The arguments of '" + call.name + "' are not valid JSON: " + parsed.error().message;
-      if (guarded && !approved) return ask(slot, approval_rule(def), "the arguments could not be checked. " + why);
+      std::string why =
+          "The arguments of '" + call.name + "' are not valid JSON: " + parsed.error().message;
+      if (guarded && !approved)
+        return ask(slot, approval_rule(def), "the arguments could not be checked. " + why);
       return fail_early(slot, "invalid_arguments", std::move(why));
     }
     Result<json::Value> prepared = prepare_arguments(def.input_schema, std::move(*parsed));
@@ -171,7 +176,8 @@ class Batch {
       // Echo the model's own bytes (bounded) so it can see exactly what to correct (REQ-TOOL-11).
       std::string why = "Invalid arguments for '" + call.name + "': " + prepared.error().message +
                         ". Arguments received: " + bounded_echo(call.input.str());
-      if (guarded && !approved) return ask(slot, approval_rule(def), "the arguments could not be checked. " + why);
+      if (guarded && !approved)
+        return ask(slot, approval_rule(def), "the arguments could not be checked. " + why);
       return fail_early(slot, "invalid_arguments", std::move(why));
     }
     slot.arguments = std::move(*prepared);
@@ -201,10 +207,13 @@ class Batch {
     std::string failure;
     if (!call_guarded([&] { asks = def.approval_predicate(slot.arguments); }, failure)) {
       ask(slot, PendingApproval::Why::predicate,
-          "the approval predicate of '" + def.name + "' failed, so the call waits for a person: " + failure);
+          "the approval predicate of '" + def.name +
+              "' failed, so the call waits for a person: " + failure);
       return true;
     }
-    if (asks) ask(slot, PendingApproval::Why::predicate, "the approval predicate of '" + def.name + "' asked.");
+    if (asks)
+      ask(slot, PendingApproval::Why::predicate,
+          "the approval predicate of '" + def.name + "' asked.");
     return asks;
   }
 
@@ -230,12 +239,14 @@ class Batch {
         return true;
       case ToolCallDecision::Kind::deny:
         slot.terminate = decision.terminate;
-        fail_early(slot, "blocked_by_policy", decision.reason.empty() ? "Blocked by policy." : decision.reason);
+        fail_early(slot, "blocked_by_policy",
+                   decision.reason.empty() ? "Blocked by policy." : decision.reason);
         return false;
       case ToolCallDecision::Kind::ask:
         if (approved) return true;
         ask(slot, PendingApproval::Why::interceptor,
-            decision.reason.empty() ? "before_tool_call asked for a person's decision." : decision.reason);
+            decision.reason.empty() ? "before_tool_call asked for a person's decision."
+                                    : decision.reason);
         return false;
     }
     return true;
@@ -383,7 +394,8 @@ class Batch {
 
 }  // namespace
 
-BatchOutcome run_tool_batch(RunContext& rc, const AssistantMessage& message, const ApprovalBook* held,
+BatchOutcome run_tool_batch(RunContext& rc, const AssistantMessage& message,
+                            const ApprovalBook* held,
                             const std::set<std::string, std::less<>>* answered) {
   Batch batch(rc, message, held, answered);
   return batch.run();

@@ -63,7 +63,9 @@ struct ApprovalBook {
   std::set<std::string, std::less<>> started;
 
   // True when the next run must finish the held batch before anything else.
-  bool holds_batch() const noexcept { return !pending.empty() || !decided.empty() || !started.empty(); }
+  bool holds_batch() const noexcept {
+    return !pending.empty() || !decided.empty() || !started.empty();
+  }
 };
 
 // A steering or follow-up message waiting for its poll point.

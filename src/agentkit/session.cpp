@@ -214,7 +214,8 @@ std::string SessionHandle::serialize() const {
     messages.reserve(state_->messages.size());
     for (const auto& m : state_->messages) messages.push_back(to_json(m));
     doc.append_unique("messages", std::move(messages));
-    if (state_->approvals.holds_batch()) doc.append_unique("approvals", approvals_to_json(state_->approvals));
+    if (state_->approvals.holds_batch())
+      doc.append_unique("approvals", approvals_to_json(state_->approvals));
   }
   return json::dump(json::Value(std::move(doc)));
 }

@@ -31,7 +31,8 @@ void attach_log(SessionCore& s, const AgentCore& agent, StartOptions& options) {
     s.committed = s.history.size();
     // A batch held for a person outlives the process that held it.
     s.approvals.pending = std::move(state.approvals.pending);
-    for (auto& d : state.approvals.decided) s.approvals.decided.insert_or_assign(d.tool_use_id, std::move(d));
+    for (auto& d : state.approvals.decided)
+      s.approvals.decided.insert_or_assign(d.tool_use_id, std::move(d));
     for (auto& id : state.approvals.started) s.approvals.started.insert(std::move(id));
     if (options.session_id.empty() && !s.log->contents().header.id.empty()) {
       s.id = s.log->contents().header.id;
@@ -67,7 +68,8 @@ void log_approval_request(SessionCore& s, std::span<const PendingApproval> calls
 
 void log_approval_decision(SessionCore& s, std::span<const ApprovalDecision> decisions) {
   if (!s.log) return;
-  if (auto written = s.log->append_approval_decision(decisions); !written) report(s, written.error());
+  if (auto written = s.log->append_approval_decision(decisions); !written)
+    report(s, written.error());
 }
 
 void log_calls_started(SessionCore& s, std::span<const ToolUseBlock* const> calls) {

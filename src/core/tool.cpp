@@ -115,7 +115,8 @@ json::Value to_json(const ApprovalDecision& d) {
 
 Result<PendingApproval> pending_approval_from_json(const json::Value& v) {
   constexpr std::string_view kWhat = "a pending approval";
-  if (!v.is_object()) return make_error(Errc::parse_error, std::string(kWhat) + " is not an object");
+  if (!v.is_object())
+    return make_error(Errc::parse_error, std::string(kWhat) + " is not an object");
   PendingApproval p;
   auto id = string_at(v, "tool_use_id", kWhat);
   if (!id) return id.error();
@@ -129,7 +130,8 @@ Result<PendingApproval> pending_approval_from_json(const json::Value& v) {
   for (const auto& [w, label] : kWhyNames) {
     if (label == *why) p.why = w, known = true;
   }
-  if (!known) return make_error(Errc::parse_error, "a pending approval names an unknown rule '" + *why + "'");
+  if (!known)
+    return make_error(Errc::parse_error, "a pending approval names an unknown rule '" + *why + "'");
   if (const json::Value* args = v.find("arguments")) p.arguments = *args;
   if (auto detail = string_at(v, "detail", kWhat)) p.detail = std::move(*detail);
   return p;
@@ -137,12 +139,14 @@ Result<PendingApproval> pending_approval_from_json(const json::Value& v) {
 
 Result<ApprovalDecision> approval_decision_from_json(const json::Value& v) {
   constexpr std::string_view kWhat = "an approval decision";
-  if (!v.is_object()) return make_error(Errc::parse_error, std::string(kWhat) + " is not an object");
+  if (!v.is_object())
+    return make_error(Errc::parse_error, std::string(kWhat) + " is not an object");
   auto id = string_at(v, "tool_use_id", kWhat);
   if (!id) return id.error();
   const json::Value* approved = v.find("approved");
   if (approved == nullptr || !approved->is_bool()) {
-    return make_error(Errc::parse_error, "an approval decision: member 'approved' is missing or not a boolean");
+    return make_error(Errc::parse_error,
+                      "an approval decision: member 'approved' is missing or not a boolean");
   }
   ApprovalDecision d{std::move(*id), approved->as_bool(), {}};
   if (auto reason = string_at(v, "reason", kWhat)) d.reason = std::move(*reason);

@@ -116,8 +116,9 @@ class ApprovalFold {
   }
 
   ApprovalState finish() {
-    bool all_answered = std::all_of(calls_.begin(), calls_.end(),
-                                    [&](const std::string& id) { return answered_.count(id) != 0; });
+    bool all_answered = std::all_of(calls_.begin(), calls_.end(), [&](const std::string& id) {
+      return answered_.count(id) != 0;
+    });
     if (calls_.empty() || all_answered) return {};
     return std::move(state_);
   }

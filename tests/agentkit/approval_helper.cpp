@@ -62,15 +62,17 @@ int fail(const std::string& what) {
 }  // namespace
 
 int main(int argc, char** argv) {
-  if (argc != 4) return fail("usage: agentkit_approval_helper ask|grant|grant-and-die|finish <log> <effects>");
+  if (argc != 4)
+    return fail("usage: agentkit_approval_helper ask|grant|grant-and-die|finish <log> <effects>");
   std::string mode = argv[1];
   std::string path = argv[2];
   std::string effects = argv[3];
 
   std::vector<faux::FauxResponse> script;
   if (mode == "ask") {
-    script.push_back(faux::tool_call_response({faux::tool_call("c1", "look", "{}"),
-                                               faux::tool_call("c2", "remove", R"({"path":"a.txt"})")}));
+    script.push_back(
+        faux::tool_call_response({faux::tool_call("c1", "look", "{}"),
+                                  faux::tool_call("c2", "remove", R"({"path":"a.txt"})")}));
   } else {
     script.push_back(faux::text_response("done"));
   }
@@ -99,7 +101,8 @@ int main(int argc, char** argv) {
     std::vector<PendingApproval> pending = pending_approvals(session->snapshot());
     std::cout << "resumed pending=" << pending_text(pending) << "\n";
     turn = Turn{};
-    for (const auto& p : pending) turn.approvals.push_back(ApprovalDecision::approve(p.tool_use_id));
+    for (const auto& p : pending)
+      turn.approvals.push_back(ApprovalDecision::approve(p.tool_use_id));
   }
   auto r = session->run(std::move(turn));
   if (!r) return fail(r.error().message);
@@ -108,7 +111,9 @@ int main(int argc, char** argv) {
     const auto* t = std::get_if<ToolResultMessage>(&m);
     if (t != nullptr && text_of(t->content).find("interrupted") != std::string::npos) ++interrupted;
   }
-  std::cout << to_string(r->stop_reason) << " pending=" << pending_text(r->pending_approvals) << "\n"
-            << "stop_reason=" << to_string(r->stop_reason) << " interrupted=" << interrupted << "\n";
+  std::cout << to_string(r->stop_reason) << " pending=" << pending_text(r->pending_approvals)
+            << "\n"
+            << "stop_reason=" << to_string(r->stop_reason) << " interrupted=" << interrupted
+            << "\n";
   return 0;
 }

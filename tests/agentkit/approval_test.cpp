@@ -91,20 +91,24 @@ TEST_CASE("a call that requires approval holds its whole batch: no handler runs,
   CHECK(pending_approvals(s.snapshot()) == r->pending_approvals);
 }
 
-TEST_CASE("after the decisions the batch runs whole: approved and unaffected run, rejected get the reason") {
+TEST_CASE(
+    "after the decisions the batch runs whole: approved and unaffected run, rejected get the "
+    "reason") {
   auto look = counting_tool("look", "two files");
   auto remove = guarded_tool("remove", "removed");
-  auto fx = faux_agent({faux::tool_call_response({faux::tool_call("c1", "look", "{}"),
-                                                  faux::tool_call("c2", "remove", R"({"path":"a.txt"})"),
-                                                  faux::tool_call("c3", "remove", R"({"path":"b.txt"})")}),
-                        faux::text_response("a.txt is gone, b.txt stays")},
-                       {look.definition, remove.definition});
+  auto fx = faux_agent(
+      {faux::tool_call_response({faux::tool_call("c1", "look", "{}"),
+                                 faux::tool_call("c2", "remove", R"({"path":"a.txt"})"),
+                                 faux::tool_call("c3", "remove", R"({"path":"b.txt"})")}),
+       faux::text_response("a.txt is gone, b.txt stays")},
+      {look.definition, remove.definition});
   auto s = fx.agent.start().value();
   auto held = s.run("tidy up").value();
   REQUIRE(ids_of(held.pending_approvals) == std::vector<std::string>{"c2", "c3"});
 
   Turn decide;
-  decide.approvals = {ApprovalDecision::reject("c3", "b.txt is my thesis"), ApprovalDecision::approve("c2")};
+  decide.approvals = {ApprovalDecision::reject("c3", "b.txt is my thesis"),
+                      ApprovalDecision::approve("c2")};
   auto r = s.run(decide);
   REQUIRE(r);
   CHECK(r->stop_reason == RunStopReason::stop);
@@ -130,15 +134,16 @@ TEST_CASE("after the decisions the batch runs whole: approved and unaffected run
 
 TEST_CASE("a predicate asks per call over the prepared arguments") {
   auto remove = counting_tool("remove");
-  remove.definition.input_schema =
-      schema::object({schema::required("path", schema::string()), schema::optional("depth", schema::integer())});
+  remove.definition.input_schema = schema::object(
+      {schema::required("path", schema::string()), schema::optional("depth", schema::integer())});
   std::vector<std::string> seen;
   remove.definition.approval_predicate = [&seen](const json::Value& args) {
     seen.push_back(json::dump(args));
     return args.find("path")->as_string().starts_with("/etc");
   };
-  auto fx = faux_agent({faux::tool_call_response({faux::tool_call("c1", "remove", R"({"path":"/tmp/x","depth":"2"})"),
-                                                  faux::tool_call("c2", "remove", R"({"path":"/etc/passwd"})")}),
+  auto fx = faux_agent({faux::tool_call_response(
+                            {faux::tool_call("c1", "remove", R"({"path":"/tmp/x","depth":"2"})"),
+                             faux::tool_call("c2", "remove", R"({"path":"/etc/passwd"})")}),
                         faux::text_response("ok")},
                        {remove.definition});
   auto s = fx.agent.start().value();
@@ -159,12 +164,13 @@ TEST_CASE("a throwing predicate and arguments it cannot see fail closed: the cal
     if (args.find("path")->as_string() == "boom") throw std::runtime_error("predicate bug");
     return false;
   };
-  auto fx = faux_agent({faux::tool_call_response({faux::tool_call("c1", "remove", R"({"path":"boom"})"),
-                                                  faux::tool_call("c2", "remove", R"({"path":)"),
-                                                  faux::tool_call("c3", "remove", R"({"file":"x"})"),
-                                                  faux::tool_call("c4", "remove", R"({"path":"fine"})")}),
-                        faux::text_response("ok")},
-                       {remove.definition});
+  auto fx =
+      faux_agent({faux::tool_call_response({faux::tool_call("c1", "remove", R"({"path":"boom"})"),
+                                            faux::tool_call("c2", "remove", R"({"path":)"),
+                                            faux::tool_call("c3", "remove", R"({"file":"x"})"),
+                                            faux::tool_call("c4", "remove", R"({"path":"fine"})")}),
+                  faux::text_response("ok")},
+                 {remove.definition});
   auto s = fx.agent.start().value();
   auto r = s.run("clean").value();
   CHECK(r.stop_reason == RunStopReason::awaiting_approval);
@@ -216,7 +222,8 @@ TEST_CASE("before_tool_call can answer ask, and the call a person approved is no
 TEST_CASE("a decision for a call that is not pending is an error naming it, and changes nothing") {
   auto look = counting_tool("look");
   auto remove = guarded_tool("remove");
-  auto fx = faux_agent({look_and_remove(), faux::text_response("ok")}, {look.definition, remove.definition});
+  auto fx = faux_agent({look_and_remove(), faux::text_response("ok")},
+                       {look.definition, remove.definition});
   auto s = fx.agent.start().value();
 
   Turn early;
@@ -247,7 +254,8 @@ TEST_CASE("a decision for a call that is not pending is an error naming it, and 
 
 TEST_CASE("a run over pending calls without their decisions is refused and names them") {
   auto remove = guarded_tool("remove");
-  auto fx = faux_agent({faux::tool_call_response({faux::tool_call("c1", "remove", "{}")}), faux::text_response("ok")},
+  auto fx = faux_agent({faux::tool_call_response({faux::tool_call("c1", "remove", "{}")}),
+                        faux::text_response("ok")},
                        {remove.definition});
   auto s = fx.agent.start().value();
   REQUIRE(s.run("go").value().stop_reason == RunStopReason::awaiting_approval);
@@ -280,8 +288,9 @@ TEST_CASE("pending approvals survive a serialised SessionHandle and resume in a 
   SessionHandle saved;
   std::vector<PendingApproval> asked;
   {
-    auto fx = faux_agent({faux::tool_call_response({faux::tool_call("c1", "remove", R"({"path":"x"})")})},
-                         {remove.definition});
+    auto fx =
+        faux_agent({faux::tool_call_response({faux::tool_call("c1", "remove", R"({"path":"x"})")})},
+                   {remove.definition});
     auto s = fx.agent.start().value();
     auto r = s.run("go").value();
     asked = r.pending_approvals;
@@ -307,8 +316,8 @@ TEST_CASE("a cancel before the decision closes every call aborted instead of hol
     cancel.request_stop();
     return ToolCallDecision::allow();
   };
-  auto fx = faux_agent({faux::tool_call_response({faux::tool_call("c1", "remove", "{}")})}, {remove.definition},
-                       std::move(rt));
+  auto fx = faux_agent({faux::tool_call_response({faux::tool_call("c1", "remove", "{}")})},
+                       {remove.definition}, std::move(rt));
   auto s = fx.agent.start().value();
   auto r = s.run("go", cancel.get_token()).value();
   CHECK(r.stop_reason == RunStopReason::aborted);
@@ -318,24 +327,27 @@ TEST_CASE("a cancel before the decision closes every call aborted instead of hol
 
 // ---- The log -------------------------------------------------------------------------------
 
-TEST_CASE("a held batch is logged: the request, then the decision and started markers before results") {
+TEST_CASE(
+    "a held batch is logged: the request, then the decision and started markers before results") {
   session::MemoryStore memory;
   auto look = counting_tool("look");
   auto remove = guarded_tool("remove");
-  auto fx = faux_agent({look_and_remove(), faux::text_response("ok")}, {look.definition, remove.definition});
+  auto fx = faux_agent({look_and_remove(), faux::text_response("ok")},
+                       {look.definition, remove.definition});
   StartOptions options;
   options.log = shared(session::Log::create(std::make_unique<session::MemoryStore>(memory), {}));
   auto s = fx.agent.start(std::move(options)).value();
   REQUIRE(s.run("tidy").value().stop_reason == RunStopReason::awaiting_approval);
-  CHECK(entry_types(memory.bytes()) ==
-        std::vector<std::string>{"session", "model_change", "message", "message", "approval_request"});
+  CHECK(entry_types(memory.bytes()) == std::vector<std::string>{"session", "model_change",
+                                                                "message", "message",
+                                                                "approval_request"});
   Turn decide;
   decide.approvals = {ApprovalDecision::approve("c2")};
   REQUIRE(s.run(decide));
   CHECK(entry_types(memory.bytes()) ==
-        std::vector<std::string>{"session", "model_change", "message", "message", "approval_request",
-                                 "approval_decision", "tool_call_started", "tool_call_started", "message",
-                                 "message", "message"});
+        std::vector<std::string>{"session", "model_change", "message", "message",
+                                 "approval_request", "approval_decision", "tool_call_started",
+                                 "tool_call_started", "message", "message", "message"});
 }
 
 TEST_CASE("a session started over the log reports the pending list its writer left") {
@@ -343,7 +355,8 @@ TEST_CASE("a session started over the log reports the pending list its writer le
   auto remove = guarded_tool("remove");
   std::vector<PendingApproval> asked;
   {
-    auto fx = faux_agent({look_and_remove()}, {counting_tool("look").definition, remove.definition});
+    auto fx =
+        faux_agent({look_and_remove()}, {counting_tool("look").definition, remove.definition});
     StartOptions options;
     options.log = shared(session::Log::create(std::make_unique<session::MemoryStore>(memory), {}));
     auto s = fx.agent.start(std::move(options)).value();
@@ -373,7 +386,8 @@ namespace {
 session::MemoryStore log_died_after_decision(std::vector<std::string> started) {
   session::MemoryStore memory;
   {
-    auto fx = faux_agent({look_and_remove()}, {counting_tool("look").definition, guarded_tool("remove").definition});
+    auto fx = faux_agent({look_and_remove()},
+                         {counting_tool("look").definition, guarded_tool("remove").definition});
     StartOptions options;
     options.log = shared(session::Log::create(std::make_unique<session::MemoryStore>(memory), {}));
     auto s = fx.agent.start(std::move(options)).value();
@@ -382,7 +396,8 @@ session::MemoryStore log_died_after_decision(std::vector<std::string> started) {
   auto log = session::Log::open(std::make_unique<session::MemoryStore>(memory), {}).value();
   std::vector<ApprovalDecision> yes{ApprovalDecision::approve("c2")};
   (void)log.append_approval_decision(yes);
-  for (const auto& id : started) (void)log.append_tool_call_started(id, id == "c1" ? "look" : "remove");
+  for (const auto& id : started)
+    (void)log.append_tool_call_started(id, id == "c1" ? "look" : "remove");
   return memory;
 }
 
@@ -409,7 +424,8 @@ TEST_CASE("an approved call that never started runs after a resume, without a ne
   CHECK(results_of(r.messages).size() == 2);
 }
 
-TEST_CASE("a call that started but recorded no result is not run again: it is answered interrupted") {
+TEST_CASE(
+    "a call that started but recorded no result is not run again: it is answered interrupted") {
   session::MemoryStore memory = log_died_after_decision({"c1", "c2"});
   auto look = counting_tool("look");
   auto remove = guarded_tool("remove");
@@ -425,7 +441,8 @@ TEST_CASE("a call that started but recorded no result is not run again: it is an
   REQUIRE(results.size() == 2);
   for (const auto* result : results) {
     CHECK(result->is_error);
-    CHECK(text_of(result->content).find("interrupted: it may or may not have taken effect") != std::string::npos);
+    CHECK(text_of(result->content).find("interrupted: it may or may not have taken effect") !=
+          std::string::npos);
   }
   // The input came after the results: the transcript the model saw is valid.
   CHECK(text_of_message(last_message(fx.faux->requests().at(0))) == "what happened?");
@@ -480,7 +497,8 @@ Child run_helper(const std::vector<std::string>& args) {
     throw std::runtime_error("could not start the approval helper");
   }
   char buf[4096];
-  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;) child.out.append(buf, static_cast<std::size_t>(n));
+  for (ssize_t n; (n = ::read(fds[0], buf, sizeof buf)) > 0;)
+    child.out.append(buf, static_cast<std::size_t>(n));
   ::close(fds[0]);
   ::waitpid(pid, &child.status, 0);
   return child;

@@ -28,7 +28,8 @@ ToolResultMessage answer(std::string id) {
 
 PendingApproval pending(std::string id) {
   return PendingApproval{std::move(id), "remove", json::parse(R"({"path":"a.txt"})").value(),
-                         PendingApproval::Why::predicate, "the approval predicate of 'remove' asked."};
+                         PendingApproval::Why::predicate,
+                         "the approval predicate of 'remove' asked."};
 }
 
 session::ApprovalState folded(const session::MemoryStore& memory) {
@@ -62,7 +63,8 @@ TEST_CASE("approval entries are written as JSONL and read back unchanged, with n
 TEST_CASE("an approval entry with an unusable payload is skipped as a corrupt line and listed") {
   std::string bytes =
       "{\"type\":\"session\",\"version\":1,\"id\":\"s\",\"timestamp\":\"t\",\"cwd\":\"/\"}\n"
-      "{\"id\":\"e1\",\"parent_id\":null,\"type\":\"approval_request\",\"timestamp\":\"t\",\"calls\":\"c1\"}\n"
+      "{\"id\":\"e1\",\"parent_id\":null,\"type\":\"approval_request\",\"timestamp\":\"t\","
+      "\"calls\":\"c1\"}\n"
       "{\"id\":\"e2\",\"parent_id\":null,\"type\":\"approval_decision\",\"timestamp\":\"t\","
       "\"decisions\":[{\"tool_use_id\":\"c1\"}]}\n"
       "{\"id\":\"e3\",\"parent_id\":null,\"type\":\"tool_call_started\",\"timestamp\":\"t\"}\n";

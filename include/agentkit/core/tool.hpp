@@ -176,7 +176,9 @@ struct ApprovalDecision {
   std::string reason;
   friend bool operator==(const ApprovalDecision&, const ApprovalDecision&) = default;
 
-  static ApprovalDecision approve(std::string tool_use_id) { return {std::move(tool_use_id), true, {}}; }
+  static ApprovalDecision approve(std::string tool_use_id) {
+    return {std::move(tool_use_id), true, {}};
+  }
   static ApprovalDecision reject(std::string tool_use_id, std::string reason) {
     return {std::move(tool_use_id), false, std::move(reason)};
   }
@@ -220,7 +222,9 @@ struct ToolCallDecision {
   static ToolCallDecision rewrite(json::Value arguments) {
     return {Kind::rewrite, {}, std::move(arguments), false};
   }
-  static ToolCallDecision ask(std::string reason) { return {Kind::ask, std::move(reason), nullptr, false}; }
+  static ToolCallDecision ask(std::string reason) {
+    return {Kind::ask, std::move(reason), nullptr, false};
+  }
 };
 
 using BeforeToolCall = std::function<ToolCallDecision(const ToolCallRequest&)>;

@@ -157,9 +157,9 @@ std::string render_branch_summary(std::string_view summary);
 // has not been answered in full. A call runs at most once: a call in `started` whose result is
 // not in the messages is answered "interrupted", never run again.
 struct ApprovalState {
-  std::vector<PendingApproval> pending;     // still waiting for a decision, in call order
-  std::vector<ApprovalDecision> decided;    // answers already recorded for the batch
-  std::vector<std::string> started;         // calls whose handler began (tool_use_ids)
+  std::vector<PendingApproval> pending;   // still waiting for a decision, in call order
+  std::vector<ApprovalDecision> decided;  // answers already recorded for the batch
+  std::vector<std::string> started;       // calls whose handler began (tool_use_ids)
   bool empty() const noexcept { return pending.empty() && decided.empty() && started.empty(); }
 };
 
