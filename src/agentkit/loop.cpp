@@ -37,24 +37,29 @@ bool is_terminal(StopReason r) { return r == StopReason::error || r == StopReaso
 
 std::string describe_calls(const std::vector<PendingApproval>& calls) {
   std::string out;
-  for (const auto& p : calls) out += (out.empty() ? "'" : ", '") + p.tool_use_id + "' (" + p.tool_name + ")";
+  for (const auto& p : calls)
+    out += (out.empty() ? "'" : ", '") + p.tool_use_id + "' (" + p.tool_name + ")";
   return out;
 }
 
 // Checks a run's decisions against what the session waits for; changes nothing.
-Result<void> check_decisions(const ApprovalBook& book, const std::vector<ApprovalDecision>& decisions) {
+Result<void> check_decisions(const ApprovalBook& book,
+                             const std::vector<ApprovalDecision>& decisions) {
   std::set<std::string, std::less<>> seen;
   for (const auto& d : decisions) {
-    bool pending = std::any_of(book.pending.begin(), book.pending.end(),
-                               [&](const PendingApproval& p) { return p.tool_use_id == d.tool_use_id; });
+    bool pending =
+        std::any_of(book.pending.begin(), book.pending.end(),
+                    [&](const PendingApproval& p) { return p.tool_use_id == d.tool_use_id; });
     if (!pending) {
       return fail(Errc::invalid_argument,
-                  "an approval decision names tool call '" + d.tool_use_id + "', which is not awaiting approval" +
+                  "an approval decision names tool call '" + d.tool_use_id +
+                      "', which is not awaiting approval" +
                       (book.pending.empty() ? std::string(" (no call is pending)")
                                             : "; pending: " + describe_calls(book.pending)));
     }
     if (!seen.insert(d.tool_use_id).second) {
-      return fail(Errc::invalid_argument, "two approval decisions for tool call '" + d.tool_use_id + "'");
+      return fail(Errc::invalid_argument,
+                  "two approval decisions for tool call '" + d.tool_use_id + "'");
     }
   }
   std::vector<PendingApproval> undecided;
@@ -63,7 +68,8 @@ Result<void> check_decisions(const ApprovalBook& book, const std::vector<Approva
   }
   if (!undecided.empty()) {
     return fail(Errc::invalid_argument,
-                "the session is waiting for a decision on tool call(s) " + describe_calls(undecided) +
+                "the session is waiting for a decision on tool call(s) " +
+                    describe_calls(undecided) +
                     ": pass one ApprovalDecision per pending call in Turn::approvals");
   }
   return {};
@@ -221,7 +227,8 @@ class Run {
 
         if (is_terminal(reply.stop_reason)) {
           end_turn(reply, {});
-          return reply.stop_reason == StopReason::aborted ? RunStopReason::aborted : RunStopReason::error;
+          return reply.stop_reason == StopReason::aborted ? RunStopReason::aborted
+                                                          : RunStopReason::error;
         }
       }
 
@@ -237,7 +244,8 @@ class Run {
       BatchOutcome batch;
       bool had_tools = has_tool_use(reply);  // presence decides, never the stop reason (REQ-LOOP-01)
       if (had_tools) {
-        batch = run_tool_batch(rc_, reply, resumed ? &held_ : nullptr, resumed ? &answered : nullptr);
+        batch =
+            run_tool_batch(rc_, reply, resumed ? &held_ : nullptr, resumed ? &answered : nullptr);
         if (!batch.pending.empty()) {
           hold(std::move(batch.pending));
           end_turn(reply, {});
@@ -482,7 +490,8 @@ class Run {
       s_.committed = s_.history.size();
       result.messages.assign(s_.history.begin() + static_cast<std::ptrdiff_t>(run_start_), s_.history.end());
       result.session_usage = s_.usage;
-      if (reason == RunStopReason::awaiting_approval) result.pending_approvals = s_.approvals.pending;
+      if (reason == RunStopReason::awaiting_approval)
+        result.pending_approvals = s_.approvals.pending;
     }
     if (a_.provider) {
       const std::string& id = a_.runtime.transport.session_id.empty() ? s_.id : a_.runtime.transport.session_id;
@@ -549,7 +558,8 @@ Result<RunResult> SessionCore::run(Turn turn, agentkit::stop_token caller_stop) 
   Run run(*this, run_stop.get_token());
   if (auto policy = run.apply_policy(turn.tool_policy); !policy) return policy.error();
   if (auto answer = run.apply_answer(turn.answer); !answer) return answer.error();
-  if (auto begun = run.begin(std::move(turn.input), std::move(turn.approvals)); !begun) return begun.error();
+  if (auto begun = run.begin(std::move(turn.input), std::move(turn.approvals)); !begun)
+    return begun.error();
 
   RunResult result = run.execute();
   {

@@ -21,21 +21,22 @@ constexpr std::array<std::pair<StopReason, std::string_view>, 8> kStopReasonName
     {StopReason::deferred, "deferred"},
 }};
 
-constexpr std::array kRunStopReasonNames = std::to_array<std::pair<RunStopReason, std::string_view>>({
-    {RunStopReason::stop, "stop"},
-    {RunStopReason::length, "length"},
-    {RunStopReason::tool_use, "tool_use"},
-    {RunStopReason::stop_sequence, "stop_sequence"},
-    {RunStopReason::refusal, "refusal"},
-    {RunStopReason::error, "error"},
-    {RunStopReason::aborted, "aborted"},
-    {RunStopReason::deferred, "deferred"},
-    {RunStopReason::max_turns, "max_turns"},
-    {RunStopReason::stop_policy, "stop_policy"},
-    {RunStopReason::tool_terminate, "tool_terminate"},
-    {RunStopReason::invalid_answer, "invalid_answer"},
-    {RunStopReason::awaiting_approval, "awaiting_approval"},
-});
+constexpr std::array kRunStopReasonNames =
+    std::to_array<std::pair<RunStopReason, std::string_view>>({
+        {RunStopReason::stop, "stop"},
+        {RunStopReason::length, "length"},
+        {RunStopReason::tool_use, "tool_use"},
+        {RunStopReason::stop_sequence, "stop_sequence"},
+        {RunStopReason::refusal, "refusal"},
+        {RunStopReason::error, "error"},
+        {RunStopReason::aborted, "aborted"},
+        {RunStopReason::deferred, "deferred"},
+        {RunStopReason::max_turns, "max_turns"},
+        {RunStopReason::stop_policy, "stop_policy"},
+        {RunStopReason::tool_terminate, "tool_terminate"},
+        {RunStopReason::invalid_answer, "invalid_answer"},
+        {RunStopReason::awaiting_approval, "awaiting_approval"},
+    });
 
 template <class Enum, std::size_t N>
 std::string_view name_of(const std::array<std::pair<Enum, std::string_view>, N>& table, Enum value) noexcept {
