@@ -213,7 +213,7 @@ class Run {
         std::lock_guard lock(s_.mu);
         if (const AssistantMessage* held = held_message(s_.history, answered)) reply = *held;
       } else {
-        // Second poll, only when nothing is pending, so one-at-a-time never doubles up (REQ-LOOP-13).
+        // Second poll, only when nothing is pending, so one-at-a-time never doubles up.
         if (pending.empty()) pending = poll_steering();
         deliver(pending, /*steering=*/true);
 

@@ -1,10 +1,10 @@
 // A child process for the two-process approval tests (approval_test.cpp): one step of a logged
 // session whose batch needs a person, run in its own process.
 //
-//   agentkit_approval_helper ask <log> <effects>            new log; the run stops awaiting approval
+//   agentkit_approval_helper ask <log> <effects>            new log; stops awaiting approval
 //   agentkit_approval_helper grant <log> <effects>          resume from the log, approve, finish
 //   agentkit_approval_helper grant-and-die <log> <effects>  as grant, SIGKILLed inside `remove`
-//   agentkit_approval_helper finish <log> <effects>         resume a batch decided by a dead process
+//   agentkit_approval_helper finish <log> <effects>         resume a batch a dead process decided
 //
 // Each handler appends "<tool> <call id>" to <effects> before it answers, so the parent counts
 // what ran across processes. Prints one line per fact the parent checks.

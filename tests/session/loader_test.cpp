@@ -115,8 +115,8 @@ TEST_CASE(
 }
 
 TEST_CASE("a line repeating a top-level key, or a message payload that is no object, is corrupt") {
-  std::string twice =
-      R"({"id":"b","id":"c","parent_id":"a","type":"custom_message","custom_type":"n","content":"x"})";
+  std::string twice = R"({"id":"b","id":"c","parent_id":"a","type":"custom_message",)"
+                      R"("custom_type":"n","content":"x"})";
   std::string flat = R"({"id":"d","parent_id":"a","type":"message","message":"hello"})";
   auto loaded = session::parse_log(log_of({entry("a", "", "one"), twice, flat}));
   REQUIRE(loaded.entries.size() == 1);

@@ -303,7 +303,8 @@ Result<json::Value> read_resource(Client& client, std::string_view uri,
 // What the model sees of a result: text blocks joined, images as image blocks, resources and
 // audio described in text, structured content as JSON when there is no text; at most `cap` code
 // points of text across the whole result, with a note naming what was cut. Images are passed
-// whole and not charged (the agent's image normaliser fits each to the model's budget). is_error becomes a failed result.
+// whole and not charged (the agent's image normaliser fits each to the model's budget).
+// is_error becomes a failed result.
 ToolResult to_tool_result(const CallResult& result, std::size_t cap);
 
 }  // namespace agentkit::mcp

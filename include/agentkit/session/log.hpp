@@ -45,7 +45,7 @@ inline constexpr int kLogVersion = 1;
 enum class EntryType : std::uint8_t {
   message,                // a transcript message (the lossless message codec): {"message":{...}}
   model_change,           // {"provider","api","model"}: the full triple the next turns use
-  thinking_level_change,  // {"thinking_level":"high"}, or null: no level set (the provider's default)
+  thinking_level_change,  // {"thinking_level":"high"}, or null: no level set (provider default)
   compaction,             // {"summary","first_kept_entry_id"}: earlier entries leave the context
   custom_message,         // {"custom_type","content"}: embedder text the model reads as a user turn
   branch_summary,         // {"from_id","summary"}: what was done on the branch that was left
