@@ -63,6 +63,20 @@ void add_param(std::string& form, std::string_view name, std::string_view value)
   form += form_encode(value);
 }
 
+// The token endpoint authentication method for a client with `secret` (RFC 6749 §2.3.1; RFC 8414
+// §2: a server that lists none supports client_secret_basic). Basic is preferred, as OAuth says
+// every server must support it; a client without a secret is public ("none").
+std::string auth_method_for(const ServerMetadata& server, const std::string& secret) {
+  if (secret.empty()) return "none";
+  const auto& listed = server.token_endpoint_auth_methods_supported;
+  const auto offers = [&](std::string_view m) {
+    return std::find(listed.begin(), listed.end(), m) != listed.end();
+  };
+  if (listed.empty() || offers("client_secret_basic")) return "client_secret_basic";
+  if (offers("client_secret_post")) return "client_secret_post";
+  return "none";
+}
+
 bool is_loopback(const http::Url& url) {
   return url.host == "localhost" || url.host == "::1" || url.host.rfind("127.", 0) == 0;
 }
@@ -331,6 +345,8 @@ Result<void> OAuthSession::identify_client(Discovered& found, agentkit::stop_tok
   const OAuthSettings& s = context_.settings;
   if (!s.client_id.empty()) {
     found.client_id = s.client_id;
+    found.client_secret = s.client_secret;
+    found.auth_method = auth_method_for(found.server, found.client_secret);
     return {};
   }
   if (!s.client_metadata_url.empty() && found.server.client_id_metadata_document_supported) {
@@ -352,6 +368,9 @@ Result<void> OAuthSession::identify_client(Discovered& found, agentkit::stop_tok
                      json::Array{json::Value("authorization_code"), json::Value("refresh_token")});
   meta.append_unique("response_types", json::Array{json::Value("code")});
   meta.append_unique("token_endpoint_auth_method", "none");
+  // SEP-837: a loopback redirect is a native application's, anything else a web one's.
+  auto redirect = http::parse_url(s.redirect_uri);
+  meta.append_unique("application_type", redirect && is_loopback(*redirect) ? "native" : "web");
   http::Request req{.method = "POST", .url = found.server.registration_endpoint};
   req.headers.add("Content-Type", "application/json");
   req.headers.add("Accept", "application/json");
@@ -374,6 +393,10 @@ Result<void> OAuthSession::identify_client(Discovered& found, agentkit::stop_tok
   if (!reg) return error(Errc::protocol_error, reg.error().message);
   found.client_id = reg->client_id;
   found.client_secret = reg->client_secret;
+  // The method the registration settled on wins; else what the metadata offers.
+  found.auth_method = reg->token_endpoint_auth_method.empty() || found.client_secret.empty()
+                          ? auth_method_for(found.server, found.client_secret)
+                          : reg->token_endpoint_auth_method;
   if (context_.note) context_.note("registered OAuth client at " + req.url);
   return {};
 }
@@ -458,15 +481,24 @@ Result<void> OAuthSession::authorize_fully(const std::optional<AuthChallenge>& c
   }
   if (redirect->code.empty())
     return error(Errc::unauthenticated, "the OAuth redirect carried no code");
+  // RFC 9207: the issuer named in the redirect, compared as a plain string, tells a mix-up
+  // attack (a code from another authorization server) from the real answer.
+  if (redirect->iss.empty() ? found->server.authorization_response_iss_parameter_supported
+                            : redirect->iss != found->server.issuer) {
+    return error(Errc::unauthenticated,
+                 "the OAuth redirect's issuer (iss) " +
+                     (redirect->iss.empty() ? std::string("is missing") : "is not " +
+                                                                      found->server.issuer) +
+                     "; the code was not used");
+  }
   std::string form;
   add_param(form, "grant_type", "authorization_code");
   add_param(form, "code", redirect->code);
   add_param(form, "redirect_uri", context_.settings.redirect_uri);
-  add_param(form, "client_id", found->client_id);
-  if (!found->client_secret.empty()) add_param(form, "client_secret", found->client_secret);
   add_param(form, "code_verifier", verifier);
   add_param(form, "resource", resource);
-  auto answer = token_request(found->server.token_endpoint, std::move(form), stop);
+  auto answer = token_request(found->server.token_endpoint, std::move(form), found->client_id,
+                              found->client_secret, found->auth_method, stop);
   if (!answer) return std::move(answer).error();
   if (answer->scope.empty()) answer->scope = scope;
   if (context_.note) context_.note("obtained an OAuth token from " + found->server.issuer);
@@ -476,12 +508,16 @@ Result<void> OAuthSession::authorize_fully(const std::optional<AuthChallenge>& c
 Result<void> OAuthSession::refresh(agentkit::stop_token stop) {
   OAuthTokens had;
   std::string secret;
+  std::string method = "none";
   {
     std::lock_guard lock(mu_);
     if (!current_ || current_->refresh_token.empty())
       return error(Errc::unauthenticated, "has no refresh token");
     had = *current_;
-    if (discovered_) secret = discovered_->client_secret;
+    if (discovered_) {
+      secret = discovered_->client_secret;
+      method = discovered_->auth_method;
+    }
   }
   if (had.token_endpoint.empty() || had.client_id.empty()) {
     // A store that keeps only the tokens (the credential store): find the endpoint again.
@@ -490,14 +526,14 @@ Result<void> OAuthSession::refresh(agentkit::stop_token stop) {
     had.token_endpoint = found->server.token_endpoint;
     if (had.client_id.empty()) had.client_id = found->client_id;
     secret = found->client_secret;
+    method = found->auth_method;
   }
   std::string form;
   add_param(form, "grant_type", "refresh_token");
   add_param(form, "refresh_token", had.refresh_token);
-  add_param(form, "client_id", had.client_id);
-  if (!secret.empty()) add_param(form, "client_secret", secret);
   add_param(form, "resource", had.resource);
-  auto answer = token_request(had.token_endpoint, std::move(form), stop);
+  auto answer =
+      token_request(had.token_endpoint, std::move(form), had.client_id, secret, method, stop);
   if (!answer) return std::move(answer).error();
   // RFC 6749 §6: an answer without a new refresh token keeps the old one.
   if (answer->refresh_token.empty()) answer->refresh_token = had.refresh_token;
@@ -507,8 +543,19 @@ Result<void> OAuthSession::refresh(agentkit::stop_token stop) {
 }
 
 Result<TokenAnswer> OAuthSession::token_request(const std::string& endpoint, std::string form,
+                                                const std::string& id, const std::string& secret,
+                                                const std::string& method,
                                                 agentkit::stop_token stop) {
   http::Request req{.method = "POST", .url = endpoint};
+  if (method == "client_secret_basic" && !secret.empty()) {
+    // RFC 6749 §2.3.1: id and secret are form-encoded before they are joined and base64'd.
+    req.headers.add("Authorization",
+                    "Basic " + base64::encode(form_encode(id) + ":" + form_encode(secret)));
+  } else {
+    add_param(form, "client_id", id);
+    if (method == "client_secret_post" && !secret.empty())
+      add_param(form, "client_secret", secret);
+  }
   req.headers.add("Content-Type", "application/x-www-form-urlencoded");
   req.headers.add("Accept", "application/json");
   req.body = std::move(form);

@@ -52,6 +52,9 @@ class OAuthSession {
     ServerMetadata server;
     std::string client_id;
     std::string client_secret;
+    // How the token endpoint is told who we are: "client_secret_basic", "client_secret_post" or
+    // "none" (client_id in the form, no secret).
+    std::string auth_method = "none";
   };
 
   void load_once();
@@ -68,8 +71,10 @@ class OAuthSession {
   Result<void> identify_client(Discovered& found, agentkit::stop_token stop);
   std::string scope_for(const std::optional<AuthChallenge>& challenge,
                         const Discovered& found) const;
+  // Sends `form` to `endpoint`, identifying the client by `id` and, per `method`, `secret`.
   Result<TokenAnswer> token_request(const std::string& endpoint, std::string form,
-                                    agentkit::stop_token stop);
+                                    const std::string& id, const std::string& secret,
+                                    const std::string& method, agentkit::stop_token stop);
   Result<void> adopt(const TokenAnswer& answer, const std::string& client_id,
                      const std::string& token_endpoint, const std::string& resource);
   Result<http::Response> get_json(const std::string& url, agentkit::stop_token stop);

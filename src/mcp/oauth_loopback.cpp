@@ -142,7 +142,8 @@ Authorize LoopbackRedirect::authorizer(std::function<void(std::string_view url)>
                         "the authorization server refused: " + err.substr(0, 100) +
                             (description.empty() ? "" : " (" + description.substr(0, 200) + ")"));
     }
-    return AuthorizationRedirect{query_param(query, "code"), query_param(query, "state")};
+    return AuthorizationRedirect{query_param(query, "code"), query_param(query, "state"),
+                                 query_param(query, "iss")};
   };
 }
 

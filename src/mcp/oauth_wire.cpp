@@ -235,8 +235,14 @@ Result<ServerMetadata> parse_server_metadata(std::string_view body) {
   AGENTKIT_TRY_ASSIGN(out.code_challenge_methods_supported,
                       string_array(*doc, "code_challenge_methods_supported", what));
   AGENTKIT_TRY_ASSIGN(out.scopes_supported, string_array(*doc, "scopes_supported", what));
+  AGENTKIT_TRY_ASSIGN(out.token_endpoint_auth_methods_supported,
+                      string_array(*doc, "token_endpoint_auth_methods_supported", what));
   if (const json::Value* v = doc->find("client_id_metadata_document_supported")) {
     out.client_id_metadata_document_supported = v->get_bool() == std::optional<bool>(true);
+  }
+  if (const json::Value* v = doc->find("authorization_response_iss_parameter_supported")) {
+    out.authorization_response_iss_parameter_supported =
+        v->get_bool() == std::optional<bool>(true);
   }
   if (out.issuer.empty())
     return make_error(Errc::protocol_error, std::string(what) + " has no \"issuer\"");
@@ -255,6 +261,8 @@ Result<Registration> parse_registration(std::string_view body) {
   Registration out;
   AGENTKIT_TRY_ASSIGN(out.client_id, string_member(*doc, "client_id", what));
   AGENTKIT_TRY_ASSIGN(out.client_secret, string_member(*doc, "client_secret", what));
+  AGENTKIT_TRY_ASSIGN(out.token_endpoint_auth_method,
+                      string_member(*doc, "token_endpoint_auth_method", what));
   if (out.client_id.empty())
     return make_error(Errc::protocol_error, std::string(what) + " has no \"client_id\"");
   return out;

@@ -49,13 +49,17 @@ struct ServerMetadata {
   std::string registration_endpoint;
   std::vector<std::string> code_challenge_methods_supported;
   std::vector<std::string> scopes_supported;
+  // Empty when the metadata does not say (RFC 8414 §2: then client_secret_basic is the default).
+  std::vector<std::string> token_endpoint_auth_methods_supported;
   bool client_id_metadata_document_supported = false;
+  bool authorization_response_iss_parameter_supported = false;  // RFC 9207 §3
 };
 Result<ServerMetadata> parse_server_metadata(std::string_view body);
 
 struct Registration {
   std::string client_id;
   std::string client_secret;
+  std::string token_endpoint_auth_method;  // as registered; empty when the answer omits it
 };
 Result<Registration> parse_registration(std::string_view body);
 

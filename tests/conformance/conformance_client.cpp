@@ -9,12 +9,22 @@
 // and touch the server's resources and prompts. Sampling, elicitation and roots are answered
 // through the ClientOptions callbacks; an elicitation is accepted with an empty form, so the
 // library's default-filling is what the server sees.
+//
+// The auth/* scenarios put an OAuth 2.1 authorization server in front of the MCP server. There the
+// client logs in through the library's OAuth flow (agentkit/mcp/oauth.hpp): the scenario's
+// authorization endpoint approves at once and answers 302 to our redirect URI, so `authorize`
+// GETs the URL and reads code, state and iss from the Location header, as a browser would hand
+// them to a loopback listener.
 #include <cstdlib>
 #include <iostream>
 #include <string>
+#include <string_view>
 
+#include "agentkit/http/client.hpp"
+#include "agentkit/http/url.hpp"
 #include "agentkit/json/value.hpp"
 #include "agentkit/mcp/client.hpp"
+#include "agentkit/mcp/oauth.hpp"
 
 using namespace agentkit;
 
@@ -53,8 +63,57 @@ json::Value arguments_for(const mcp::ToolInfo& tool) {
   return json::Value(std::move(args));
 }
 
-mcp::ClientOptions options() {
+// The client ID metadata document URL the CIMD scenarios expect (the suite's fixed value).
+constexpr std::string_view kClientMetadataUrl =
+    "https://conformance-test.local/client-metadata.json";
+
+// The value of query parameter `name` in `url` (percent-decoded, '+' as space); empty if absent.
+std::string query_param(std::string_view url, std::string_view name) {
+  const auto q = url.find('?');
+  if (q == std::string_view::npos) return "";
+  std::string_view rest = url.substr(q + 1);
+  if (const auto hash = rest.find('#'); hash != std::string_view::npos) rest = rest.substr(0, hash);
+  while (!rest.empty()) {
+    const auto amp = rest.find('&');
+    const std::string_view pair = rest.substr(0, amp);
+    rest = amp == std::string_view::npos ? std::string_view() : rest.substr(amp + 1);
+    const auto eq = pair.find('=');
+    if (pair.substr(0, eq) != name) continue;
+    std::string value(eq == std::string_view::npos ? std::string_view() : pair.substr(eq + 1));
+    for (char& c : value) c = c == '+' ? ' ' : c;
+    auto decoded = http::percent_decode(value);
+    return decoded ? *decoded : value;
+  }
+  return "";
+}
+
+// The user's login, as the scenario's auto-approving authorization server plays it: GET the
+// authorization URL and follow nothing; the 302's Location is the redirect the browser would
+// deliver.
+mcp::Authorize auto_approve() {
+  return [](const mcp::AuthorizationRequest& request,
+            agentkit::stop_token stop) -> Result<mcp::AuthorizationRedirect> {
+    http::HttpClient http;
+    auto resp = http.send({.method = "GET", .url = request.url}, stop);
+    if (!resp) return Unexpected(resp.error());
+    const auto location = resp->headers().get("location");
+    if (resp->status() / 100 != 3 || !location) {
+      return Unexpected(make_error(Errc::unauthenticated,
+                                   "authorization endpoint answered " +
+                                       std::to_string(resp->status()) + " without a redirect"));
+    }
+    const std::string error = query_param(*location, "error");
+    if (!error.empty())
+      return Unexpected(make_error(Errc::unauthenticated, "authorization refused: " + error));
+    return mcp::AuthorizationRedirect{.code = query_param(*location, "code"),
+                                      .state = query_param(*location, "state"),
+                                      .iss = query_param(*location, "iss")};
+  };
+}
+
+mcp::ClientOptions options(bool oauth) {
   mcp::ClientOptions o;
+  if (oauth) o.authorize = auto_approve();
   o.client_info = {"agentkit-conformance-client", "1.0.0", ""};
   const std::string version = env("MCP_CONFORMANCE_PROTOCOL_VERSION");
   if (!version.empty()) {
@@ -92,8 +151,25 @@ int main(int argc, char** argv) {
     return 2;
   }
   const std::string scenario = env("MCP_CONFORMANCE_SCENARIO");
-  mcp::ServerConfig config{.name = "conformance", .transport = mcp::HttpTarget{argv[1]}};
-  auto client = mcp::Client::connect(std::move(config), options());
+  const std::string context_text = env("MCP_CONFORMANCE_CONTEXT");
+  auto context =
+      context_text.empty() ? Result<json::Value>(json::Value()) : json::parse(context_text);
+  const bool oauth = scenario.starts_with("auth/");
+  mcp::HttpTarget target{.url = argv[1]};
+  if (oauth) {
+    mcp::OAuthSettings settings{.client_metadata_url = std::string(kClientMetadataUrl),
+                                .redirect_uri = "http://localhost:3000/callback"};
+    // A scenario that pre-registers the client names its id and secret in the context.
+    const auto given = [&](std::string_view key) -> std::string {
+      const json::Value* v = context && context->is_object() ? context->find(key) : nullptr;
+      return v && v->is_string() ? v->as_string() : "";
+    };
+    settings.client_id = given("client_id");
+    settings.client_secret = given("client_secret");
+    target.oauth = std::move(settings);
+  }
+  mcp::ServerConfig config{.name = "conformance", .transport = std::move(target)};
+  auto client = mcp::Client::connect(std::move(config), options(oauth));
   if (!client) {
     report("connect", client.error());
     return 1;
@@ -111,9 +187,6 @@ int main(int argc, char** argv) {
       ++failures;
     }
   };
-  const std::string context_text = env("MCP_CONFORMANCE_CONTEXT");
-  auto context =
-      context_text.empty() ? Result<json::Value>(json::Value()) : json::parse(context_text);
   const json::Value* calls = context && context->is_object() ? context->find("toolCalls") : nullptr;
   if (calls != nullptr && calls->is_array()) {
     for (const auto& c : calls->as_array()) {

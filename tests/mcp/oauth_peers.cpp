@@ -101,6 +101,9 @@ void AuthServer::handle(const http::ServerRequest& req, http::ResponseWriter& ou
                        strings(offer_s256 ? std::vector<std::string>{"plain", "S256"}
                                           : std::vector<std::string>{"plain"}));
     if (cimd_supported) meta.append_unique("client_id_metadata_document_supported", true);
+    if (!auth_methods.empty())
+      meta.append_unique("token_endpoint_auth_methods_supported", strings(auth_methods));
+    if (advertise_iss) meta.append_unique("authorization_response_iss_parameter_supported", true);
     respond_json(out, 200, meta);
     return;
   }
@@ -110,9 +113,11 @@ void AuthServer::handle(const http::ServerRequest& req, http::ResponseWriter& ou
     {
       std::lock_guard lock(mu);
       registered_clients.push_back(id);
+      registration_requests.push_back(body ? *body : json::Value());
     }
     json::Object answer;
     answer.append_unique("client_id", id);
+    if (!issue_secret.empty()) answer.append_unique("client_secret", issue_secret);
     if (body && body->find("redirect_uris"))
       answer.append_unique("redirect_uris", *body->find("redirect_uris"));
     respond_json(out, 201, answer);
@@ -131,7 +136,8 @@ void AuthServer::handle(const http::ServerRequest& req, http::ResponseWriter& ou
     codes_[code] =
         Code{q["code_challenge"], q["client_id"], q["redirect_uri"], q["resource"], q["scope"]};
     std::string location =
-        q["redirect_uri"] + "?code=" + code + "&state=" + (forge_state ? "forged" : q["state"]);
+        q["redirect_uri"] + "?code=" + code + "&state=" + (forge_state ? "forged" : q["state"]) +
+        (iss_in_redirect.empty() ? "" : "&iss=" + iss_in_redirect);
     (void)out.respond(302, {{"Location", location}}, "");
     return;
   }
@@ -166,7 +172,14 @@ void AuthServer::token(const http::ServerRequest& req, http::ResponseWriter& out
     const std::string expected = base64::encode(
         std::string_view(reinterpret_cast<const char*>(digest.data()), digest.size()),
         base64::Alphabet::url);
-    if (expected != code.challenge || form["client_id"] != code.client_id ||
+    // The client is named in the form, or by a Basic header (client_secret_basic).
+    std::string client = form["client_id"];
+    const auto basic = req.headers.get("Authorization");
+    if (basic && basic->starts_with("Basic ")) {
+      auto pair = base64::decode(basic->substr(6));
+      if (pair) client = pair->substr(0, pair->find(':'));
+    }
+    if (expected != code.challenge || client != code.client_id ||
         form["redirect_uri"] != code.redirect_uri || form["resource"] != code.resource) {
       lock.unlock();
       respond_json(out, 400,

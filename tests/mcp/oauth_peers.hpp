@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "agentkit/http/server.hpp"
+#include "agentkit/json/value.hpp"
 #include "agentkit/mcp/oauth.hpp"
 #include "agentkit/mcp/server.hpp"
 
@@ -43,6 +44,10 @@ class AuthServer {
   bool offer_registration = true;
   bool cimd_supported = false;
   bool forge_state = false;
+  std::vector<std::string> auth_methods;  // token_endpoint_auth_methods_supported ({}: omitted)
+  std::string issue_secret;               // non-empty: registration answers this client_secret
+  bool advertise_iss = false;             // authorization_response_iss_parameter_supported
+  std::string iss_in_redirect;            // non-empty: the redirect carries this iss
   std::int64_t first_expires_in = 3600;  // expires_in of authorization_code grants
   std::int64_t refresh_expires_in = 3600;
   std::chrono::milliseconds refresh_delay{0};  // a slow refresh, so concurrent callers pile up
@@ -53,6 +58,7 @@ class AuthServer {
   std::vector<std::map<std::string, std::string>> authorize_queries;
   std::vector<std::map<std::string, std::string>> token_forms;
   std::vector<std::string> registered_clients;
+  std::vector<json::Value> registration_requests;  // the registration bodies, as sent
   std::vector<std::string> paths;                  // every request path, in order
   std::vector<std::string> authorization_headers;  // any Authorization header sent to this server
   std::map<std::string, IssuedToken> tokens;       // access token -> grant

@@ -3,6 +3,7 @@
 // and the parsers of what those servers send.
 #include <thread>
 
+#include "agentkit/base/base64.hpp"
 #include "agentkit/mcp/client.hpp"
 #include "agentkit/mcp/config.hpp"
 #include "agentkit/mcp/oauth.hpp"
@@ -128,6 +129,68 @@ TEST_CASE(
   std::lock_guard lock(g.auth.mu);
   CHECK(g.auth.registered_clients.empty());
   CHECK(g.auth.authorize_queries.back()["client_id"] == "https://app.example/client.json");
+}
+
+TEST_CASE(
+    "a client secret goes in a Basic header, or in the form when the server offers only "
+    "client_secret_post") {
+  Flow f;
+  f.auth.issue_secret = "s3cret";
+  REQUIRE(f.connect());
+  {
+    std::lock_guard lock(f.auth.mu);
+    REQUIRE(f.auth.authorization_headers.size() == 1);
+    CHECK(f.auth.authorization_headers[0] == "Basic " + base64::encode("client-1:s3cret"));
+    CHECK(f.auth.token_forms.back().count("client_secret") == 0);
+  }
+  Flow g;
+  g.auth.issue_secret = "s3cret";
+  g.auth.auth_methods = {"client_secret_post"};
+  REQUIRE(g.connect());
+  {
+    std::lock_guard lock(g.auth.mu);
+    CHECK(g.auth.authorization_headers.empty());
+    CHECK(g.auth.token_forms.back()["client_secret"] == "s3cret");
+  }
+  Flow h;  // a pre-registered confidential client
+  REQUIRE(h.connect({.client_id = "preset", .client_secret = "pw"}));
+  std::lock_guard lock(h.auth.mu);
+  CHECK(h.auth.registered_clients.empty());
+  REQUIRE(h.auth.authorization_headers.size() == 1);
+  CHECK(h.auth.authorization_headers[0] == "Basic " + base64::encode("preset:pw"));
+}
+
+TEST_CASE("dynamic registration says application_type native for a loopback redirect") {
+  Flow f;
+  REQUIRE(f.connect());
+  std::lock_guard lock(f.auth.mu);
+  REQUIRE(f.auth.registration_requests.size() == 1);
+  const json::Value* type = f.auth.registration_requests[0].find("application_type");
+  REQUIRE(type);
+  CHECK(type->as_string() == "native");
+}
+
+TEST_CASE(
+    "a redirect whose iss is not the issuer, or lacks the iss the server promised, is refused "
+    "before its code is exchanged") {
+  Flow f;
+  f.auth.iss_in_redirect = f.auth.issuer() + "/";  // compared as a string: no normalising
+  auto client = f.connect();
+  REQUIRE(!client);
+  CHECK(mentions(client.error(), "issuer (iss)"));
+  {
+    std::lock_guard lock(f.auth.mu);
+    CHECK(f.auth.token_forms.empty());
+  }
+  Flow g;
+  g.auth.advertise_iss = true;
+  auto missing = g.connect();
+  REQUIRE(!missing);
+  CHECK(mentions(missing.error(), "is missing"));
+  Flow h;
+  h.auth.advertise_iss = true;
+  h.auth.iss_in_redirect = h.auth.issuer();
+  CHECK(h.connect());
 }
 
 TEST_CASE("authorization server metadata for another issuer is refused before any token request") {

@@ -60,6 +60,10 @@ struct OAuthSettings {
   // A client id registered with the authorization server beforehand; empty: a client ID metadata
   // document (below) when the server supports them, else dynamic registration.
   std::string client_id{};
+  // The secret of the pre-registered client_id, for a confidential client; empty: a public
+  // client. Sent to the token endpoint only, by the method its metadata offers
+  // (client_secret_basic unless it lists only client_secret_post).
+  std::string client_secret{};
   // The https:// URL of this application's client ID metadata document, used as the client id
   // when the authorization server says `client_id_metadata_document_supported`; empty: not used.
   std::string client_metadata_url{};
@@ -84,6 +88,10 @@ struct AuthorizationRequest {
 struct AuthorizationRedirect {
   std::string code;
   std::string state;
+  // The `iss` parameter (RFC 9207), empty when the redirect has none. When present it must equal
+  // the authorization server's issuer exactly; a server whose metadata says
+  // `authorization_response_iss_parameter_supported` must send it.
+  std::string iss{};
 };
 // How the user authorises: show or open `request.url`, wait for the redirect, answer its code and
 // state (an error when the user declined). Must return once `stop` fires.
