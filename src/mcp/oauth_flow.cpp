@@ -485,11 +485,11 @@ Result<void> OAuthSession::authorize_fully(const std::optional<AuthChallenge>& c
   // attack (a code from another authorization server) from the real answer.
   if (redirect->iss.empty() ? found->server.authorization_response_iss_parameter_supported
                             : redirect->iss != found->server.issuer) {
-    return error(Errc::unauthenticated,
-                 "the OAuth redirect's issuer (iss) " +
-                     (redirect->iss.empty() ? std::string("is missing") : "is not " +
-                                                                      found->server.issuer) +
-                     "; the code was not used");
+    return error(
+        Errc::unauthenticated,
+        "the OAuth redirect's issuer (iss) " +
+            (redirect->iss.empty() ? std::string("is missing") : "is not " + found->server.issuer) +
+            "; the code was not used");
   }
   std::string form;
   add_param(form, "grant_type", "authorization_code");
@@ -553,8 +553,7 @@ Result<TokenAnswer> OAuthSession::token_request(const std::string& endpoint, std
                     "Basic " + base64::encode(form_encode(id) + ":" + form_encode(secret)));
   } else {
     add_param(form, "client_id", id);
-    if (method == "client_secret_post" && !secret.empty())
-      add_param(form, "client_secret", secret);
+    if (method == "client_secret_post" && !secret.empty()) add_param(form, "client_secret", secret);
   }
   req.headers.add("Content-Type", "application/x-www-form-urlencoded");
   req.headers.add("Accept", "application/json");

@@ -241,8 +241,7 @@ Result<ServerMetadata> parse_server_metadata(std::string_view body) {
     out.client_id_metadata_document_supported = v->get_bool() == std::optional<bool>(true);
   }
   if (const json::Value* v = doc->find("authorization_response_iss_parameter_supported")) {
-    out.authorization_response_iss_parameter_supported =
-        v->get_bool() == std::optional<bool>(true);
+    out.authorization_response_iss_parameter_supported = v->get_bool() == std::optional<bool>(true);
   }
   if (out.issuer.empty())
     return make_error(Errc::protocol_error, std::string(what) + " has no \"issuer\"");

@@ -98,9 +98,9 @@ mcp::Authorize auto_approve() {
     if (!resp) return Unexpected(resp.error());
     const auto location = resp->headers().get("location");
     if (resp->status() / 100 != 3 || !location) {
-      return Unexpected(make_error(Errc::unauthenticated,
-                                   "authorization endpoint answered " +
-                                       std::to_string(resp->status()) + " without a redirect"));
+      return Unexpected(make_error(Errc::unauthenticated, "authorization endpoint answered " +
+                                                              std::to_string(resp->status()) +
+                                                              " without a redirect"));
     }
     const std::string error = query_param(*location, "error");
     if (!error.empty())

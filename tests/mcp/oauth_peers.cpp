@@ -135,9 +135,9 @@ void AuthServer::handle(const http::ServerRequest& req, http::ResponseWriter& ou
     std::string code = "code-" + std::to_string(++counter_);
     codes_[code] =
         Code{q["code_challenge"], q["client_id"], q["redirect_uri"], q["resource"], q["scope"]};
-    std::string location =
-        q["redirect_uri"] + "?code=" + code + "&state=" + (forge_state ? "forged" : q["state"]) +
-        (iss_in_redirect.empty() ? "" : "&iss=" + iss_in_redirect);
+    std::string location = q["redirect_uri"] + "?code=" + code +
+                           "&state=" + (forge_state ? "forged" : q["state"]) +
+                           (iss_in_redirect.empty() ? "" : "&iss=" + iss_in_redirect);
     (void)out.respond(302, {{"Location", location}}, "");
     return;
   }

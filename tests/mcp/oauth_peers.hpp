@@ -48,7 +48,7 @@ class AuthServer {
   std::string issue_secret;               // non-empty: registration answers this client_secret
   bool advertise_iss = false;             // authorization_response_iss_parameter_supported
   std::string iss_in_redirect;            // non-empty: the redirect carries this iss
-  std::int64_t first_expires_in = 3600;  // expires_in of authorization_code grants
+  std::int64_t first_expires_in = 3600;   // expires_in of authorization_code grants
   std::int64_t refresh_expires_in = 3600;
   std::chrono::milliseconds refresh_delay{0};  // a slow refresh, so concurrent callers pile up
   std::vector<std::string> scopes_supported{"mcp:tools"};
