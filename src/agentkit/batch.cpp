@@ -300,6 +300,11 @@ class Batch {
     ctx.report = [this, &slot](std::string_view chunk) {
       rc_.emit(ToolExecutionUpdateEvent{slot.call->id, slot.call->name, std::string(chunk)});
     };
+    ctx.log = [this, &slot](std::string_view level, std::string_view logger,
+                            const json::Value& data) {
+      rc_.emit(ToolLogEvent{slot.call->id, slot.call->name, std::string(level), std::string(logger),
+                            data});
+    };
 
     std::string failure;
     ToolResult result;

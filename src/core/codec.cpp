@@ -517,7 +517,9 @@ json::Object event_fields(const Event& e) {
             put_string_if(o, "error", ev.error);
             return o;
           },
-          [](const TurnStartEvent& ev) { return json::Object{{"turn_index", ev.turn_index}}; },
+          [](const TurnStartEvent& ev) {
+            return json::Object{{"turn_index", ev.turn_index}};
+          },
           [](const TurnEndEvent& ev) {
             return json::Object{{"turn_index", ev.turn_index},
                                 {"message", encode_assistant(ev.message)},
@@ -526,16 +528,24 @@ json::Object event_fields(const Event& e) {
           [](const UserMessageEvent& ev) {
             return json::Object{{"message", encode_user(ev.message)}, {"steering", ev.steering}};
           },
-          [](const MessageStartEvent& ev) { return json::Object{{"message", encode_assistant(ev.message)}}; },
-          [](const MessageUpdateEvent& ev) { return json::Object{{"message", encode_assistant(ev.message)}}; },
-          [](const MessageEndEvent& ev) { return json::Object{{"message", encode_assistant(ev.message)}}; },
+          [](const MessageStartEvent& ev) {
+            return json::Object{{"message", encode_assistant(ev.message)}};
+          },
+          [](const MessageUpdateEvent& ev) {
+            return json::Object{{"message", encode_assistant(ev.message)}};
+          },
+          [](const MessageEndEvent& ev) {
+            return json::Object{{"message", encode_assistant(ev.message)}};
+          },
           [](const BlockStartEvent& ev) {
             json::Object o{{"block_index", ev.block_index}, {"kind", block_kind_name(ev.kind)}};
             put_string_if(o, "tool_use_id", ev.tool_use_id);
             put_string_if(o, "tool_name", ev.tool_name);
             return o;
           },
-          [](const TextDeltaEvent& ev) { return json::Object{{"block_index", ev.block_index}, {"delta", ev.delta}}; },
+          [](const TextDeltaEvent& ev) {
+            return json::Object{{"block_index", ev.block_index}, {"delta", ev.delta}};
+          },
           [](const ThinkingDeltaEvent& ev) {
             return json::Object{{"block_index", ev.block_index}, {"delta", ev.delta}};
           },
@@ -557,8 +567,19 @@ json::Object event_fields(const Event& e) {
                                 {"result", encode_tool_result(ev.result)},
                                 {"elapsed_ms", static_cast<std::int64_t>(ev.elapsed.count())}};
           },
-          [](const CacheEvent& ev) { return json::Object{{"hit", ev.hit}, {"key", ev.key}}; },
-          [](const ErrorEvent& ev) { return json::Object{{"error", encode_error(ev.error)}, {"terminal", ev.terminal}}; },
+          [](const CacheEvent& ev) {
+            return json::Object{{"hit", ev.hit}, {"key", ev.key}};
+          },
+          [](const ErrorEvent& ev) {
+            return json::Object{{"error", encode_error(ev.error)}, {"terminal", ev.terminal}};
+          },
+          [](const ToolLogEvent& ev) {
+            json::Object o{
+                {"tool_use_id", ev.tool_use_id}, {"tool_name", ev.tool_name}, {"level", ev.level}};
+            if (!ev.logger.empty()) o.append_unique("logger", ev.logger);
+            o.append_unique("data", ev.data);
+            return o;
+          },
       },
       e);
 }
@@ -674,6 +695,10 @@ std::size_t payload_size(const Event& e) noexcept {
               n += sizeof(ErrorDetail) + d.key.size() + d.value.size();
             return n;
           },
+          [](const ToolLogEvent& ev) {
+            return ev.tool_use_id.size() + ev.tool_name.size() + ev.level.size() +
+                   ev.logger.size() + value_size(ev.data);
+          },
       },
       e);
 }
@@ -717,27 +742,29 @@ Result<Message> message_from_json(const json::Value& v) { return decode_message(
 Result<Usage> usage_from_json(const json::Value& v) { return decode_usage(v, "$"); }
 
 std::string_view event_name(const Event& e) noexcept {
-  return std::visit(Overloaded{
-                        [](const AgentStartEvent&) { return std::string_view("agent_start"); },
-                        [](const AgentEndEvent&) { return std::string_view("agent_end"); },
-                        [](const TurnStartEvent&) { return std::string_view("turn_start"); },
-                        [](const TurnEndEvent&) { return std::string_view("turn_end"); },
-                        [](const UserMessageEvent&) { return std::string_view("user_message"); },
-                        [](const MessageStartEvent&) { return std::string_view("message_start"); },
-                        [](const MessageUpdateEvent&) { return std::string_view("message_update"); },
-                        [](const MessageEndEvent&) { return std::string_view("message_end"); },
-                        [](const BlockStartEvent&) { return std::string_view("block_start"); },
-                        [](const TextDeltaEvent&) { return std::string_view("text_delta"); },
-                        [](const ThinkingDeltaEvent&) { return std::string_view("thinking_delta"); },
-                        [](const ToolArgumentsDeltaEvent&) { return std::string_view("tool_arguments_delta"); },
-                        [](const BlockEndEvent&) { return std::string_view("block_end"); },
-                        [](const ToolExecutionStartEvent&) { return std::string_view("tool_execution_start"); },
-                        [](const ToolExecutionUpdateEvent&) { return std::string_view("tool_execution_update"); },
-                        [](const ToolExecutionEndEvent&) { return std::string_view("tool_execution_end"); },
-                        [](const CacheEvent&) { return std::string_view("cache"); },
-                        [](const ErrorEvent&) { return std::string_view("error"); },
-                    },
-                    e);
+  return std::visit(
+      Overloaded{
+          [](const AgentStartEvent&) { return std::string_view("agent_start"); },
+          [](const AgentEndEvent&) { return std::string_view("agent_end"); },
+          [](const TurnStartEvent&) { return std::string_view("turn_start"); },
+          [](const TurnEndEvent&) { return std::string_view("turn_end"); },
+          [](const UserMessageEvent&) { return std::string_view("user_message"); },
+          [](const MessageStartEvent&) { return std::string_view("message_start"); },
+          [](const MessageUpdateEvent&) { return std::string_view("message_update"); },
+          [](const MessageEndEvent&) { return std::string_view("message_end"); },
+          [](const BlockStartEvent&) { return std::string_view("block_start"); },
+          [](const TextDeltaEvent&) { return std::string_view("text_delta"); },
+          [](const ThinkingDeltaEvent&) { return std::string_view("thinking_delta"); },
+          [](const ToolArgumentsDeltaEvent&) { return std::string_view("tool_arguments_delta"); },
+          [](const BlockEndEvent&) { return std::string_view("block_end"); },
+          [](const ToolExecutionStartEvent&) { return std::string_view("tool_execution_start"); },
+          [](const ToolExecutionUpdateEvent&) { return std::string_view("tool_execution_update"); },
+          [](const ToolExecutionEndEvent&) { return std::string_view("tool_execution_end"); },
+          [](const CacheEvent&) { return std::string_view("cache"); },
+          [](const ErrorEvent&) { return std::string_view("error"); },
+          [](const ToolLogEvent&) { return std::string_view("tool_log"); },
+      },
+      e);
 }
 
 json::Value to_json(const Event& e) {

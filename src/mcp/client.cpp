@@ -178,6 +178,28 @@ class McpCallSpan {
   bool tool_error_ = false;
 };
 
+// Holds a call's log sink in ClientState::log_sinks while the call is in flight.
+class LogSinkRegistration {
+ public:
+  LogSinkRegistration(ClientState& state, const CallControl::LogSink& sink) : state_(state) {
+    if (!sink) return;
+    std::lock_guard lock(state_.log_mu);
+    id_ = ++state_.next_log_sink;
+    state_.log_sinks.emplace(id_, sink);
+  }
+  ~LogSinkRegistration() {
+    if (id_ == 0) return;
+    std::lock_guard lock(state_.log_mu);
+    state_.log_sinks.erase(id_);
+  }
+  LogSinkRegistration(const LogSinkRegistration&) = delete;
+  LogSinkRegistration& operator=(const LogSinkRegistration&) = delete;
+
+ private:
+  ClientState& state_;
+  std::uint64_t id_ = 0;
+};
+
 Result<CallResult> call_tool_of(const std::shared_ptr<ClientState>& state, std::string_view name,
                                 const json::Value& arguments, const CallControl& control) {
   if (!arguments.is_object() && !arguments.is_null()) {
@@ -202,6 +224,8 @@ Result<CallResult> call_tool_of(const std::shared_ptr<ClientState>& state, std::
     };
   }
   const json::Value args = arguments.is_null() ? json::Value(json::Object{}) : arguments;
+  LogSinkRegistration logs(*state, control.on_log);
+  if (control.on_log) how.log_level = "debug";
   McpCallSpan traced(control.span, name, **conn, state->config.name);
   if (conn.value()->request_scoped) how.traceparent = traced.traceparent();
   json::Value responses;
@@ -313,7 +337,8 @@ json::Value client_capabilities(const ClientState& state) {
   return json::Value(std::move(caps));
 }
 
-json::Value with_envelope(const ClientState& state, const Connection& conn, json::Value params) {
+json::Value with_envelope(const ClientState& state, const Connection& conn, json::Value params,
+                          const std::string& log_level) {
   if (conn.era != Era::modern) return params;
   if (!params.is_object()) params = json::Value(json::Object{});
   json::Value& meta = params["_meta"];
@@ -322,6 +347,7 @@ json::Value with_envelope(const ClientState& state, const Connection& conn, json
   m.set(std::string(meta_key::protocol_version), conn.version);
   m.set(std::string(meta_key::client_info), state.options.client_info.to_json());
   m.set(std::string(meta_key::client_capabilities), client_capabilities(state));
+  if (!log_level.empty()) m.set(std::string(meta_key::log_level), log_level);
   return params;
 }
 
@@ -347,7 +373,7 @@ HttpRouting routing_for(const Connection& conn, std::string_view method, const j
 
 Result<CallReply> send_request(const ClientState& state, const Connection& conn, std::string method, json::Value params,
                                agentkit::stop_token stop, const RequestOptions& how) {
-  params = with_envelope(state, conn, std::move(params));
+  params = with_envelope(state, conn, std::move(params), how.log_level);
   const bool modern_http = conn.era == Era::modern && conn.request_scoped;
   for (int attempt = 0;; ++attempt) {
     CallSpec spec;
@@ -595,6 +621,7 @@ std::function<Result<std::vector<ToolDefinition>>(agentkit::stop_token)> tool_co
             report(line);
           };
         }
+        control.on_log = ctx.log;
         auto result = detail::call_tool_audited(state, name, args, control);
         if (!result) return ToolResult::failure(result.error());
         return to_tool_result(*result, state->options.result_cap);

@@ -107,15 +107,16 @@ Result<std::unique_ptr<Channel>> stdio_channel(const std::shared_ptr<ClientState
 // OAuth runs for a server with settings, or for every HTTP server once the embedder says how the
 // user logs in. One session per client, so tokens survive reconnects.
 std::shared_ptr<OAuthSession> oauth_session(const std::shared_ptr<ClientState>& state,
-                                            const HttpTarget& target, const std::string& url) {
-  if (!target.oauth && !state->options.authorize) return nullptr;
+                                            const std::optional<OAuthSettings>& settings,
+                                            const std::string& url) {
+  if (!settings && !state->options.authorize) return nullptr;
   std::lock_guard lock(state->mu);
   if (state->oauth) return state->oauth;
   OAuthContext context;
   context.server = state->config.name;
   context.label = state->label();
   context.resource_url = url;
-  context.settings = target.oauth.value_or(OAuthSettings{});
+  context.settings = settings.value_or(OAuthSettings{});
   context.authorize = state->options.authorize;
   context.store = state->options.tokens;
   context.transport = state->http;
@@ -149,7 +150,14 @@ Result<std::unique_ptr<Channel>> http_channel(const std::shared_ptr<ClientState>
     }
     endpoint.headers.add(name, std::move(*value));
   }
-  endpoint.oauth = oauth_session(state, target, endpoint.url);
+  std::optional<OAuthSettings> oauth = target.oauth;
+  if (oauth) {
+    // Like header values, a client secret may be a ${VAR} reference, resolved only now.
+    auto secret = resolve(*state, oauth->client_secret, "oauth clientSecret");
+    if (!secret) return std::move(secret).error();
+    oauth->client_secret = std::move(*secret);
+  }
+  endpoint.oauth = oauth_session(state, oauth, endpoint.url);
   if (target.kind == HttpKind::sse) return make_sse_channel(std::move(endpoint), state->timeout());
   return make_http_channel(std::move(endpoint));
 }
@@ -173,6 +181,20 @@ Reply on_server_request(const std::weak_ptr<ClientState>& weak, const InboundCal
   return Reply::failure(rpc_code::method_not_found, "Method not found: " + call.method);
 }
 
+// A log message goes to every call in flight that asked for them (CallControl::on_log).
+void deliver_log(ClientState& state, const json::Value& params) {
+  const json::Value* level = params.find("level");
+  const json::Value* logger = params.find("logger");
+  const json::Value* data = params.find("data");
+  if (level == nullptr || !level->is_string()) return;
+  const std::string_view name =
+      logger && logger->is_string() ? std::string_view(logger->as_string()) : std::string_view();
+  const json::Value none;
+  std::lock_guard lock(state.log_mu);
+  for (const auto& [id, sink] : state.log_sinks)
+    sink(level->as_string(), name, data ? *data : none);
+}
+
 void on_server_notification(const std::weak_ptr<ClientState>& weak, const std::weak_ptr<Connection>& weak_conn,
                             const RpcMessage& msg) {
   auto state = weak.lock();
@@ -186,6 +208,8 @@ void on_server_notification(const std::weak_ptr<ClientState>& weak, const std::w
     const json::Value* tools = filter ? filter->find("toolsListChanged") : nullptr;
     std::lock_guard lock(state->mu);
     state->subscribed = tools && tools->get_bool() == std::optional<bool>(true);
+  } else if (msg.method == "notifications/message") {
+    deliver_log(*state, params);
   } else if (msg.method == "notifications/cancelled") {
     // A server shutting down ends our listen stream this way (2026-07-28 stdio).
     auto conn = weak_conn.lock();

@@ -3,6 +3,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <map>
 #include <memory>
 #include <mutex>
 #include <optional>
@@ -58,6 +59,11 @@ struct ClientState : std::enable_shared_from_this<ClientState> {
   std::mutex connect_mu;  // one (re)connection at a time
   // OAuth for an HTTP server, kept across reconnects (created with the first channel).
   std::shared_ptr<class OAuthSession> oauth;
+  // CallControl::on_log of the calls in flight, by a registration number. Held while a sink
+  // runs, so a call that has returned is never handed a log message afterwards.
+  std::mutex log_mu;
+  std::map<std::uint64_t, CallControl::LogSink> log_sinks;  // guarded by log_mu
+  std::uint64_t next_log_sink = 0;                          // guarded by log_mu
 
   ~ClientState();
 
@@ -79,7 +85,9 @@ Result<std::shared_ptr<Connection>> open_connection(const std::shared_ptr<Client
 Result<std::shared_ptr<Connection>> live_connection(const std::shared_ptr<ClientState>& state, agentkit::stop_token stop);
 
 // The params of a request in `conn`'s era: the modern `_meta` envelope added when modern.
-json::Value with_envelope(const ClientState& state, const Connection& conn, json::Value params);
+// `log_level` non-empty: the modern envelope asks for log messages from that severity up.
+json::Value with_envelope(const ClientState& state, const Connection& conn, json::Value params,
+                          const std::string& log_level = {});
 // The client capabilities this client declares (both eras use the same shape).
 json::Value client_capabilities(const ClientState& state);
 // Routing headers for a request in `conn`'s era.
@@ -94,6 +102,7 @@ struct RequestOptions {
   bool wait_forever = false;                               // subscriptions/listen
   std::function<void(const RequestId&)> on_sent{};
   std::string traceparent{};  // HTTP: sent as the traceparent header
+  std::string log_level{};    // modern: the _meta logLevel asked for ("": no log messages)
 };
 
 // Sends one request on `conn` and waits: a modern HTTP exchange cut mid-stream is re-issued once

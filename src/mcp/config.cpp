@@ -10,6 +10,8 @@ namespace {
 
 struct OAuthEntry {
   std::optional<std::string> client_id;
+  std::optional<std::string> client_secret;
+  std::optional<std::string> grant;
   std::optional<std::string> client_metadata_url;
   std::optional<std::vector<std::string>> scopes;
   std::optional<std::string> redirect_uri;
@@ -43,10 +45,13 @@ namespace agentkit::wire {
 template <>
 struct Fields<mcp::OAuthEntry> {
   using T = mcp::OAuthEntry;
-  static constexpr auto list = std::tuple{
-      optional("clientId", &T::client_id), optional("clientMetadataUrl", &T::client_metadata_url),
-      optional("scopes", &T::scopes), optional("redirectUri", &T::redirect_uri),
-      optional("clientName", &T::client_name)};
+  static constexpr auto list = std::tuple{optional("clientId", &T::client_id),
+                                          optional("clientMetadataUrl", &T::client_metadata_url),
+                                          optional("scopes", &T::scopes),
+                                          optional("redirectUri", &T::redirect_uri),
+                                          optional("clientName", &T::client_name),
+                                          optional("clientSecret", &T::client_secret),
+                                          optional("grant", &T::grant)};
 };
 template <>
 struct Fields<mcp::ServerEntry> {
@@ -120,6 +125,16 @@ Result<ServerConfig> to_server(const std::string& name, const ServerEntry& e) {
     if (e.oauth) {
       OAuthSettings oauth;
       oauth.client_id = e.oauth->client_id.value_or("");
+      oauth.client_secret = e.oauth->client_secret.value_or("");
+      if (e.oauth->grant) {
+        if (*e.oauth->grant == "client_credentials") {
+          oauth.grant = OAuthGrant::client_credentials;
+        } else if (*e.oauth->grant != "authorization_code") {
+          return config_error(name, "\"oauth\": \"grant\" \"" + *e.oauth->grant +
+                                        "\" is not supported; use \"authorization_code\" or "
+                                        "\"client_credentials\"");
+        }
+      }
       oauth.client_metadata_url = e.oauth->client_metadata_url.value_or("");
       oauth.scopes = e.oauth->scopes.value_or(std::vector<std::string>{});
       oauth.redirect_uri = e.oauth->redirect_uri.value_or("");

@@ -218,12 +218,38 @@ Result<void> OAuthSession::recover(int status, const std::optional<AuthChallenge
     if (now != sent && now) return {};  // another caller already has a new token
     can_refresh = status == kHttpUnauthorized && current_ && !current_->refresh_token.empty();
   }
+  if (status == kHttpUnauthorized && sent && authorization_server_moved(challenge, stop)) {
+    can_refresh = false;  // the refresh token belongs to the old authorization server
+  }
   if (can_refresh) {
     if (auto ok = refresh(stop); ok) return {};
     if (stop.stop_requested())
       return error(Errc::cancelled, "the OAuth token refresh was cancelled");
   }
   return authorize_fully(challenge, stop);
+}
+
+bool OAuthSession::authorization_server_moved(const std::optional<AuthChallenge>& challenge,
+                                              agentkit::stop_token stop) {
+  std::string before;
+  {
+    std::lock_guard lock(mu_);
+    if (!discovered_) return false;
+    before = discovered_->resource.authorization_servers.front();
+  }
+  // A refused token may mean the resource now trusts another authorization server (SEP-2352):
+  // its metadata says so. Credentials are bound to the server that issued them, so everything
+  // learnt from the old one is forgotten and the flow starts again at the new one.
+  auto now = fetch_resource_metadata(challenge, stop);
+  if (!now || now->authorization_servers.front() == before) return false;
+  if (context_.note)
+    context_.note("the protected resource now names authorization server " +
+                  now->authorization_servers.front() + " (was " + before +
+                  "); logging in there with a new client registration");
+  std::lock_guard lock(mu_);
+  discovered_.reset();
+  current_.reset();
+  return true;
 }
 
 Result<http::Response> OAuthSession::get_json(const std::string& url, agentkit::stop_token stop) {
@@ -318,8 +344,10 @@ Result<ServerMetadata> OAuthSession::fetch_server_metadata(const std::string& is
                                              " is for issuer \"" + meta->issuer.substr(0, 200) +
                                              "\", not \"" + issuer + "\"; refusing it");
     }
+    // PKCE guards the authorization code; the client_credentials grant has none.
     const auto& methods = meta->code_challenge_methods_supported;
-    if (std::find(methods.begin(), methods.end(), "S256") == methods.end()) {
+    if (context_.settings.grant == OAuthGrant::authorization_code &&
+        std::find(methods.begin(), methods.end(), "S256") == methods.end()) {
       return error(Errc::unsupported,
                    "authorization server " + issuer +
                        " does not list PKCE S256 in code_challenge_methods_supported; refusing to "
@@ -440,8 +468,34 @@ std::string OAuthSession::scope_for(const std::optional<AuthChallenge>& challeng
   return join_scopes(scopes);
 }
 
+Result<void> OAuthSession::client_credentials(const std::optional<AuthChallenge>& challenge,
+                                              agentkit::stop_token stop) {
+  if (context_.settings.client_id.empty() || context_.settings.client_secret.empty()) {
+    return error(Errc::invalid_argument,
+                 "uses the client_credentials grant, which needs both a client_id and a "
+                 "client_secret in its OAuth settings");
+  }
+  auto found = discover(challenge, stop);
+  if (!found) return std::move(found).error();
+  const std::string scope = scope_for(challenge, *found);
+  const std::string& resource = found->resource.resource;
+  std::string form;
+  add_param(form, "grant_type", "client_credentials");
+  add_param(form, "resource", resource);
+  if (!scope.empty()) add_param(form, "scope", scope);
+  auto answer = token_request(found->server.token_endpoint, std::move(form), found->client_id,
+                              found->client_secret, found->auth_method, stop);
+  if (!answer) return std::move(answer).error();
+  if (answer->scope.empty()) answer->scope = scope;
+  if (context_.note)
+    context_.note("obtained an OAuth token (client credentials) from " + found->server.issuer);
+  return adopt(*answer, found->client_id, found->server.token_endpoint, resource);
+}
+
 Result<void> OAuthSession::authorize_fully(const std::optional<AuthChallenge>& challenge,
                                            agentkit::stop_token stop) {
+  if (context_.settings.grant == OAuthGrant::client_credentials)
+    return client_credentials(challenge, stop);
   if (!context_.authorize) {
     return error(Errc::unauthenticated,
                  "requires an OAuth login; set ClientOptions::authorize (for a desktop program, "

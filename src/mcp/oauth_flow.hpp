@@ -60,8 +60,15 @@ class OAuthSession {
   void load_once();
   bool expiring(const OAuthTokens& tokens) const;
   Result<void> refresh(agentkit::stop_token stop);
+  // True (and discovery and tokens forgotten) when the resource's metadata now names another
+  // authorization server than the one this session logged in at.
+  bool authorization_server_moved(const std::optional<AuthChallenge>& challenge,
+                                  agentkit::stop_token stop);
   Result<void> authorize_fully(const std::optional<AuthChallenge>& challenge,
                                agentkit::stop_token stop);
+  // The client_credentials grant: the pre-registered id and secret traded for a token.
+  Result<void> client_credentials(const std::optional<AuthChallenge>& challenge,
+                                  agentkit::stop_token stop);
   Result<Discovered> discover(const std::optional<AuthChallenge>& challenge,
                               agentkit::stop_token stop);
   Result<ResourceMetadata> fetch_resource_metadata(const std::optional<AuthChallenge>& challenge,

@@ -166,6 +166,9 @@ int main(int argc, char** argv) {
     };
     settings.client_id = given("client_id");
     settings.client_secret = given("client_secret");
+    // The client-credentials scenarios test a program with no person behind it.
+    if (scenario.starts_with("auth/client-credentials-"))
+      settings.grant = mcp::OAuthGrant::client_credentials;
     target.oauth = std::move(settings);
   }
   mcp::ServerConfig config{.name = "conformance", .transport = std::move(target)};

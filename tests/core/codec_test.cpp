@@ -382,21 +382,35 @@ TEST_CASE("message_from_json(to_json(m)) == m for many random messages, in memor
 
 TEST_CASE("event names are stable snake_case, one per event type") {
   const std::vector<Event> events = {
-      AgentStartEvent{},     AgentEndEvent{},           TurnStartEvent{},        TurnEndEvent{},
-      UserMessageEvent{},    MessageStartEvent{},       MessageUpdateEvent{},    MessageEndEvent{},
-      BlockStartEvent{},     TextDeltaEvent{},          ThinkingDeltaEvent{},    ToolArgumentsDeltaEvent{},
-      BlockEndEvent{},       ToolExecutionStartEvent{}, ToolExecutionUpdateEvent{}, ToolExecutionEndEvent{},
-      CacheEvent{},          ErrorEvent{},
+      AgentStartEvent{},
+      AgentEndEvent{},
+      TurnStartEvent{},
+      TurnEndEvent{},
+      UserMessageEvent{},
+      MessageStartEvent{},
+      MessageUpdateEvent{},
+      MessageEndEvent{},
+      BlockStartEvent{},
+      TextDeltaEvent{},
+      ThinkingDeltaEvent{},
+      ToolArgumentsDeltaEvent{},
+      BlockEndEvent{},
+      ToolExecutionStartEvent{},
+      ToolExecutionUpdateEvent{},
+      ToolExecutionEndEvent{},
+      CacheEvent{},
+      ErrorEvent{},
+      ToolLogEvent{},
   };
   // A new event type must be added here (and to the golden list) on purpose.
-  STATIC_REQUIRE(std::variant_size_v<Event> == 18);
+  STATIC_REQUIRE(std::variant_size_v<Event> == 19);
   std::vector<std::string> names;
   for (const Event& e : events) names.emplace_back(event_name(e));
-  CHECK(names == std::vector<std::string>{"agent_start", "agent_end", "turn_start", "turn_end", "user_message",
-                                          "message_start", "message_update", "message_end", "block_start",
-                                          "text_delta", "thinking_delta", "tool_arguments_delta", "block_end",
-                                          "tool_execution_start", "tool_execution_update", "tool_execution_end",
-                                          "cache", "error"});
+  CHECK(names == std::vector<std::string>{
+                     "agent_start", "agent_end", "turn_start", "turn_end", "user_message",
+                     "message_start", "message_update", "message_end", "block_start", "text_delta",
+                     "thinking_delta", "tool_arguments_delta", "block_end", "tool_execution_start",
+                     "tool_execution_update", "tool_execution_end", "cache", "error", "tool_log"});
   for (const Event& e : events) CHECK(to_json(e).find("type")->as_string() == event_name(e));
 }
 

@@ -176,3 +176,48 @@ TEST_CASE("an MCP call the client refuses reaches the model as prose with the sh
   CHECK(refused.metadata.find("error_code")->as_string() == "limit_exceeded");
   CHECK(run->final_text == "noted");
 }
+
+TEST_CASE(
+    "an MCP server's log messages during a call reach observers as tool_log events of the run, "
+    "never the model, in both eras") {
+  for (auto negotiation : {mcp::Negotiation::modern, mcp::Negotiation::legacy}) {
+    auto provider = std::make_shared<faux::FauxProvider>(std::vector<faux::FauxResponse>{
+        faux::tool_call_response({faux::tool_call("c1", "fixture__chatty", "{}")}),
+        faux::text_response("done")});
+    AgentDefinition def;
+    auto options = mcp_test::quick_options();
+    options.negotiation = negotiation;
+    def.tools.mcp.push_back(
+        {.name = "fixture", .connect = mcp::tool_connector(mcp_test::fixture(), options)});
+    RuntimeConfig rt = runtime_with(provider);
+    std::mutex mu;
+    std::vector<ToolLogEvent> logs;
+    rt.observability.observers.push_back([&](const Event& e) {
+      if (const auto* log = std::get_if<ToolLogEvent>(&e)) {
+        std::lock_guard lock(mu);
+        logs.push_back(*log);
+      }
+    });
+    auto agent = make_agent(def, rt);
+    REQUIRE(agent);
+    auto run = agent->run("talk");
+    REQUIRE(run);
+    CHECK(result_text(*run) == "said my piece");
+    std::lock_guard lock(mu);
+    REQUIRE(logs.size() == 2);
+    CHECK(logs[0].tool_use_id == "c1");
+    CHECK(logs[0].tool_name == "fixture__chatty");
+    CHECK(logs[0].level == "info");
+    CHECK(logs[0].logger == "fixture");
+    CHECK(json::dump(logs[0].data) == R"("starting")");
+    CHECK(logs[1].level == "warning");
+    CHECK(logs[1].logger.empty());
+    CHECK(json::dump(logs[1].data) == R"({"disk":"nearly full"})");
+    CHECK(json::dump(to_json(Event(logs[1]))) ==
+          R"({"type":"tool_log","tool_use_id":"c1","tool_name":"fixture__chatty",)"
+          R"("level":"warning","data":{"disk":"nearly full"}})");
+    // The model read the tool's answer only: no log text in the transcript.
+    for (const auto& m : run->messages)
+      CHECK(json::dump(to_json(m)).find("starting") == std::string::npos);
+  }
+}

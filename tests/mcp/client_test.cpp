@@ -59,6 +59,23 @@ TEST_CASE("automatic negotiation speaks the modern era with a server that answer
   CHECK(first_text(*r) == "Echo: hi");
 }
 
+TEST_CASE(
+    "a server that answers initialize with 2024-11-05 is spoken to; an unknown version is "
+    "refused naming it") {
+  auto with_version = [](std::string version) {
+    auto config = fake("legacy", {});
+    std::get<mcp::StdioLaunch>(config.transport).env.emplace_back("FAKE_VERSION", version);
+    return config;
+  };
+  auto client = mcp::Client::connect(with_version("2024-11-05"), mcp_test::quick_options());
+  REQUIRE(client);
+  CHECK(client->diagnostics().protocol_version == "2024-11-05");
+  REQUIRE(client->call_tool("ok", args("{}")));
+  auto refused = mcp::Client::connect(with_version("2024-10-07"), mcp_test::quick_options());
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().message.find("2024-10-07") != std::string::npos);
+}
+
 TEST_CASE("automatic negotiation falls back to initialize on method-not-found, and says so") {
   testing::TempDir dir;
   auto client = mcp::Client::connect(fake("legacy", dir.path() / "log"), mcp_test::quick_options());

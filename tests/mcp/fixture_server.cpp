@@ -62,6 +62,18 @@ mcp::ServerTool slow_tool() {
           }};
 }
 
+mcp::ServerTool chatty_tool() {
+  return {.name = "chatty",
+          .description = "Logs two messages (notifications/message), then answers",
+          .handler = [](const mcp::ToolCall& call) -> mcp::ToolOutcome {
+            if (call.log) {
+              call.log(mcp::LogLevel::info, json::Value("starting"), "fixture");
+              call.log(mcp::LogLevel::warning, json::Object{{"disk", "nearly full"}}, "");
+            }
+            return mcp::ServerToolResult::text("said my piece");
+          }};
+}
+
 mcp::ServerTool confirm_tool() {
   return {.name = "confirm",
           .description = "Asks the user to confirm, then reports the answer",
@@ -109,6 +121,7 @@ void register_everything(mcp::Server& server, int extra_tools) {
   (void)server.add_tool(add_tool());
   (void)server.add_tool(slow_tool());
   (void)server.add_tool(confirm_tool());
+  (void)server.add_tool(chatty_tool());
   (void)server.add_tool(env_tool());
   (void)server.add_tool(big_tool());
   for (int i = 1; i <= extra_tools; ++i) {

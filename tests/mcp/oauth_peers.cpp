@@ -109,7 +109,7 @@ void AuthServer::handle(const http::ServerRequest& req, http::ResponseWriter& ou
   }
   if (req.path == "/register" && req.method == "POST") {
     auto body = json::parse(req.body);
-    std::string id = "client-" + std::to_string(++counter_);
+    std::string id = client_prefix + std::to_string(++counter_);
     {
       std::lock_guard lock(mu);
       registered_clients.push_back(id);
@@ -204,6 +204,23 @@ void AuthServer::token(const http::ServerRequest& req, http::ResponseWriter& out
       std::this_thread::sleep_for(refresh_delay);
       lock.lock();
     }
+  } else if (form["grant_type"] == "client_credentials" && !robot_id.empty()) {
+    const auto basic = req.headers.get("Authorization");
+    auto pair = basic && basic->starts_with("Basic ") ? base64::decode(basic->substr(6))
+                                                      : Result<std::string>(std::string());
+    // RFC 6749 §2.3.1: each half is form-encoded before they are joined.
+    const auto half = [&](std::string_view text) {
+      return form_params("v=" + std::string(text))["v"];
+    };
+    const std::size_t colon = pair ? pair->find(':') : std::string::npos;
+    if (colon == std::string::npos || half(pair->substr(0, colon)) != robot_id ||
+        half(pair->substr(colon + 1)) != robot_secret) {
+      lock.unlock();
+      respond_json(out, 401, {{"error", "invalid_client"}});
+      return;
+    }
+    grant = IssuedToken{form["scope"], form["resource"], robot_id};
+    ++credential_grants;
   } else {
     lock.unlock();
     respond_json(out, 400, {{"error", "unsupported_grant_type"}});
@@ -263,8 +280,9 @@ void ProtectedServer::handle(const http::ServerRequest& req, http::ResponseWrite
   if (req.path == "/.well-known/oauth-protected-resource/mcp") {
     json::Object meta;
     meta.append_unique("resource", metadata_resource.empty() ? url() : metadata_resource);
-    meta.append_unique("authorization_servers", strings({auth_.issuer()}));
-    meta.append_unique("scopes_supported", strings(auth_.scopes_supported));
+    AuthServer& trusted = moved_to.load() != nullptr ? *moved_to.load() : auth_;
+    meta.append_unique("authorization_servers", strings({trusted.issuer()}));
+    meta.append_unique("scopes_supported", strings(trusted.scopes_supported));
     respond_json(out, 200, meta);
     return;
   }
@@ -279,7 +297,8 @@ void ProtectedServer::handle(const http::ServerRequest& req, http::ResponseWrite
   }
   std::string scope, resource;
   const bool bearer = presented.rfind("Bearer ", 0) == 0;
-  const bool ok = bearer && auth_.valid(presented.substr(7), &scope, &resource) &&
+  AuthServer& trusted = moved_to.load() != nullptr ? *moved_to.load() : auth_;
+  const bool ok = bearer && trusted.valid(presented.substr(7), &scope, &resource) &&
                   resource == url() && !refuse_all;
   if (!ok) {
     ++challenges;

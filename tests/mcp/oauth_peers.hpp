@@ -47,6 +47,8 @@ class AuthServer {
   std::vector<std::string> auth_methods;  // token_endpoint_auth_methods_supported ({}: omitted)
   std::string issue_secret;               // non-empty: registration answers this client_secret
   bool advertise_iss = false;             // authorization_response_iss_parameter_supported
+  std::string client_prefix = "client-";  // registered ids are this and a counter
+  std::string robot_id, robot_secret;     // set: client_credentials grants for this client
   std::string iss_in_redirect;            // non-empty: the redirect carries this iss
   std::int64_t first_expires_in = 3600;   // expires_in of authorization_code grants
   std::int64_t refresh_expires_in = 3600;
@@ -64,6 +66,7 @@ class AuthServer {
   std::map<std::string, IssuedToken> tokens;       // access token -> grant
   std::atomic<int> refresh_grants{0};
   std::atomic<int> code_grants{0};
+  std::atomic<int> credential_grants{0};
 
   bool valid(const std::string& token, std::string* scope, std::string* resource);
 
@@ -93,6 +96,9 @@ class ProtectedServer {
   std::string write_scope;        // non-empty: tools/call needs this scope too (step-up)
   bool step_up_forever = false;   // insufficient_scope whatever the token holds
   std::string metadata_resource;  // non-empty: the metadata claims this resource
+  // Set: the resource now trusts this authorization server only (its metadata names it, and the
+  // old server's tokens are refused), as when a deployment migrates.
+  std::atomic<AuthServer*> moved_to{nullptr};
 
   std::mutex mu;
   std::vector<std::string> bearers_seen;  // every Authorization value received

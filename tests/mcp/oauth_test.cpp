@@ -302,6 +302,72 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "a resource that moves to another authorization server gets a new registration there, and "
+    "nothing of the old server is sent to the new one") {
+  Flow f;
+  f.auth.client_prefix = "old-";
+  auto client = f.connect();
+  REQUIRE(client);
+  REQUIRE(client->call_tool("echo", json::Object{{"text", "before"}}));
+  mcp_test::AuthServer moved;
+  moved.client_prefix = "new-";
+  f.resource.moved_to = &moved;
+  auto r = client->call_tool("echo", json::Object{{"text", "after"}});
+  REQUIRE(r);
+  CHECK(first_text(*r) == "echo after");
+  std::lock_guard lock(moved.mu);
+  REQUIRE(moved.registered_clients.size() == 1);
+  REQUIRE(moved.authorize_queries.size() == 1);
+  CHECK(moved.authorize_queries[0]["client_id"] == "new-1");
+  REQUIRE(moved.token_forms.size() == 1);
+  CHECK(moved.token_forms[0]["grant_type"] == "authorization_code");
+  for (auto& form : moved.token_forms) CHECK(form["client_id"].rfind("old-", 0) != 0);
+  // The old server's refresh token was not spent at the old server either: it is void now.
+  CHECK(f.auth.refresh_grants.load() == 0);
+}
+
+TEST_CASE(
+    "the client_credentials grant trades the id and secret for a token: no browser, no "
+    "registration, no PKCE") {
+  Flow f;
+  f.auth.robot_id = "robot";
+  f.auth.robot_secret = "s3cret:x";
+  f.auth.offer_s256 = false;  // PKCE guards codes; this grant has none
+  auto options = f.options();
+  options.authorize = nullptr;  // nobody to ask
+  options.getenv = [](std::string_view name) {
+    return name == "ROBOT_SECRET" ? std::optional<std::string>("s3cret:x") : std::nullopt;
+  };
+  mcp::ServerConfig config = f.config({.client_id = "robot",
+                                       .client_secret = "${ROBOT_SECRET}",
+                                       .grant = mcp::OAuthGrant::client_credentials});
+  auto client = mcp::Client::connect(config, options);
+  INFO((client ? std::string() : client.error().message));
+  REQUIRE(client);
+  auto r = client->call_tool("echo", json::Object{{"text", "m2m"}});
+  REQUIRE(r);
+  CHECK(first_text(*r) == "echo m2m");
+  CHECK(f.auth.credential_grants.load() == 1);
+  CHECK(f.auth.code_grants.load() == 0);
+  std::lock_guard lock(f.auth.mu);
+  CHECK(f.auth.registered_clients.empty());
+  CHECK(f.auth.authorize_queries.empty());
+  REQUIRE(f.auth.token_forms.size() == 1);
+  CHECK(f.auth.token_forms[0]["resource"] == f.resource.url());
+  CHECK(f.auth.token_forms[0]["scope"] == "mcp:tools");
+  CHECK(f.auth.token_forms[0].count("client_secret") == 0);  // in the Basic header only
+}
+
+TEST_CASE("the client_credentials grant without a secret is refused before anything is sent") {
+  Flow f;
+  auto r = f.connect({.client_id = "robot", .grant = mcp::OAuthGrant::client_credentials});
+  REQUIRE_FALSE(r);
+  CHECK(mentions(r.error(), "client_secret"));
+  std::lock_guard lock(f.auth.mu);
+  CHECK(f.auth.token_forms.empty());
+}
+
+TEST_CASE(
     "a stored token for another resource is never sent; one for this resource is used without a "
     "login") {
   Flow f;
@@ -359,6 +425,25 @@ TEST_CASE("the mcpServers JSON configures OAuth and the SSE transport") {
   auto bad = mcp::parse_servers_config(R"({"mcpServers": {"x": {"command": "a", "oauth": {}}}})");
   REQUIRE(!bad);
   CHECK(mentions(bad.error(), "'x'"));
+}
+
+TEST_CASE(
+    "the mcpServers JSON reads a client secret (a ${VAR} reference) and the client_credentials "
+    "grant") {
+  auto servers = mcp::parse_servers_config(R"({"mcpServers": {
+      "robot": {"url": "https://mcp.example.com/mcp",
+                "oauth": {"clientId": "r", "clientSecret": "${AGENTKIT_TEST_ROBOT_SECRET}",
+                          "grant": "client_credentials"}}}})");
+  REQUIRE(servers);
+  const auto& target = std::get<mcp::HttpTarget>(servers->at(0).transport);
+  REQUIRE(target.oauth);
+  // Kept as written: like header values it resolves when the server is connected.
+  CHECK(target.oauth->client_secret == "${AGENTKIT_TEST_ROBOT_SECRET}");
+  CHECK(target.oauth->grant == mcp::OAuthGrant::client_credentials);
+  auto bad = mcp::parse_servers_config(R"({"mcpServers": {
+      "robot": {"url": "https://mcp.example.com/mcp", "oauth": {"grant": "password"}}}})");
+  REQUIRE_FALSE(bad);
+  CHECK(mentions(bad.error(), "\"password\" is not supported"));
 }
 
 // ---- Parsers ---------------------------------------------------------------------------------

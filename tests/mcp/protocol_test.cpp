@@ -29,7 +29,8 @@ TEST_CASE("eras: which versions are modern, which legacy, which unknown") {
   CHECK(mcp::era_of("2026-07-28") == mcp::Era::modern);
   CHECK(mcp::era_of("2025-11-25") == mcp::Era::legacy);
   CHECK(mcp::era_of("2025-06-18") == mcp::Era::legacy);
-  CHECK(!mcp::era_of("2024-11-05"));
+  CHECK(mcp::era_of("2024-11-05") == mcp::Era::legacy);
+  CHECK(!mcp::era_of("2024-10-07"));
   CHECK(!mcp::era_of("DRAFT-2026-v1"));
 }
 

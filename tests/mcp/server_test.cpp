@@ -193,7 +193,8 @@ TEST_CASE("server/discover advertises versions and capabilities") {
   PipeServer pipe(server);
   pipe.send(modern_call("\"probe\"", "server/discover"));
   const auto& r = result_of(pipe.reply_to("\"probe\""));
-  CHECK(json::dump(*r.find("supportedVersions")) == R"(["2026-07-28","2025-11-25","2025-06-18","2025-03-26"])");
+  CHECK(json::dump(*r.find("supportedVersions")) ==
+        R"(["2026-07-28","2025-11-25","2025-06-18","2025-03-26","2024-11-05"])");
   CHECK(r.find("capabilities")->find("tools")->find("listChanged")->as_bool());
   CHECK(r.find("instructions")->as_string() == "use me well");
   CHECK(r.find("ttlMs"));

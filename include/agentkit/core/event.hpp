@@ -127,6 +127,16 @@ struct ToolExecutionEndEvent {
   std::chrono::milliseconds elapsed{0};
 };
 
+// A log message the tool's server sent while the call ran (MCP `notifications/message`), for
+// observers; never shown to the model.
+struct ToolLogEvent {
+  std::string tool_use_id;
+  std::string tool_name;
+  std::string level;   // the syslog severity name as sent: "debug" ... "emergency"
+  std::string logger;  // empty when the server named none
+  json::Value data;    // as sent (a string or any JSON value)
+};
+
 // ---- Other ----------------------------------------------------------------------------------
 
 // The L2 response cache answered (or did not answer) a request.
@@ -141,12 +151,12 @@ struct ErrorEvent {
   bool terminal = false;
 };
 
-using Event = std::variant<AgentStartEvent, AgentEndEvent, TurnStartEvent, TurnEndEvent,
-                           UserMessageEvent, MessageStartEvent, MessageUpdateEvent,
-                           MessageEndEvent, BlockStartEvent, TextDeltaEvent, ThinkingDeltaEvent,
-                           ToolArgumentsDeltaEvent, BlockEndEvent, ToolExecutionStartEvent,
-                           ToolExecutionUpdateEvent, ToolExecutionEndEvent, CacheEvent,
-                           ErrorEvent>;
+using Event =
+    std::variant<AgentStartEvent, AgentEndEvent, TurnStartEvent, TurnEndEvent, UserMessageEvent,
+                 MessageStartEvent, MessageUpdateEvent, MessageEndEvent, BlockStartEvent,
+                 TextDeltaEvent, ThinkingDeltaEvent, ToolArgumentsDeltaEvent, BlockEndEvent,
+                 ToolExecutionStartEvent, ToolExecutionUpdateEvent, ToolExecutionEndEvent,
+                 CacheEvent, ErrorEvent, ToolLogEvent>;
 
 // Stable snake_case name of an event ("text_delta"), pinned by a golden test.
 std::string_view event_name(const Event& e) noexcept;

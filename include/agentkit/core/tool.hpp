@@ -85,6 +85,9 @@ struct ToolContext {
   agentkit::stop_token stop;
   // Streams progress to observers as ToolExecutionUpdateEvent (never to the model). May be empty.
   std::function<void(std::string_view chunk)> report;
+  // Passes a log message of the service behind the tool (an MCP server's notifications/message)
+  // to observers as a ToolLogEvent (never to the model). May be empty.
+  std::function<void(std::string_view level, std::string_view logger, const json::Value& data)> log;
   // This call's execute_tool span when tracing is on (null otherwise), valid while the handler
   // runs: a tool that calls out (an MCP server) starts its own span under it.
   tracing::Span* span = nullptr;

@@ -215,6 +215,13 @@ struct CallControl {
   std::string session{};
   // progress, total (if known), message
   std::function<void(double, std::optional<double>, std::string_view)> on_progress{};
+  // Log messages (notifications/message: level, logger, data) the server sends while this call
+  // is in flight. Over 2026-07-28 the request asks for them (`logLevel` "debug" in its `_meta`);
+  // over the handshake revisions the server's notifications are not tied to a request, so each
+  // goes to every call in flight to that server.
+  using LogSink =
+      std::function<void(std::string_view level, std::string_view logger, const json::Value& data)>;
+  LogSink on_log{};
   // The caller's span (an agent's execute_tool span); null = untraced. The call gets a client
   // span `tools/call {tool}` under it, and the server gets its W3C trace context: `traceparent`
   // in `_meta` over stdio, the `traceparent` header over HTTP.

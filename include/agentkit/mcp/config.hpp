@@ -13,8 +13,10 @@
 // Shape: {"mcpServers": {"<name>": {...}}}. A stdio server has "command" and optionally "args"
 // (strings), "env" (string values) and "cwd"; an HTTP server has "url" and optionally "headers"
 // and "type" ("http" or "streamable-http", or "sse" for the 2024-11-05 HTTP+SSE transport), and
-// "oauth": {"clientId", "clientMetadataUrl", "scopes" (strings), "redirectUri", "clientName"}
-// (see oauth.hpp; the login itself is ClientOptions::authorize). Per
+// "oauth": {"clientId", "clientSecret" (best a ${VAR} reference: like header values it resolves
+// at connect), "clientMetadataUrl", "scopes" (strings), "redirectUri", "clientName", "grant"
+// ("authorization_code", the default, or "client_credentials")} (see oauth.hpp; the login itself
+// is ClientOptions::authorize). Per
 // server, "negotiation" ("auto", "modern", "legacy"), "allowSampling", "allowElicitation",
 // "callLimit" and "timeoutMs" override the client options. A configuration is a manifest, not a
 // protocol payload, so members other hosts add ("disabled", "autoApprove") are ignored; a server with both or neither of command and url, a member of the wrong type, and names

@@ -25,6 +25,12 @@
 // at most `max_step_ups` times per request; a token the server refuses twice in a row is a "401
 // loop" error, never a retry storm.
 //
+// A refused token makes the flow read the protected-resource metadata again: when it names
+// another authorization server than the one logged in at (a migration, SEP-2352), everything learnt
+// from the old server (its metadata, the registration, the tokens) is forgotten and the flow starts
+// again at the new one, registering there afresh; a pre-registered client_id is the embedder's and
+// is kept.
+//
 // Tokens are refreshed before they expire (`refresh_margin`), one refresh at a time per server
 // however many calls need it; they live in the OAuthTokenStore (memory by default, or the
 // application's credential store through agentkit/mcp_credentials.hpp), keyed by server name and
@@ -55,6 +61,13 @@
 
 namespace agentkit::mcp {
 
+// How tokens are obtained. `authorization_code`: a person logs in through the browser (PKCE).
+// `client_credentials` (the MCP extension io.modelcontextprotocol/oauth-client-credentials): a
+// program with no person behind it trades its pre-registered `client_id` and `client_secret`
+// straight for a token at the token endpoint; no browser, no redirect, no refresh token (a new
+// token is asked for when the old one is refused).
+enum class OAuthGrant : std::uint8_t { authorization_code, client_credentials };
+
 // Per-server OAuth settings (from the `oauth` member of an `mcpServers` entry, or set in code).
 struct OAuthSettings {
   // A client id registered with the authorization server beforehand; empty: a client ID metadata
@@ -75,6 +88,9 @@ struct OAuthSettings {
   std::string redirect_uri{};
   // The `client_name` sent with dynamic registration.
   std::string client_name = "agentkit-cpp";
+  // client_credentials needs client_id and client_secret; it never registers and never asks the
+  // user.
+  OAuthGrant grant = OAuthGrant::authorization_code;
 };
 
 // What the user is asked to open: the authorization URL, and the state it must come back with.

@@ -7,7 +7,7 @@
 //   std::string h = mcp::encode_header_value("résumé");   // "=?base64?csOpc3Vtw6k=?="
 //   assert(mcp::decode_header_value(h).value() == "résumé");
 //
-// Legacy = the revisions with the `initialize` handshake (2025-03-26 ... 2025-11-25); modern = the
+// Legacy = the revisions with the `initialize` handshake (2024-11-05 ... 2025-11-25); modern = the
 // stateless revision 2026-07-28 with a per-request `_meta` envelope (the
 // specification's own vocabulary). Header values (MCP-Protocol-Version, Mcp-Method, Mcp-Name, Mcp-Param-*)
 // are sent plain when they are visible ASCII, spaces or tabs with no leading or trailing
@@ -38,8 +38,10 @@ inline constexpr std::string_view kModernVersion = "2026-07-28";
 inline constexpr std::string_view kLegacyVersion = "2025-11-25";
 // Every version we speak, newest first, per era.
 inline constexpr std::array<std::string_view, 1> kModernVersions = {kModernVersion};
-inline constexpr std::array<std::string_view, 3> kLegacyVersions = {kLegacyVersion, "2025-06-18",
-                                                                     "2025-03-26"};
+// 2024-11-05 is what servers of the HTTP+SSE transport's time answer; nothing it lacks is
+// required of a server (tools/list and tools/call are the same).
+inline constexpr std::array<std::string_view, 4> kLegacyVersions = {kLegacyVersion, "2025-06-18",
+                                                                    "2025-03-26", "2024-11-05"};
 
 // The era a version string belongs to; nullopt for a version we do not speak.
 std::optional<Era> era_of(std::string_view version) noexcept;

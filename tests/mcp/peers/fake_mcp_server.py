@@ -188,7 +188,8 @@ def handle(msg):
                 os._exit(1)
             return error(rid, -32601, "Method not found")
         if method == "initialize":
-            return result(rid, {"protocolVersion": "2025-11-25", "capabilities": {"tools": {"listChanged": True}},
+            version = os.environ.get("FAKE_VERSION", "2025-11-25")
+            return result(rid, {"protocolVersion": version, "capabilities": {"tools": {"listChanged": True}},
                                 "serverInfo": {"name": "fake", "version": "1"}})
         if method == "ping":
             return result(rid, {})
