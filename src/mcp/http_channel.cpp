@@ -26,6 +26,33 @@ constexpr int kHttpNotFound = 404;
 constexpr int kHttpAccepted = 202;
 constexpr int kHttpUnauthorized = 401;
 constexpr int kHttpForbidden = 403;
+// 2025-11-25 resumption (SEP-1699): the wait before reconnecting when the server sent no `retry`,
+// how many times one request's stream is resumed, and how many empty standalone streams in a row
+// end listening.
+constexpr std::chrono::milliseconds kDefaultRetry{1000};
+constexpr std::chrono::milliseconds kLongestRetry{60'000};
+constexpr int kMaxResumes = 5;
+constexpr int kMaxEmptyListens = 3;
+
+// Sleeps `how_long`, waking early when `stop` fires; false when it fired.
+bool pause(std::chrono::milliseconds how_long, const agentkit::stop_token& stop) {
+  const auto until = std::chrono::steady_clock::now() + how_long;
+  while (std::chrono::steady_clock::now() < until) {
+    if (stop.stop_requested()) return false;
+    std::this_thread::sleep_for(std::chrono::milliseconds(10));
+  }
+  return !stop.stop_requested();
+}
+
+// True when `frame` is the JSON-RPC answer (result or error) to `id`.
+bool answers(std::string_view frame, const RequestId& id) {
+  auto doc = json::parse(frame);
+  if (!doc || !doc->is_object()) return false;
+  const json::Value* got = doc->find("id");
+  if (got == nullptr || (!doc->find("result") && !doc->find("error"))) return false;
+  auto parsed = RequestId::from_json(*got);
+  return parsed && *parsed == id;
+}
 
 bool is_success(int status) { return status >= 200 && status < 300; }
 
@@ -82,16 +109,23 @@ class HttpChannel final : public Channel {
     closed_.store(true);
     std::lock_guard lock(mu_);
     for (auto& ex : exchanges_) ex.thread.request_stop();
+    if (listener_.joinable()) listener_.request_stop();
   }
 
   void close() override {
     interrupt();
     std::list<Exchange> finished;
+    agentkit::jthread listener;
     {
       std::lock_guard lock(mu_);
       finished.swap(exchanges_);
+      listener = std::move(listener_);
     }
     finished.clear();  // joins
+    if (listener.joinable()) {
+      listener.request_stop();
+      listener.join();
+    }
     end_session();
   }
 
@@ -104,6 +138,12 @@ class HttpChannel final : public Channel {
     agentkit::jthread thread;
     std::atomic<bool> done{false};
   };
+  // Where an event stream got to, for resuming it (2025-11-25, SEP-1699).
+  struct StreamPosition {
+    std::string last_event_id;
+    std::chrono::milliseconds retry = kDefaultRetry;
+  };
+  enum class StreamEnd : std::uint8_t { answered, ended, broken, poisoned };
 
   void reap_finished() {
     for (auto it = exchanges_.begin(); it != exchanges_.end();) {
@@ -170,7 +210,11 @@ class HttpChannel final : public Channel {
     auto resp = send_post(frame, stop);
     if (!resp) return std::move(resp).error();
     auto body = resp->read_all(wire::kDefaultMaxMessageBytes);
-    if (is_success(resp->status())) return {};
+    if (is_success(resp->status())) {
+      if (frame.text.find(R"("method":"notifications/initialized")") != std::string::npos)
+        start_listening(frame.routing.protocol_version);
+      return {};
+    }
     return http_error(resp->status(), describe(), body ? std::string_view(*body) : std::string_view());
   }
 
@@ -183,9 +227,8 @@ class HttpChannel final : public Channel {
     }
     remember_session(*resp);
     const int status = resp->status();
-    const auto type = resp->headers().get("Content-Type").value_or("");
-    if (is_success(status) && status != kHttpAccepted && iequals(trim_ows(type.substr(0, type.find(';'))), "text/event-stream")) {
-      read_event_stream(*resp, id);
+    if (is_success(status) && status != kHttpAccepted && is_event_stream(*resp)) {
+      read_event_stream(*resp, frame, stop);
       return;
     }
     auto body = resp->read_all(wire::kDefaultMaxMessageBytes);
@@ -211,15 +254,23 @@ class HttpChannel final : public Channel {
                                                   " without a JSON-RPC response"));
   }
 
-  void read_event_stream(http::Response& resp, const RequestId& id) {
+  static bool is_event_stream(const http::Response& resp) {
+    const auto type = resp.headers().get("Content-Type").value_or("");
+    return iequals(trim_ows(type.substr(0, type.find(';'))), "text/event-stream");
+  }
+
+  // Hands the stream's frames to the sink until it ends; notes where it got to in `pos`.
+  StreamEnd pump_events(http::Response& resp, const RequestId* answer_to, StreamPosition& pos,
+                        Error& why) {
     wire::SseDecoder sse;
     std::array<char, kReadChunkBytes> buffer;
+    bool answered = false;
     while (true) {
       auto n = resp.read_some(buffer);
       if (!n) {
-        lose(id, make_error(n.error().code, "the event stream from " + endpoint_.url + " broke: " + n.error().message)
-                     .with_detail("lost", "true"));
-        return;
+        why = make_error(n.error().code,
+                         "the event stream from " + endpoint_.url + " broke: " + n.error().message);
+        return answered ? StreamEnd::answered : StreamEnd::broken;
       }
       if (*n == 0) break;
       sse.feed(std::string_view(buffer.data(), *n));
@@ -228,23 +279,104 @@ class HttpChannel final : public Channel {
         if (!event) {
           // A bound crossed inside the stream (REQ-SEC-11): the stream is poisoned.
           if (sink_.on_frame_error) sink_.on_frame_error(event.error());
-          return;
+          return StreamEnd::poisoned;
         }
         if (!*event) break;
-        // Priming events (legacy polling) carry an id and empty data: nothing to dispatch.
+        if (!(*event)->id.empty()) pos.last_event_id = (*event)->id;
+        if (auto retry = sse.retry_ms())
+          pos.retry = std::min(std::chrono::milliseconds(*retry), kLongestRetry);
+        // Priming events carry an id and empty data: nothing to dispatch.
         if ((*event)->data.empty()) continue;
-        if (!sink_.on_frame((*event)->data)) return;
+        if (answer_to != nullptr && answers((*event)->data, *answer_to)) answered = true;
+        if (!sink_.on_frame((*event)->data)) return StreamEnd::poisoned;
       }
     }
     if (auto end = sse.finish(); !end) {
-      lose(id, make_error(Errc::protocol_error, "the event stream from " + endpoint_.url +
-                                                    " ended inside an event: " + end.error().message)
-                   .with_detail("lost", "true"));
+      why = make_error(Errc::protocol_error, "the event stream from " + endpoint_.url +
+                                                 " ended inside an event: " + end.error().message);
+      return answered ? StreamEnd::answered : StreamEnd::broken;
+    }
+    return answered ? StreamEnd::answered : StreamEnd::ended;
+  }
+
+  // A GET for the session's event stream, resuming after `last_event_id` when set.
+  Result<http::Response> send_get(const std::string& last_event_id, const std::string& version,
+                                  agentkit::stop_token stop) {
+    const auto build = [&] {
+      http::Request req;
+      req.method = "GET";
+      req.url = endpoint_.url;
+      req.headers = endpoint_.headers;
+      req.headers.set("Accept", "text/event-stream");
+      if (!version.empty()) req.headers.set(std::string(header::protocol_version), version);
+      if (!last_event_id.empty()) req.headers.set("Last-Event-ID", last_event_id);
+      {
+        std::lock_guard lock(session_mu_);
+        if (!session_id_.empty()) req.headers.set(std::string(header::session_id), session_id_);
+      }
+      req.first_byte_timeout = kExchangeSilenceCeiling;
+      req.idle_timeout = kExchangeSilenceCeiling;
+      return req;
+    };
+    // Listening never starts a login: it goes with the token the requests obtained.
+    return send_authorized(*endpoint_.transport, endpoint_.oauth.get(), build, stop, false);
+  }
+
+  // A request's stream that ended without its answer is resumed with GET + Last-Event-ID after
+  // the server's `retry` (2025-11-25); a server that gave no event id cannot resume it.
+  void read_event_stream(http::Response& resp, const OutboundFrame& frame,
+                         agentkit::stop_token stop) {
+    const RequestId& id = *frame.request_id;
+    const bool resumable = era_of(frame.routing.protocol_version) == Era::legacy;
+    StreamPosition pos;
+    Error why;
+    StreamEnd end = pump_events(resp, &id, pos, why);
+    for (int attempt = 0; (end == StreamEnd::ended || end == StreamEnd::broken) && resumable &&
+                          !pos.last_event_id.empty() && attempt < kMaxResumes;
+         ++attempt) {
+      if (!pause(pos.retry, stop) || closed_.load()) break;
+      auto again = send_get(pos.last_event_id, frame.routing.protocol_version, stop);
+      if (!again || !is_success(again->status()) || !is_event_stream(*again)) break;
+      end = pump_events(*again, &id, pos, why);
+    }
+    if (end == StreamEnd::answered || end == StreamEnd::poisoned) return;
+    if (end == StreamEnd::broken) {
+      lose(id, Error(why).with_detail("lost", "true"));
       return;
     }
-    // Usually the answer came first and this is ignored; otherwise the stream ended without it.
-    lose(id, make_error(Errc::io_error, "the event stream from " + endpoint_.url + " ended before the answer")
+    lose(id, make_error(Errc::io_error,
+                        "the event stream from " + endpoint_.url + " ended before the answer")
                  .with_detail("lost", "true"));
+  }
+
+  // 2025-11-25: once the session is initialised, a GET stream carries what the server sends on
+  // its own (requests such as elicitation, notifications). A server that offers none answers 405.
+  void start_listening(const std::string& version) {
+    if (era_of(version) != Era::legacy || closed_.load()) return;
+    std::lock_guard lock(mu_);
+    if (listener_.joinable()) return;
+    listener_ =
+        agentkit::jthread([this, version](agentkit::stop_token st) { listen(version, st); });
+  }
+
+  void listen(const std::string& version, agentkit::stop_token stop) {
+    StreamPosition pos;
+    for (int empty = 0; empty < kMaxEmptyListens && !stop.stop_requested() && !closed_.load();) {
+      auto resp = send_get(pos.last_event_id, version, stop);
+      if (!resp) {
+        ++empty;
+      } else if (!is_success(resp->status()) || !is_event_stream(*resp)) {
+        // 405: the server offers no stream; anything else: it will not give us one either.
+        resp->discard();
+        return;
+      } else {
+        const std::string before = pos.last_event_id;
+        Error why;
+        if (pump_events(*resp, nullptr, pos, why) == StreamEnd::poisoned) return;
+        empty = pos.last_event_id == before ? empty + 1 : 0;
+      }
+      if (!pause(pos.retry, stop)) return;
+    }
   }
 
   void lose(const RequestId& id, const Error& why) {
@@ -272,6 +404,7 @@ class HttpChannel final : public Channel {
   std::atomic<bool> closed_{false};
   std::mutex mu_;
   std::list<Exchange> exchanges_;
+  agentkit::jthread listener_;  // the 2025-11-25 standalone GET stream; guarded by mu_
   mutable std::mutex session_mu_;
   std::string session_id_;
 };

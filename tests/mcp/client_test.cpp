@@ -446,7 +446,7 @@ TEST_CASE("the tool list follows every page") {
   REQUIRE(client);
   auto tools = client->list_tools();
   REQUIRE(tools);
-  CHECK(tools->size() == 6 + 9);
+  CHECK(tools->size() == 7 + 9);
   CHECK(tools->back().name == "item_9");
 }
 
