@@ -20,6 +20,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <functional>
+#include <memory>
 #include <optional>
 #include <string>
 #include <vector>
@@ -31,6 +32,10 @@
 #include "agentkit/extensions.hpp"
 
 namespace agentkit {
+
+namespace audit {
+class Trail;  // agentkit/audit.hpp
+}
 
 struct ModelConfig {
   // "vendor/model-id", resolved when the agent is built ("faux/<anything>" needs no catalog).
@@ -118,6 +123,10 @@ struct ObservabilityConfig {
   // OpenTelemetry GenAI spans per run, model call and tool call (docs/architecture.md names the
   // convention version). Off by default; agentkit_telemetry ships OTLP/HTTP and file exporters.
   tracing::TracingConfig tracing;
+  // The audit trail (agentkit/audit.hpp): a hash-chained JSONL record of every run, model call,
+  // tool call and loaded skill. Null (the default) = none. Shared, so every session, agent and
+  // child agent built from this configuration writes to one chain.
+  std::shared_ptr<audit::Trail> audit;
 };
 
 struct RuntimeConfig {

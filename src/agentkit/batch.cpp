@@ -17,6 +17,7 @@
 
 #include "agentkit/base/thread.hpp"
 
+#include "audit_sites.hpp"
 #include "image_boundary.hpp"
 #include "run_context.hpp"
 
@@ -60,6 +61,8 @@ struct CallSlot {
   ToolResult result;
   ToolResultMessage message;
   bool terminate = false;
+  // The authorization decision, for the audit record (audit_sites.hpp names the values).
+  std::string_view approval = "not_reached";
   SteadyClock::time_point started;
   trace::SpanPtr span = tracing::noop_span();  // execute_tool, ended in finalize
 };
@@ -144,6 +147,7 @@ class Batch {
     }
     const ApprovalDecision* decided = decision_for(slot);
     if (decided != nullptr && !decided->approved) {
+      slot.approval = "rejected";
       return fail_early(slot, "rejected",
                         "The user rejected this call of '" + call.name + "'" +
                             (decided->reason.empty() ? std::string(".") : ": " + decided->reason));
@@ -183,6 +187,7 @@ class Batch {
     slot.arguments = std::move(*prepared);
     if (!intercept(slot, index, approved)) return;
     if (!approved && needs_approval(slot)) return;
+    if (decided != nullptr) slot.approval = "approved";
     slot.ready_to_run = true;
   }
 
@@ -221,28 +226,36 @@ class Batch {
   // a person approved, an ask is the allow it was waiting for.
   bool intercept(CallSlot& slot, int index, bool approved) {
     const BeforeToolCall& before = rc_.agent.runtime.extensions.before_tool_call;
-    if (!before) return true;
+    if (!before) {
+      slot.approval = "no_policy";
+      return true;
+    }
     ToolCallRequest request{slot.call->name, slot.call->id, slot.arguments, slot.call->input,
                             index, static_cast<int>(slots_.size()), rc_.turn_index,
                             &slot.tool->definition};
     ToolCallDecision decision;
     std::string failure;
     if (!call_guarded([&] { decision = before(request); }, failure)) {
+      slot.approval = "denied";
       fail_early(slot, "blocked_by_policy", "The before_tool_call interceptor failed: " + failure);
       return false;
     }
     switch (decision.kind) {
       case ToolCallDecision::Kind::allow:
+        slot.approval = "allowed";
         return true;
       case ToolCallDecision::Kind::rewrite:
+        slot.approval = "rewritten";
         slot.arguments = std::move(decision.arguments);
         return true;
       case ToolCallDecision::Kind::deny:
+        slot.approval = "denied";
         slot.terminate = decision.terminate;
         fail_early(slot, "blocked_by_policy",
                    decision.reason.empty() ? "Blocked by policy." : decision.reason);
         return false;
       case ToolCallDecision::Kind::ask:
+        slot.approval = "approved";
         if (approved) return true;
         ask(slot, PendingApproval::Why::interceptor,
             decision.reason.empty() ? "before_tool_call asked for a person's decision."
@@ -365,7 +378,31 @@ class Batch {
     slot.finalized = true;
     trace::end_tool(*slot.span, rc_.agent.runtime.observability.tracing, slot.arguments,
                     slot.message, slot.result.error);
+    audit(slot, elapsed);
     rc_.emit(ToolExecutionEndEvent{slot.call->id, slot.call->name, slot.message, elapsed});
+  }
+
+  void audit(const CallSlot& slot, std::chrono::milliseconds elapsed) {
+    if (!rc_.agent.runtime.observability.audit) return;
+    AuditedCall facts;
+    facts.tool = slot.call->name;
+    if (slot.tool != nullptr && slot.tool->definition.origin.starts_with("mcp:"))
+      facts.server = std::string_view(slot.tool->definition.origin).substr(4);
+    facts.argument_bytes = slot.call->input.str();
+    facts.ok = slot.result.ok;
+    facts.error_code = slot.result.error;
+    facts.elapsed = elapsed;
+    facts.approval = slot.approval;
+    // read_skill takes exactly one {name, path?} (its schema), so one skill per call.
+    if (slot.tool != nullptr && slot.tool->definition.origin == "intrinsic" &&
+        slot.call->name == kReadSkillToolName) {
+      const json::Value* list = slot.arguments.find("skills");
+      if (list != nullptr && list->is_array() && !list->as_array().empty()) {
+        const json::Value* name = list->as_array().front().find("name");
+        if (name != nullptr && name->is_string()) facts.skill = name->as_string();
+      }
+    }
+    audit_tool_call(rc_, facts);
   }
 
   BatchOutcome outcome() {

@@ -16,6 +16,7 @@
 #include <utility>
 
 #include "answer_gate.hpp"
+#include "audit_sites.hpp"
 #include "image_boundary.hpp"
 #include "run_context.hpp"
 
@@ -190,8 +191,10 @@ class Run {
     // The run's input reaches the log before the first model call: a crash in turn 1 keeps it.
     log_messages(s_, std::span<const Message>(s_.history).subspan(run_start_));
     if (!new_decisions_.empty()) log_approval_decision(s_, new_decisions_);
-    rc_.emit(AgentStartEvent{s_.id, a_.model->vendor, a_.model->api, a_.model->id,
-                             std::move(prompt.skill_names)});
+    AgentStartEvent start{s_.id, a_.model->vendor, a_.model->api, a_.model->id,
+                          std::move(prompt.skill_names)};
+    audit_run_start(rc_, start);
+    rc_.emit(std::move(start));
     rc_.run_span = trace::start_run(a_.runtime, *a_.model, s_.id);
     RunStopReason reason = loop();
     return finish(reason);
@@ -390,6 +393,7 @@ class Run {
       reply.error_message = "the model call threw (middleware or provider bug): " + failure;
     }
     stamp(reply);
+    audit_model_call(rc_, reply);
     chat.end(reply);
     return reply;
   }
@@ -520,6 +524,7 @@ class Run {
     result.handle = make_snapshot(s_);
     trace::end_run(*rc_.run_span, reason, run_usage_, turn_count_, result.error_message);
     AgentEndEvent end{reason, run_usage_, result.session_usage, result.error_message};
+    audit_run_end(rc_, end);
     call_hook(a_.runtime.extensions.hooks.on_agent_end, end);
     rc_.emit(std::move(end));
     return result;
