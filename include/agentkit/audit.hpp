@@ -85,15 +85,15 @@ Result<std::shared_ptr<Trail>> open_file(const std::filesystem::path& path);
 
 struct Problem {
   enum class Kind : std::uint8_t {
-    malformed,  // not a record (bad JSON, missing seq/prev/hash, over the length bound)
-    changed,    // its hash does not match its bytes
-    removed,    // seq jumps forward: records are missing before this one
-    reordered,  // seq goes backwards or repeats
+    malformed,    // not a record (bad JSON, missing seq/prev/hash, over the length bound)
+    changed,      // its hash does not match its bytes
+    removed,      // seq jumps forward: records are missing before this one
+    reordered,    // seq goes backwards or repeats
     broken_link,  // prev is not the previous record's hash (an edit or a splice)
-    torn,       // the file ends inside a record (no final newline)
+    torn,         // the file ends inside a record (no final newline)
   };
   Kind kind = Kind::malformed;
-  std::size_t line = 0;  // 1-based line number in the file
+  std::size_t line = 0;   // 1-based line number in the file
   std::uint64_t seq = 0;  // the record's seq when it could be read, else 0
   std::string detail;
 };

@@ -92,9 +92,9 @@ struct Parsed {
 // Reads one line as a record; answers why not.
 Result<Parsed> parse_record(std::string_view line, std::size_t max_line) {
   if (line.size() > max_line) {
-    return make_error(Errc::limit_exceeded,
-                      "the line is " + std::to_string(line.size()) + " bytes, over the bound of " +
-                          std::to_string(max_line));
+    return make_error(Errc::limit_exceeded, "the line is " + std::to_string(line.size()) +
+                                                " bytes, over the bound of " +
+                                                std::to_string(max_line));
   }
   json::ParseOptions bounds;
   bounds.max_bytes = max_line;
@@ -118,7 +118,8 @@ Result<Parsed> parse_record(std::string_view line, std::size_t max_line) {
       line.substr(line.size() - kHashSuffix, kHashKey.size()) != kHashKey) {
     return make_error(Errc::parse_error, "the hash is not the record's last member");
   }
-  return Parsed{*n, prev->as_string(), hash->as_string(), line.substr(0, line.size() - kHashSuffix)};
+  return Parsed{*n, prev->as_string(), hash->as_string(),
+                line.substr(0, line.size() - kHashSuffix)};
 }
 
 class Verifier {
@@ -231,8 +232,7 @@ Result<void> Trail::append(std::string_view type, std::string_view members, std:
     written = sink_->append(line_);
   } catch (const std::exception& e) {
     written = make_error(Errc::internal, std::string("the audit sink threw: ") + e.what());
-  } catch (...) {
-  }
+  } catch (...) {}
   if (!written) return written.error();
   ++seq_;
   prev_ = std::move(hash);
@@ -264,13 +264,14 @@ Result<std::shared_ptr<Trail>> open_file(const std::filesystem::path& path) {
   if (whole > 0) {
     std::size_t start = bytes->rfind('\n', whole - 2);
     start = start == std::string::npos ? 0 : start + 1;
-    Result<Parsed> last =
-        parse_record(std::string_view(*bytes).substr(start, whole - 1 - start), std::size_t(1) << 20);
+    Result<Parsed> last = parse_record(std::string_view(*bytes).substr(start, whole - 1 - start),
+                                       std::size_t(1) << 20);
     if (!last) {
       ::close(fd);
       return make_error(Errc::parse_error, "audit file '" + path.string() +
                                                "' does not end with a record, so its chain "
-                                               "cannot be continued: " + last.error().message)
+                                               "cannot be continued: " +
+                                               last.error().message)
           .with_detail("path", path.string());
     }
     seq = last->seq;

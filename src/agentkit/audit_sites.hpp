@@ -21,8 +21,9 @@ struct AuditedCall {
   bool ok = true;
   std::string_view error_code;
   std::chrono::milliseconds elapsed{0};
-  std::string_view approval;  // no_policy, allowed, rewritten, denied, approved, rejected, not_reached
-  std::string_view skill;     // read_skill: the skill it loaded
+  std::string_view
+      approval;            // no_policy, allowed, rewritten, denied, approved, rejected, not_reached
+  std::string_view skill;  // read_skill: the skill it loaded
 };
 
 void audit_run_start(RunContext& rc, const AgentStartEvent& start);

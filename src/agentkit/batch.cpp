@@ -241,9 +241,7 @@ class Batch {
       return false;
     }
     switch (decision.kind) {
-      case ToolCallDecision::Kind::allow:
-        slot.approval = "allowed";
-        return true;
+      case ToolCallDecision::Kind::allow: slot.approval = "allowed"; return true;
       case ToolCallDecision::Kind::rewrite:
         slot.approval = "rewritten";
         slot.arguments = std::move(decision.arguments);

@@ -214,7 +214,8 @@ TEST_CASE("the approval decision of before_tool_call is recorded per call") {
   Audited a;
   a.runtime.extensions.before_tool_call = [](const ToolCallRequest& req) {
     if (req.tool_name == "rm") return ToolCallDecision::deny("no deleting");
-    if (req.tool_name == "edit") return ToolCallDecision::rewrite(json::parse(R"({"x":1})").value());
+    if (req.tool_name == "edit")
+      return ToolCallDecision::rewrite(json::parse(R"({"x":1})").value());
     return ToolCallDecision::allow();
   };
   auto fx = faux_agent({faux::tool_call_response({faux::tool_call("c1", "read", "{}"),
@@ -243,10 +244,10 @@ TEST_CASE("an MCP tool call names its server") {
   a.runtime.model.spec = "faux/test";
   a.runtime.providers.add("faux", provider);
   AgentDefinition def;
-  def.tools.mcp.push_back(McpToolSource{
-      "files", [](agentkit::stop_token) -> Result<std::vector<ToolDefinition>> {
-        return std::vector<ToolDefinition>{counting_tool("search").definition};
-      }});
+  def.tools.mcp.push_back(
+      McpToolSource{"files", [](agentkit::stop_token) -> Result<std::vector<ToolDefinition>> {
+                      return std::vector<ToolDefinition>{counting_tool("search").definition};
+                    }});
   auto agent = make_agent(def, a.runtime);
   REQUIRE(agent);
   REQUIRE(agent->run("go"));
@@ -260,10 +261,10 @@ TEST_CASE("an MCP tool call names its server") {
 
 TEST_CASE("the skills listed at start and a skill the model read are recorded") {
   Audited a;
-  auto fx = faux_agent(
-      {faux::tool_call_response({faux::tool_call("c1", "read_skill", R"({"skills":[{"name":"style"}]})")}),
-       faux::text_response("done")},
-      {}, a.runtime, {Skill{"style", "house style", "be terse", {}}});
+  auto fx = faux_agent({faux::tool_call_response({faux::tool_call(
+                            "c1", "read_skill", R"({"skills":[{"name":"style"}]})")}),
+                        faux::text_response("done")},
+                       {}, a.runtime, {Skill{"style", "house style", "be terse", {}}});
   REQUIRE(fx.agent.run("go"));
   auto records = a.sink->records();
   CHECK(json::dump(*first_of(records, "session_start")->find("skills")) == R"(["style"])");

@@ -74,9 +74,9 @@ double trail_us_per_record() {
 }
 
 double plain_write_us_per_record() {
-  std::string line = "{\"seq\":1,\"type\":\"tool_call\",\"t\":1764650000000," + tool_call_members() +
-                     ",\"prev\":\"" + std::string(64, '0') + "\",\"hash\":\"" +
-                     std::string(64, '0') + "\"}\n";
+  std::string line = "{\"seq\":1,\"type\":\"tool_call\",\"t\":1764650000000," +
+                     tool_call_members() + ",\"prev\":\"" + std::string(64, '0') +
+                     "\",\"hash\":\"" + std::string(64, '0') + "\"}\n";
   std::vector<double> runs;
   for (int r = 0; r < kRepeats; ++r) {
     auto path = bench_file("plain.jsonl");
@@ -113,7 +113,9 @@ double loop_us_per_turn(bool audited) {
   ToolDefinition noop;
   noop.name = "noop";
   noop.description = "does nothing";
-  noop.handler = [](const json::Value&, const ToolContext&) { return ToolResult::text_result("ok"); };
+  noop.handler = [](const json::Value&, const ToolContext&) {
+    return ToolResult::text_result("ok");
+  };
   AgentDefinition def;
   def.instructions = "bench";
   def.tools.direct.push_back(noop);
