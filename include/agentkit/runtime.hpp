@@ -30,6 +30,7 @@
 #include "agentkit/core/tool.hpp"
 #include "agentkit/core/tracing.hpp"
 #include "agentkit/extensions.hpp"
+#include "agentkit/plugins.hpp"
 
 namespace agentkit {
 
@@ -87,6 +88,9 @@ struct ExtensionConfig {
   // A shell tool (execute, run_command, powershell, ...) without before_tool_call makes make_agent
   // fail unless this is set: the embedder must choose to run whatever the model writes.
   bool allow_all_tool_calls = false;
+  // Backends, tool providers, session storage and event hooks (agentkit/plugins.hpp). The
+  // registry is this agent's own: nothing is shared with another agent's config.
+  PluginConfig plugins;
 };
 
 // How images are fitted to the provider: every image entering history (tool results after

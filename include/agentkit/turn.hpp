@@ -183,6 +183,10 @@ struct StartOptions {
   // the run continues with the message kept in memory. Runs on the run's thread; an exception
   // from it is contained.
   std::function<void(const Error&)> on_log_error;
+  // With `log` null: open the log of this name through the agent's storage plugin
+  // (StoragePlugin::open), creating it when it does not exist yet. An agent without a storage
+  // plugin fails start() with invalid_argument. Empty (the default): no log.
+  std::string log_name;
 };
 
 }  // namespace agentkit

@@ -19,6 +19,7 @@
 
 #include "audit_sites.hpp"
 #include "image_boundary.hpp"
+#include "plugins.hpp"
 #include "run_context.hpp"
 
 namespace agentkit::detail {
@@ -186,6 +187,7 @@ class Batch {
     }
     slot.arguments = std::move(*prepared);
     if (!intercept(slot, index, approved)) return;
+    if (!consult_plugin_hooks(slot)) return;
     if (!approved && needs_approval(slot)) return;
     if (decided != nullptr) slot.approval = "approved";
     slot.ready_to_run = true;
@@ -261,6 +263,19 @@ class Batch {
         return false;
     }
     return true;
+  }
+
+  // The plugins' event hooks, after before_tool_call allowed the call: they may only narrow.
+  bool consult_plugin_hooks(CallSlot& slot) {
+    if (rc_.agent.plugins->hooks.empty()) return true;
+    HookToolCall call{rc_.session.id,    slot.call->name, slot.tool->mcp_server,
+                      slot.call->id,     slot.arguments,  slot.call->input,
+                      rc_.turn_index,    rc_.stop};
+    std::optional<HookBlock> block = consult_hooks(rc_, call);
+    if (!block) return true;
+    fail_early(slot, "blocked_by_hook", std::move(block->reason));
+    slot.early->metadata.set("hook", block->hook);
+    return false;
   }
 
   void fail_early(CallSlot& slot, std::string code, std::string detail) {
@@ -373,6 +388,11 @@ class Batch {
     }
     // After the hook: it is the one path that can add an image no tool knows about.
     normalize_images_for_history(rc_.agent.image_normalizer, slot.message.content);
+    if (after_hook && !rc_.agent.plugins->hooks.empty()) {
+      std::string_view server = slot.tool != nullptr ? slot.tool->mcp_server : std::string_view();
+      notify_after_tool_call(rc_, HookToolResult{rc_.session.id, slot.call->name, server,
+                                                 slot.call->id, slot.message, elapsed});
+    }
     slot.finalized = true;
     trace::end_tool(*slot.span, rc_.agent.runtime.observability.tracing, slot.arguments,
                     slot.message, slot.result.error);

@@ -23,6 +23,7 @@ namespace agentkit::detail {
 struct RegisteredTool {
   ToolDefinition definition;
   std::string owner;  // "direct tool #2 (origin: builtin)", "MCP server 'files'", "intrinsic"
+  std::string mcp_server;  // the MCP server of an MCP tool; empty for the others
 };
 
 // The single name-keyed registry, built once by make_agent and frozen.
@@ -34,6 +35,8 @@ struct ToolRegistry {
   const RegisteredTool* find(std::string_view name) const;
 };
 
+struct PluginSet;  // plugins.hpp (private)
+
 struct AgentCore {
   AgentDefinition definition;
   RuntimeConfig runtime;
@@ -41,6 +44,7 @@ struct AgentCore {
   std::shared_ptr<ProviderClient> provider;
   ToolRegistry registry;
   ModelCall model_call;  // the middleware chain around the provider
+  std::shared_ptr<const PluginSet> plugins;  // loaded from runtime.extensions.plugins; never null
   // Every image entering history, and every request's images, pass through this one normaliser
   // (its cache is shared by the agent's sessions).
   images::ImageNormalizer image_normalizer;
@@ -119,8 +123,10 @@ struct SessionStateAccess {
 };
 
 // registry.cpp
+// `plugin_tools`: (plugin name, tool), registered after the direct tools.
 Result<ToolRegistry> build_registry(const AgentDefinition& def,
                                     std::vector<std::pair<std::string, std::vector<ToolDefinition>>> mcp_tools,
+                                    std::vector<std::pair<std::string, ToolDefinition>> plugin_tools,
                                     std::vector<std::string>& problems);
 ToolDefinition make_read_skill_tool(std::shared_ptr<const std::vector<Skill>> skills);
 // The prompt of a turn offering `offered`: the definition's prompt plus those tools' guidelines.

@@ -18,6 +18,7 @@
 #include "answer_gate.hpp"
 #include "audit_sites.hpp"
 #include "image_boundary.hpp"
+#include "plugins.hpp"
 #include "run_context.hpp"
 
 namespace agentkit::detail {
@@ -196,6 +197,7 @@ class Run {
     audit_run_start(rc_, start);
     rc_.emit(std::move(start));
     rc_.run_span = trace::start_run(a_.runtime, *a_.model, s_.id);
+    notify_session_start(rc_, HookSessionStart{s_.id, a_.model->id});
     RunStopReason reason = loop();
     return finish(reason);
   }
@@ -395,6 +397,7 @@ class Run {
     stamp(reply);
     audit_model_call(rc_, reply);
     chat.end(reply);
+    notify_model_call(rc_, HookModelCall{s_.id, rc_.turn_index, reply});
     return reply;
   }
 
@@ -523,6 +526,8 @@ class Run {
     }
     result.handle = make_snapshot(s_);
     trace::end_run(*rc_.run_span, reason, run_usage_, turn_count_, result.error_message);
+    // Every exit path passes here: an auditor can tell a run that ended badly from one running.
+    notify_session_end(rc_, HookSessionEnd{s_.id, reason, result.error_message, run_usage_});
     AgentEndEvent end{reason, run_usage_, result.session_usage, result.error_message};
     audit_run_end(rc_, end);
     call_hook(a_.runtime.extensions.hooks.on_agent_end, end);

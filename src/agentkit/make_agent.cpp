@@ -5,7 +5,10 @@
 #include <set>
 
 #include "agentkit/catalog/catalog.hpp"
+#include "agentkit/session/store.hpp"
 #include "internal.hpp"
+#include "plugins.hpp"
+#include "run_context.hpp"
 
 namespace agentkit {
 namespace detail {
@@ -255,6 +258,53 @@ std::vector<std::pair<std::string, std::vector<ToolDefinition>>> connect_mcp(
   return out;
 }
 
+// The agent's own plugins: problems join make_agent's, warnings go to on_warning, and the
+// backends join this agent's copy of the provider registry (after the embedder's: a clash is
+// won by the plugin, with a warning).
+std::shared_ptr<const PluginSet> load_configured_plugins(RuntimeConfig& runtime,
+                                                         std::vector<std::string>& problems) {
+  PluginReport report;
+  auto set = std::make_shared<PluginSet>(load_plugins(runtime.extensions.plugins, report));
+  for (auto& p : report.problems) problems.push_back("plugins: " + p);
+  for (const auto& [api, client] : set->backends) {
+    if (runtime.providers.find(api)) {
+      report.warnings.push_back("a backend plugin replaces the provider registered for api '" +
+                                api + "'");
+    }
+    runtime.providers.add(api, client);
+  }
+  if (const auto& warn = runtime.extensions.plugins.on_warning) {
+    for (const auto& w : report.warnings) {
+      std::string failure;
+      if (!call_guarded([&] { warn(w); }, failure)) {
+        problems.push_back("plugins: the on_warning callback threw: " + failure);
+      }
+    }
+  }
+  return set;
+}
+
+Result<std::shared_ptr<session::Log>> open_plugin_log(const AgentCore& agent, const std::string& name) {
+  if (!agent.plugins->storage) {
+    return fail(Errc::invalid_argument, "StartOptions::log_name is '" + name +
+                                            "' but no storage plugin is loaded");
+  }
+  Result<std::unique_ptr<session::Store>> store = nullptr;
+  std::string failure;
+  if (!call_guarded([&] { store = agent.plugins->storage->open(name); }, failure)) {
+    return fail(Errc::io_error, "the storage plugin threw opening log '" + name + "': " + failure);
+  }
+  if (!store) return store.error();
+  if (!*store) return fail(Errc::io_error, "the storage plugin returned no store for log '" + name + "'");
+  std::unique_ptr<session::Store> s = std::move(*store);
+  Result<std::string> bytes = s->read();
+  Result<session::Log> log = (!bytes && bytes.error().code == Errc::not_found)
+                                 ? session::Log::create(std::move(s), {})
+                                 : session::Log::open(std::move(s), {});
+  if (!log) return log.error();
+  return std::make_shared<session::Log>(std::move(*log));
+}
+
 }  // namespace
 
 Timestamp AgentCore::now() const {
@@ -268,6 +318,7 @@ Result<Agent> make_agent(AgentDefinition definition, RuntimeConfig runtime) {
   detail::check_definition(definition, problems);
 
   auto core = std::make_shared<detail::AgentCore>();
+  auto plugins = detail::load_configured_plugins(runtime, problems);
   Result<Model> model = detail::resolve_model(runtime.model);
   if (!model) {
     problems.push_back(model.error().message);
@@ -282,7 +333,8 @@ Result<Agent> make_agent(AgentDefinition definition, RuntimeConfig runtime) {
   }
 
   auto mcp_tools = detail::connect_mcp(definition, problems);
-  Result<detail::ToolRegistry> registry = detail::build_registry(definition, std::move(mcp_tools), problems);
+  Result<detail::ToolRegistry> registry =
+      detail::build_registry(definition, std::move(mcp_tools), plugins->tools, problems);
   detail::check_runtime(runtime, *registry, problems);
 
   if (core->provider) {
@@ -294,6 +346,7 @@ Result<Agent> make_agent(AgentDefinition definition, RuntimeConfig runtime) {
   core->image_normalizer =
       images::ImageNormalizer(detail::image_budget(runtime.images, core->model.get()));
   core->registry = std::move(*registry);
+  core->plugins = std::move(plugins);
   core->definition = std::move(definition);
   core->runtime = std::move(runtime);
   return Agent(std::move(core));
@@ -326,6 +379,11 @@ Result<Session> Agent::start(StartOptions options) {
     session->approvals = state->approvals;
   } else {
     session->id = options.session_id.empty() ? detail::generate_session_id() : options.session_id;
+  }
+  if (!options.log && !options.log_name.empty()) {
+    auto log = detail::open_plugin_log(*core_, options.log_name);
+    if (!log) return log.error();
+    options.log = std::move(*log);
   }
   detail::attach_log(*session, *core_, options);
   {

@@ -51,7 +51,7 @@ void register_tool(ToolRegistry& reg, ToolDefinition def, std::string owner,
   ToolSpec spec{def.name, def.description, def.input_schema.json(), 0};
   spec.fingerprint = fingerprint_of(spec);
   reg.specs.push_back(std::move(spec));
-  reg.tools.push_back({std::move(def), std::move(owner)});
+  reg.tools.push_back({std::move(def), std::move(owner), {}});
 }
 
 // ---- read_skill ----------------------------------------------------------------------------------
@@ -189,6 +189,7 @@ ToolDefinition make_read_skill_tool(std::shared_ptr<const std::vector<Skill>> sk
 
 Result<ToolRegistry> build_registry(const AgentDefinition& def,
                                     std::vector<std::pair<std::string, std::vector<ToolDefinition>>> mcp_tools,
+                                    std::vector<std::pair<std::string, ToolDefinition>> plugin_tools,
                                     std::vector<std::string>& problems) {
   ToolRegistry reg;
   for (std::size_t i = 0; i < def.tools.direct.size(); ++i) {
@@ -200,12 +201,18 @@ Result<ToolRegistry> build_registry(const AgentDefinition& def,
     }
     register_tool(reg, t, std::move(owner), problems);
   }
+  for (auto& [plugin, t] : plugin_tools) {
+    if (t.origin.empty()) t.origin = "plugin:" + plugin;
+    register_tool(reg, std::move(t), "plugin '" + plugin + "'", problems);
+  }
   for (auto& [server, tools] : mcp_tools) {
     for (auto& t : tools) {
       std::string owner = "MCP server '" + server + "' (its tool '" + t.name + "')";
       if (t.origin.empty()) t.origin = "mcp:" + server;
       t.name = server + "__" + t.name;
+      std::size_t before = reg.tools.size();
       register_tool(reg, std::move(t), std::move(owner), problems);
+      if (reg.tools.size() > before) reg.tools.back().mcp_server = server;
     }
   }
   if (!def.skills.empty()) {

@@ -95,7 +95,8 @@ struct Spawned {
 };
 
 Result<Spawned> spawn(const fs::path& program, const std::vector<std::string>& argv,
-                      const std::vector<std::string>& env, const fs::path& cwd) {
+                      const std::vector<std::string>& env, const ProcessOptions& options) {
+  const fs::path& cwd = options.cwd;
   int fds[2];
   if (::pipe2(fds, O_CLOEXEC) != 0) {
     return errno_error(Errc::io_error, "cannot create the output pipe", errno);
@@ -104,10 +105,16 @@ Result<Spawned> spawn(const fs::path& program, const std::vector<std::string>& a
   posix_spawnattr_t attr;
   ::posix_spawn_file_actions_init(&actions);
   ::posix_spawnattr_init(&attr);
-  ::posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, "/dev/null", O_RDONLY, 0);
+  const char* input = options.stdin_file.empty() ? "/dev/null" : options.stdin_file.c_str();
+  ::posix_spawn_file_actions_addopen(&actions, STDIN_FILENO, input, O_RDONLY, 0);
   // One pipe for both streams: write order is kept (REQ-TOOL-17.4).
   ::posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
-  ::posix_spawn_file_actions_adddup2(&actions, fds[1], STDERR_FILENO);
+  if (options.stderr_file.empty()) {
+    ::posix_spawn_file_actions_adddup2(&actions, fds[1], STDERR_FILENO);
+  } else {
+    ::posix_spawn_file_actions_addopen(&actions, STDERR_FILENO, options.stderr_file.c_str(),
+                                       O_WRONLY | O_CREAT | O_TRUNC, 0600);
+  }
   if (!cwd.empty()) ::posix_spawn_file_actions_addchdir_np(&actions, cwd.c_str());
   sigset_t defaults, empty;
   ::sigfillset(&defaults);
@@ -254,7 +261,7 @@ Result<ProcessResult> run_program(const fs::path& program, const std::vector<std
   }
   std::vector<std::string> env = options.environment ? *options.environment : reduced_environment();
   const auto start = Clock::now();
-  auto child = spawn(program, argv, env, options.cwd);
+  auto child = spawn(program, argv, env, options);
   if (!child) return child.error();
   detail::TailWindow window(options.output_cap, options.spill, options.spill_dir, options.keep_head);
   Supervision s = supervise(*child, options, std::move(stop), window);

@@ -12,7 +12,8 @@
 // - execute() goes through the shell ladder /bin/bash, then `bash` on PATH, then `sh` on PATH;
 //   $SHELL is never read (a user's fish or zsh would change what the model's command means).
 //   run_command() executes argv directly: no shell parses any argument.
-// - stdin is /dev/null (an interactive prompt gets EOF instead of hanging the agent).
+// - stdin is /dev/null (an interactive prompt gets EOF instead of hanging the agent), unless
+//   ProcessOptions::stdin_file names a file to read.
 // - The child leads its own process group. Timeout and abort (the agentkit::stop_token) send SIGKILL
 //   to the whole group (to the child alone if the group is gone). When the child exits, the
 //   group is killed too once output has drained, so a background grandchild does not outlive
@@ -71,6 +72,12 @@ struct ProcessOptions {
   // ...but never longer than this after the child exits (the backstop for descendants that
   // keep the pipe open).
   std::chrono::milliseconds drain_ceiling{2000};
+  // The file the child reads as stdin. Empty (the default): /dev/null.
+  std::filesystem::path stdin_file;
+  // Send stderr to this file (created or truncated, mode 0600) instead of merging it into the
+  // output stream. Empty (the default): one stream. The command hooks read a program's answer
+  // on stdout and its reason on stderr.
+  std::filesystem::path stderr_file;
 };
 
 enum class Outcome : std::uint8_t {
