@@ -281,8 +281,9 @@ TEST_CASE("two agents in one process with different plugins do not see each othe
 
 TEST_CASE("built-ins load first, then manifest plugins by name; the later wins a tool clash with a warning", "[plugins]") {
   TempDir dir;
-  dir.write("z.json", R"({"name": "b-tools"})");
-  dir.write("y.json", R"({"name": "a-tools", "description": "first by name"})");
+  // File order is the reverse of name order: the names decide.
+  dir.write("1.json", R"({"name": "b-tools"})");
+  dir.write("2.json", R"({"name": "a-tools", "description": "first by name"})");
   RuntimeConfig rt;
   rt.extensions.plugins.builtins = {std::make_shared<ToolPlugin>("zz-builtin", "t", "from builtin")};
   rt.extensions.plugins.available = {std::make_shared<ToolPlugin>("b-tools", "t", "from b"),
