@@ -23,6 +23,11 @@ struct PluginSet {
   std::vector<std::pair<std::string, ToolDefinition>> tools;  // (plugin name, tool)
 };
 
+// plugin_manifest.cpp: the name rule ([A-Za-z0-9_.-], 1-64) and one manifest file read whole
+// (bounded by kMaxManifestBytes) and parsed.
+bool is_valid_plugin_name(std::string_view name);
+Result<PluginManifest> read_plugin_manifest(const std::filesystem::path& file);
+
 // Loads `config` in the documented order, filling `report` (problems, warnings, loaded names).
 // Runs no hook and calls no warning callback.
 PluginSet load_plugins(const PluginConfig& config, PluginReport& report);
