@@ -1,5 +1,6 @@
 // agentkit/extensions.hpp — the extension axes: middleware around the model call, observe-only
-// turn hooks, stop policies and the context transform. (Tool interceptors, the authorization
+// turn hooks, stop policies, the context transform and the plugin list (PluginConfig; the plugin
+// classes are in agentkit/plugins.hpp). (Tool interceptors, the authorization
 // boundary, are in agentkit/core/tool.hpp.)
 //
 //   using namespace agentkit;
@@ -21,9 +22,11 @@
 #pragma once
 
 #include <chrono>
+#include <filesystem>
 #include <functional>
 #include <memory>
 #include <span>
+#include <string>
 #include "agentkit/base/stop_token.hpp"
 #include <vector>
 
@@ -108,5 +111,26 @@ StopPolicy stop_any(std::vector<StopPolicy> policies);
 // Rewrites what the model sees at the head of every iteration. It receives a copy of the history
 // (it cannot change the stored transcript) and answers the messages to send.
 using ContextTransform = std::function<std::vector<Message>(std::vector<Message> history)>;
+
+class Plugin;  // agentkit/plugins.hpp
+
+// ---- Plugins (the classes are in agentkit/plugins.hpp) ---------------------------------------
+
+// Which plugins an agent loads. Part of RuntimeConfig::extensions, so every agent has its own:
+// two agents in one process with different plugin configs never see each other's plugins.
+struct PluginConfig {
+  // Loaded first, in this order, whatever the manifests say (unless disabled).
+  std::vector<std::shared_ptr<Plugin>> builtins;
+  // Compiled in but loaded only when a manifest names them. Default: none.
+  std::vector<std::shared_ptr<Plugin>> available;
+  // Folders searched for plugin manifests (`*.json`, not recursive), in this order. Nothing else
+  // is ever searched: no home folder, no project folder. Default: none.
+  std::vector<std::filesystem::path> manifest_dirs;
+  // Plugin names never loaded, whoever selects them.
+  std::vector<std::string> disabled;
+  // Receives each warning (a skipped manifest, a clash won by the later plugin) when an agent is
+  // built; empty = warnings are dropped (validate_plugins still lists them).
+  std::function<void(const std::string&)> on_warning;
+};
 
 }  // namespace agentkit

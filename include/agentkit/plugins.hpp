@@ -52,6 +52,7 @@
 #include "agentkit/core/message.hpp"
 #include "agentkit/core/provider.hpp"
 #include "agentkit/core/tool.hpp"
+#include "agentkit/extensions.hpp"
 #include "agentkit/json/value.hpp"
 
 namespace agentkit {
@@ -134,7 +135,7 @@ struct HookCompaction {
 
 // ---- The four categories --------------------------------------------------------------------------
 
-// What every plugin has: a name, unique among the plugins an agent loads ([A-Za-z0-9_.-], 1-64
+// What every plugin has (PluginConfig, the list an agent loads, is in agentkit/extensions.hpp): a name, unique among the plugins an agent loads ([A-Za-z0-9_.-], 1-64
 // characters). A class may implement several categories; it is still one plugin.
 class Plugin {
  public:
@@ -177,25 +178,6 @@ class EventHookPlugin : public virtual Plugin {
   virtual void after_tool_call(const HookToolResult&) {}
   virtual void on_model_call(const HookModelCall&) {}
   virtual void on_compaction(const HookCompaction&) {}
-};
-
-// ---- Configuration ----------------------------------------------------------------------------------
-
-// Which plugins an agent loads. Part of RuntimeConfig::extensions, so every agent has its own:
-// two agents in one process with different plugin configs never see each other's plugins.
-struct PluginConfig {
-  // Loaded first, in this order, whatever the manifests say (unless disabled).
-  std::vector<std::shared_ptr<Plugin>> builtins;
-  // Compiled in but loaded only when a manifest names them. Default: none.
-  std::vector<std::shared_ptr<Plugin>> available;
-  // Folders searched for plugin manifests (`*.json`, not recursive), in this order. Nothing else
-  // is ever searched: no home folder, no project folder. Default: none.
-  std::vector<std::filesystem::path> manifest_dirs;
-  // Plugin names never loaded, whoever selects them.
-  std::vector<std::string> disabled;
-  // Receives each warning (a skipped manifest, a clash won by the later plugin) when an agent is
-  // built; empty = warnings are dropped (validate_plugins still lists them).
-  std::function<void(const std::string&)> on_warning;
 };
 
 // ---- Manifests --------------------------------------------------------------------------------------

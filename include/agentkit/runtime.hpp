@@ -30,7 +30,6 @@
 #include "agentkit/core/tool.hpp"
 #include "agentkit/core/tracing.hpp"
 #include "agentkit/extensions.hpp"
-#include "agentkit/plugins.hpp"
 
 namespace agentkit {
 
