@@ -83,8 +83,8 @@ struct HookDecision {
 // A tool call about to run, after before_tool_call allowed it (and after its rewrite).
 struct HookToolCall {
   std::string_view session_id;
-  std::string_view tool_name;    // as the model called it: `server__tool` for an MCP tool
-  std::string_view mcp_server;   // the MCP server for an MCP tool, empty otherwise
+  std::string_view tool_name;   // as the model called it: `server__tool` for an MCP tool
+  std::string_view mcp_server;  // the MCP server for an MCP tool, empty otherwise
   std::string_view tool_use_id;
   const json::Value& arguments;  // the arguments the handler will receive
   json::Raw raw_arguments;       // the model's bytes

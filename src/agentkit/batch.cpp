@@ -268,9 +268,8 @@ class Batch {
   // The plugins' event hooks, after before_tool_call allowed the call: they may only narrow.
   bool consult_plugin_hooks(CallSlot& slot) {
     if (rc_.agent.plugins->hooks.empty()) return true;
-    HookToolCall call{rc_.session.id,    slot.call->name, slot.tool->mcp_server,
-                      slot.call->id,     slot.arguments,  slot.call->input,
-                      rc_.turn_index,    rc_.stop};
+    HookToolCall call{rc_.session.id, slot.call->name,  slot.tool->mcp_server, slot.call->id,
+                      slot.arguments, slot.call->input, rc_.turn_index,        rc_.stop};
     std::optional<HookBlock> block = consult_hooks(rc_, call);
     if (!block) return true;
     fail_early(slot, "blocked_by_hook", std::move(block->reason));

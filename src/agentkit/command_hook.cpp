@@ -134,8 +134,7 @@ class CommandHook final : public EventHookPlugin {
   }
 
   HookDecision blocked(const std::string& why) const {
-    return HookDecision::block("The hook '" + o_.name + "' " + why +
-                               ", so the call was blocked.");
+    return HookDecision::block("The hook '" + o_.name + "' " + why + ", so the call was blocked.");
   }
 
   HookDecision judge(const tools::ProcessResult& r, const std::string& stderr_text) const {
@@ -149,8 +148,9 @@ class CommandHook final : public EventHookPlugin {
       return HookDecision::block(std::move(reason));
     }
     if (r.exit_code != 0) {
-      std::string detail = r.exit_code > 128 ? "was killed by signal " + std::to_string(r.exit_code - 128)
-                                             : "exited with status " + std::to_string(r.exit_code);
+      std::string detail = r.exit_code > 128
+                               ? "was killed by signal " + std::to_string(r.exit_code - 128)
+                               : "exited with status " + std::to_string(r.exit_code);
       std::string said = readable(stderr_text, 200);
       return blocked(detail + (said.empty() ? "" : " (" + said + ")"));
     }
@@ -169,8 +169,7 @@ class CommandHook final : public EventHookPlugin {
     limits.max_depth = kVerdictDepth;
     Result<json::Value> doc = wire::decode(out, limits);
     if (!doc || !doc->is_object()) {
-      return blocked("printed something that is not a JSON verdict (" +
-                     readable(out, 80) + ")");
+      return blocked("printed something that is not a JSON verdict (" + readable(out, 80) + ")");
     }
     const json::Value* decision = doc->find("decision");
     const json::Value* reason = doc->find("reason");

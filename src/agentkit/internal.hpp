@@ -124,10 +124,11 @@ struct SessionStateAccess {
 
 // registry.cpp
 // `plugin_tools`: (plugin name, tool), registered after the direct tools.
-Result<ToolRegistry> build_registry(const AgentDefinition& def,
-                                    std::vector<std::pair<std::string, std::vector<ToolDefinition>>> mcp_tools,
-                                    std::vector<std::pair<std::string, ToolDefinition>> plugin_tools,
-                                    std::vector<std::string>& problems);
+Result<ToolRegistry> build_registry(
+    const AgentDefinition& def,
+    std::vector<std::pair<std::string, std::vector<ToolDefinition>>> mcp_tools,
+    std::vector<std::pair<std::string, ToolDefinition>> plugin_tools,
+    std::vector<std::string>& problems);
 ToolDefinition make_read_skill_tool(std::shared_ptr<const std::vector<Skill>> skills);
 // The prompt of a turn offering `offered`: the definition's prompt plus those tools' guidelines.
 skills::AssembledPrompt system_prompt_for_turn(const AgentCore& agent,

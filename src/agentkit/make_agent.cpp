@@ -284,10 +284,11 @@ std::shared_ptr<const PluginSet> load_configured_plugins(RuntimeConfig& runtime,
   return set;
 }
 
-Result<std::shared_ptr<session::Log>> open_plugin_log(const AgentCore& agent, const std::string& name) {
+Result<std::shared_ptr<session::Log>> open_plugin_log(const AgentCore& agent,
+                                                      const std::string& name) {
   if (!agent.plugins->storage) {
-    return fail(Errc::invalid_argument, "StartOptions::log_name is '" + name +
-                                            "' but no storage plugin is loaded");
+    return fail(Errc::invalid_argument,
+                "StartOptions::log_name is '" + name + "' but no storage plugin is loaded");
   }
   Result<std::unique_ptr<session::Store>> store = nullptr;
   std::string failure;
@@ -295,7 +296,8 @@ Result<std::shared_ptr<session::Log>> open_plugin_log(const AgentCore& agent, co
     return fail(Errc::io_error, "the storage plugin threw opening log '" + name + "': " + failure);
   }
   if (!store) return store.error();
-  if (!*store) return fail(Errc::io_error, "the storage plugin returned no store for log '" + name + "'");
+  if (!*store)
+    return fail(Errc::io_error, "the storage plugin returned no store for log '" + name + "'");
   std::unique_ptr<session::Store> s = std::move(*store);
   Result<std::string> bytes = s->read();
   Result<session::Log> log = (!bytes && bytes.error().code == Errc::not_found)

@@ -15,8 +15,8 @@ constexpr std::size_t kMaxPluginNameLength = 64;
 bool is_valid_plugin_name(std::string_view name) {
   if (name.empty() || name.size() > kMaxPluginNameLength) return false;
   return std::all_of(name.begin(), name.end(), [](char c) {
-    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') ||
-           c == '_' || c == '-' || c == '.';
+    return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
+           c == '-' || c == '.';
   });
 }
 
@@ -37,7 +37,8 @@ Error manifest_error(const fs::path& file, std::string what) {
       .with_detail("file", file.string());
 }
 
-Result<std::string> string_member(const json::Value& v, const fs::path& file, std::string_view key) {
+Result<std::string> string_member(const json::Value& v, const fs::path& file,
+                                  std::string_view key) {
   if (!v.is_string()) return manifest_error(file, "\"" + std::string(key) + "\" must be a string");
   return v.as_string();
 }
@@ -62,8 +63,8 @@ Result<std::int64_t> bounded_int(const json::Value& v, const fs::path& file, std
                                  std::int64_t max) {
   Result<std::int64_t> n = v.is_number() ? v.to_int64() : fail(Errc::invalid_argument, "");
   if (!n || *n < 1 || *n > max) {
-    return manifest_error(file, "\"" + std::string(key) + "\" must be an integer from 1 to " +
-                                    std::to_string(max));
+    return manifest_error(
+        file, "\"" + std::string(key) + "\" must be an integer from 1 to " + std::to_string(max));
   }
   return *n;
 }
@@ -95,7 +96,8 @@ Result<CommandHookOptions> parse_command_hook(const json::Value& v, const fs::pa
                                       "\" (known: command, tools, timeout_ms, max_output_bytes)");
     }
   }
-  if (o.command.empty()) return manifest_error(file, "\"command_hook.command\" is missing or empty");
+  if (o.command.empty())
+    return manifest_error(file, "\"command_hook.command\" is missing or empty");
   // A relative program path is the manifest's own script; a bare name is looked up on PATH.
   fs::path program(o.command.front());
   if (program.is_relative() && o.command.front().find('/') != std::string::npos) {
@@ -128,14 +130,14 @@ Result<PluginManifest> parse_plugin_manifest(std::string_view bytes, const fs::p
     } else if (key == "command_hook") {
       hook = &value;
     } else {
-      return manifest_error(file, "unknown member \"" + key +
-                                      "\" (known: name, description, command_hook)");
+      return manifest_error(
+          file, "unknown member \"" + key + "\" (known: name, description, command_hook)");
     }
   }
   if (m.name.empty()) return manifest_error(file, "\"name\" is missing or empty");
   if (!is_valid_plugin_name(m.name)) {
-    return manifest_error(file, "\"name\" '" + m.name +
-                                    "' is invalid: use 1-64 characters from [A-Za-z0-9_.-]");
+    return manifest_error(
+        file, "\"name\" '" + m.name + "' is invalid: use 1-64 characters from [A-Za-z0-9_.-]");
   }
   if (hook != nullptr) {
     auto options = parse_command_hook(*hook, file, m.name);

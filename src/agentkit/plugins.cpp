@@ -123,10 +123,11 @@ std::vector<Candidate> settle_names(std::vector<Candidate> all, PluginReport& re
                                 "': use 1-64 characters from [A-Za-z0-9_.-]");
       continue;
     }
-    auto same = std::find_if(out.begin(), out.end(), [&](const Candidate& o) { return o.name == c.name; });
+    auto same =
+        std::find_if(out.begin(), out.end(), [&](const Candidate& o) { return o.name == c.name; });
     if (same != out.end()) {
-      report.warnings.push_back("two plugins are named '" + c.name + "' (" + same->source + " and " +
-                                c.source + "); the later wins");
+      report.warnings.push_back("two plugins are named '" + c.name + "' (" + same->source +
+                                " and " + c.source + "); the later wins");
       out.erase(same);
     }
     out.push_back(std::move(c));
@@ -134,7 +135,8 @@ std::vector<Candidate> settle_names(std::vector<Candidate> all, PluginReport& re
   return out;
 }
 
-void load_backend(BackendPlugin& b, const Candidate& c, detail::PluginSet& set, PluginReport& report) {
+void load_backend(BackendPlugin& b, const Candidate& c, detail::PluginSet& set,
+                  PluginReport& report) {
   std::string api;
   if (!guarded([&] { api = b.api(); }, c.source + " api()", report)) return;
   if (api.empty()) {
@@ -144,20 +146,23 @@ void load_backend(BackendPlugin& b, const Candidate& c, detail::PluginSet& set, 
   Result<std::shared_ptr<ProviderClient>> client = nullptr;
   if (!guarded([&] { client = b.make_client(); }, c.source + " make_client()", report)) return;
   if (!client || !*client) {
-    report.problems.push_back(c.source + " could not make its client for api '" + api + "'" +
-                              (client ? std::string(": it returned null") : ": " + client.error().message));
+    report.problems.push_back(
+        c.source + " could not make its client for api '" + api + "'" +
+        (client ? std::string(": it returned null") : ": " + client.error().message));
     return;
   }
   auto same = std::find_if(set.backends.begin(), set.backends.end(),
                            [&](const auto& e) { return e.first == api; });
   if (same != set.backends.end()) {
-    report.warnings.push_back("two plugins serve api '" + api + "'; the later (" + c.source + ") wins");
+    report.warnings.push_back("two plugins serve api '" + api + "'; the later (" + c.source +
+                              ") wins");
     set.backends.erase(same);
   }
   set.backends.emplace_back(api, std::move(*client));
 }
 
-void load_tools(ToolProviderPlugin& t, const Candidate& c, detail::PluginSet& set, PluginReport& report) {
+void load_tools(ToolProviderPlugin& t, const Candidate& c, detail::PluginSet& set,
+                PluginReport& report) {
   std::vector<ToolDefinition> tools;
   if (!guarded([&] { tools = t.tools(); }, c.source + " tools()", report)) return;
   for (auto& tool : tools) {
@@ -212,7 +217,8 @@ PluginSet load_plugins(const PluginConfig& config, PluginReport& report) {
     if (auto s = std::dynamic_pointer_cast<StoragePlugin>(c.plugin)) {
       any = true;
       if (set.storage) {
-        report.warnings.push_back("two storage plugins are loaded; the later (" + c.source + ") wins");
+        report.warnings.push_back("two storage plugins are loaded; the later (" + c.source +
+                                  ") wins");
       }
       set.storage = std::move(s);
     }
@@ -264,9 +270,10 @@ void notify_all(RunContext& rc, std::string_view method, F&& call) {
   for (std::size_t i = 0; i < set.hooks.size(); ++i) {
     std::string failure;
     if (!call_guarded([&] { call(*set.hooks[i]); }, failure)) {
-      rc.emit(ErrorEvent{make_error(Errc::internal, "the plugin hook '" + set.hook_names[i] + "' threw in " +
-                                                        std::string(method) + ": " + failure),
-                         false});
+      rc.emit(ErrorEvent{
+          make_error(Errc::internal, "the plugin hook '" + set.hook_names[i] + "' threw in " +
+                                         std::string(method) + ": " + failure),
+          false});
     }
   }
 }

@@ -187,10 +187,11 @@ ToolDefinition make_read_skill_tool(std::shared_ptr<const std::vector<Skill>> sk
   return t;
 }
 
-Result<ToolRegistry> build_registry(const AgentDefinition& def,
-                                    std::vector<std::pair<std::string, std::vector<ToolDefinition>>> mcp_tools,
-                                    std::vector<std::pair<std::string, ToolDefinition>> plugin_tools,
-                                    std::vector<std::string>& problems) {
+Result<ToolRegistry> build_registry(
+    const AgentDefinition& def,
+    std::vector<std::pair<std::string, std::vector<ToolDefinition>>> mcp_tools,
+    std::vector<std::pair<std::string, ToolDefinition>> plugin_tools,
+    std::vector<std::string>& problems) {
   ToolRegistry reg;
   for (std::size_t i = 0; i < def.tools.direct.size(); ++i) {
     const ToolDefinition& t = def.tools.direct[i];

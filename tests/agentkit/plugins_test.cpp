@@ -23,7 +23,8 @@ namespace {
 // A hook that answers a fixed verdict and records every call it sees.
 class RecordingHook final : public EventHookPlugin {
  public:
-  RecordingHook(std::string name, HookDecision answer) : name_(std::move(name)), answer_(std::move(answer)) {}
+  RecordingHook(std::string name, HookDecision answer)
+      : name_(std::move(name)), answer_(std::move(answer)) {}
   std::string name() const override { return name_; }
   HookDecision before_tool_call(const HookToolCall& call) override {
     std::lock_guard lock(mu_);
@@ -74,7 +75,8 @@ class OnlyBlocks final : public EventHookPlugin {
  public:
   std::string name() const override { return "only-blocks"; }
   HookDecision before_tool_call(const HookToolCall& call) override {
-    if (call.tool_name == "delete_file") return HookDecision::block("Deleting is not allowed here.");
+    if (call.tool_name == "delete_file")
+      return HookDecision::block("Deleting is not allowed here.");
     return HookDecision::no_opinion();
   }
 };
@@ -84,9 +86,7 @@ class ToolPlugin final : public ToolProviderPlugin {
   ToolPlugin(std::string name, std::string tool, std::string reply)
       : name_(std::move(name)), tool_(std::move(tool)), reply_(std::move(reply)) {}
   std::string name() const override { return name_; }
-  std::vector<ToolDefinition> tools() override {
-    return {counting_tool(tool_, reply_).definition};
-  }
+  std::vector<ToolDefinition> tools() override { return {counting_tool(tool_, reply_).definition}; }
 
  private:
   std::string name_, tool_, reply_;
@@ -141,10 +141,11 @@ RuntimeConfig with_hooks(std::vector<std::shared_ptr<Plugin>> plugins) {
 
 }  // namespace
 
-TEST_CASE("a hook overriding only before_tool_call blocks a call and the model reads the reason", "[plugins]") {
+TEST_CASE("a hook overriding only before_tool_call blocks a call and the model reads the reason",
+          "[plugins]") {
   auto del = counting_tool("delete_file");
-  auto fx = faux_agent({one_call("delete_file"), faux::text_response("understood")}, {del.definition},
-                       with_hooks({std::make_shared<OnlyBlocks>()}));
+  auto fx = faux_agent({one_call("delete_file"), faux::text_response("understood")},
+                       {del.definition}, with_hooks({std::make_shared<OnlyBlocks>()}));
   auto r = fx.agent.run("clean up");
   REQUIRE(r);
   CHECK(*del.calls == 0);
@@ -156,7 +157,8 @@ TEST_CASE("a hook overriding only before_tool_call blocks a call and the model r
   CHECK(what_the_model_read(fx).find("Deleting is not allowed here.") != std::string::npos);
 }
 
-TEST_CASE("the first block wins and stops the scan; an earlier allow does not outrank it", "[plugins]") {
+TEST_CASE("the first block wins and stops the scan; an earlier allow does not outrank it",
+          "[plugins]") {
   auto tool = counting_tool("write_file");
   auto first = std::make_shared<RecordingHook>("h1", HookDecision::allow());
   auto second = std::make_shared<RecordingHook>("h2", HookDecision::block("h2 says no"));
@@ -173,7 +175,8 @@ TEST_CASE("the first block wins and stops the scan; an earlier allow does not ou
   CHECK(what_the_model_read(fx).find("h2 says no") != std::string::npos);
 }
 
-TEST_CASE("a hook cannot overturn the interceptor: a denied call never reaches the hooks", "[plugins]") {
+TEST_CASE("a hook cannot overturn the interceptor: a denied call never reaches the hooks",
+          "[plugins]") {
   auto tool = counting_tool("execute");
   auto hook = std::make_shared<RecordingHook>("grant", HookDecision::allow());
   RuntimeConfig rt = with_hooks({hook});
@@ -188,7 +191,8 @@ TEST_CASE("a hook cannot overturn the interceptor: a denied call never reaches t
   CHECK(what_the_model_read(fx).find("the interceptor refuses") != std::string::npos);
 }
 
-TEST_CASE("hooks see the arguments after before_tool_call's rewrite, and allowed calls run", "[plugins]") {
+TEST_CASE("hooks see the arguments after before_tool_call's rewrite, and allowed calls run",
+          "[plugins]") {
   auto tool = counting_tool("read_file");
   std::string seen;
   class ArgHook final : public EventHookPlugin {
@@ -205,8 +209,9 @@ TEST_CASE("hooks see the arguments after before_tool_call's rewrite, and allowed
   rt.extensions.before_tool_call = [](const ToolCallRequest&) {
     return ToolCallDecision::rewrite(json::Object{{"path", "safe.txt"}});
   };
-  auto fx = faux_agent({one_call("read_file", R"({"path":"/etc/shadow"})"), faux::text_response("ok")},
-                       {tool.definition}, rt);
+  auto fx =
+      faux_agent({one_call("read_file", R"({"path":"/etc/shadow"})"), faux::text_response("ok")},
+                 {tool.definition}, rt);
   REQUIRE(fx.agent.run("go"));
   CHECK(seen == R"({"path":"safe.txt"})");
   CHECK(*tool.calls == 1);
@@ -214,15 +219,16 @@ TEST_CASE("hooks see the arguments after before_tool_call's rewrite, and allowed
 
 TEST_CASE("an MCP call reaches the hooks under its qualified name, with its server", "[plugins]") {
   auto hook = std::make_shared<RecordingHook>("watch", HookDecision::no_opinion());
-  auto faux_p = std::make_shared<faux::FauxProvider>(std::vector<faux::FauxResponse>{
-      one_call("files__read"), faux::text_response("ok")});
+  auto faux_p = std::make_shared<faux::FauxProvider>(
+      std::vector<faux::FauxResponse>{one_call("files__read"), faux::text_response("ok")});
   RuntimeConfig rt = with_hooks({hook});
   rt.model.spec = "faux/test";
   rt.providers.add("faux", faux_p);
   AgentDefinition def;
-  def.tools.mcp.push_back(McpToolSource{"files", [](agentkit::stop_token) -> Result<std::vector<ToolDefinition>> {
-                                          return std::vector<ToolDefinition>{counting_tool("read").definition};
-                                        }});
+  def.tools.mcp.push_back(
+      McpToolSource{"files", [](agentkit::stop_token) -> Result<std::vector<ToolDefinition>> {
+                      return std::vector<ToolDefinition>{counting_tool("read").definition};
+                    }});
   auto agent = make_agent(std::move(def), std::move(rt));
   REQUIRE(agent);
   REQUIRE(agent->run("go"));
@@ -235,7 +241,9 @@ TEST_CASE("a throwing hook fails closed: the call is blocked, naming the hook", 
   class Throws final : public EventHookPlugin {
    public:
     std::string name() const override { return "broken"; }
-    HookDecision before_tool_call(const HookToolCall&) override { throw std::runtime_error("oops"); }
+    HookDecision before_tool_call(const HookToolCall&) override {
+      throw std::runtime_error("oops");
+    }
   };
   auto tool = counting_tool("write_file");
   auto fx = faux_agent({one_call("write_file"), faux::text_response("ok")}, {tool.definition},
@@ -245,7 +253,8 @@ TEST_CASE("a throwing hook fails closed: the call is blocked, naming the hook", 
   CHECK(what_the_model_read(fx).find("'broken' failed") != std::string::npos);
 }
 
-TEST_CASE("session start and end reach hooks on every exit path, and each model call is seen", "[plugins]") {
+TEST_CASE("session start and end reach hooks on every exit path, and each model call is seen",
+          "[plugins]") {
   auto hook = std::make_shared<RecordingHook>("audit", HookDecision::no_opinion());
   auto tool = counting_tool("t");
   auto fx = faux_agent({one_call("t"), faux::text_response("done"), faux::error_response("boom")},
@@ -258,15 +267,16 @@ TEST_CASE("session start and end reach hooks on every exit path, and each model 
   cancelled.request_stop();
   REQUIRE(s->run("third", cancelled.get_token()));
   CHECK(hook->starts == 3);
-  CHECK(hook->ends() ==
-        std::vector<RunStopReason>{RunStopReason::stop, RunStopReason::error, RunStopReason::aborted});
+  CHECK(hook->ends() == std::vector<RunStopReason>{RunStopReason::stop, RunStopReason::error,
+                                                   RunStopReason::aborted});
   CHECK(hook->model_calls == 4);
   CHECK(hook->after() == std::vector<std::string>{"t"});
 }
 
 TEST_CASE("two agents in one process with different plugins do not see each other's", "[plugins]") {
   auto hook = std::make_shared<RecordingHook>("a-only", HookDecision::no_opinion());
-  RuntimeConfig with = with_hooks({hook, std::make_shared<ToolPlugin>("alpha-tools", "alpha", "from alpha")});
+  RuntimeConfig with =
+      with_hooks({hook, std::make_shared<ToolPlugin>("alpha-tools", "alpha", "from alpha")});
   auto a = faux_agent({one_call("alpha"), faux::text_response("ok")}, {}, with);
   auto shared = counting_tool("shared");
   auto b = faux_agent({one_call("shared"), faux::text_response("ok")}, {shared.definition}, {});
@@ -279,13 +289,17 @@ TEST_CASE("two agents in one process with different plugins do not see each othe
   CHECK(hook->seen() == std::vector<std::string>{"alpha"});  // never b's call
 }
 
-TEST_CASE("built-ins load first, then manifest plugins by name; the later wins a tool clash with a warning", "[plugins]") {
+TEST_CASE(
+    "built-ins load first, then manifest plugins by name; the later wins a tool clash with a "
+    "warning",
+    "[plugins]") {
   TempDir dir;
   // File order is the reverse of name order: the names decide.
   dir.write("1.json", R"({"name": "b-tools"})");
   dir.write("2.json", R"({"name": "a-tools", "description": "first by name"})");
   RuntimeConfig rt;
-  rt.extensions.plugins.builtins = {std::make_shared<ToolPlugin>("zz-builtin", "t", "from builtin")};
+  rt.extensions.plugins.builtins = {
+      std::make_shared<ToolPlugin>("zz-builtin", "t", "from builtin")};
   rt.extensions.plugins.available = {std::make_shared<ToolPlugin>("b-tools", "t", "from b"),
                                      std::make_shared<ToolPlugin>("a-tools", "t", "from a")};
   rt.extensions.plugins.manifest_dirs = {dir.path()};
@@ -334,7 +348,8 @@ TEST_CASE("manifests are read only from the folders the embedder names", "[plugi
   CHECK(validate_plugins(cfg).loaded.empty());  // no folder named: nothing discovered
 }
 
-TEST_CASE("a manifest naming a plugin that is not compiled in is skipped with a warning", "[plugins]") {
+TEST_CASE("a manifest naming a plugin that is not compiled in is skipped with a warning",
+          "[plugins]") {
   TempDir dir;
   dir.write("ghost.json", R"({"name": "ghost"})");
   RuntimeConfig rt;
@@ -344,7 +359,8 @@ TEST_CASE("a manifest naming a plugin that is not compiled in is skipped with a 
   auto fx = faux_agent({faux::text_response("ok")}, {}, rt);
   REQUIRE(fx.agent.run("go"));
   REQUIRE(warnings.size() == 1);
-  CHECK(warnings[0].find("'ghost', which is not compiled into this program; skipped") != std::string::npos);
+  CHECK(warnings[0].find("'ghost', which is not compiled into this program; skipped") !=
+        std::string::npos);
 }
 
 TEST_CASE("a malformed manifest fails make_agent naming the file and the member", "[plugins]") {
@@ -360,7 +376,8 @@ TEST_CASE("a malformed manifest fails make_agent naming the file and the member"
   CHECK(agent.error().message.find("unknown member \"nmae\"") != std::string::npos);
 }
 
-TEST_CASE("two manifests declaring one plugin: the later file wins, with a warning naming both", "[plugins]") {
+TEST_CASE("two manifests declaring one plugin: the later file wins, with a warning naming both",
+          "[plugins]") {
   TempDir one, two;
   auto first = one.write("p.json", R"({"name": "p", "command_hook": {"command": ["false"]}})");
   auto second = two.write("p.json", R"({"name": "p", "command_hook": {"command": ["true"]}})");
@@ -379,7 +396,8 @@ TEST_CASE("validate_plugins reports every problem and has no side effects", "[pl
   dir.write("1.json", "{not json");
   dir.write("2.json", R"({"name": "bad name!"})");
   auto marker = dir.path() / "ran";
-  dir.write("3.json", R"({"name": "toucher", "command_hook": {"command": ["touch", ")" + marker.string() + R"("]}})");
+  dir.write("3.json", R"({"name": "toucher", "command_hook": {"command": ["touch", ")" +
+                          marker.string() + R"("]}})");
   class Nothing final : public Plugin {
    public:
     std::string name() const override { return "nothing"; }
@@ -388,7 +406,9 @@ TEST_CASE("validate_plugins reports every problem and has no side effects", "[pl
    public:
     std::string name() const override { return "null-backend"; }
     std::string api() const override { return "x"; }
-    Result<std::shared_ptr<ProviderClient>> make_client() override { return std::shared_ptr<ProviderClient>(); }
+    Result<std::shared_ptr<ProviderClient>> make_client() override {
+      return std::shared_ptr<ProviderClient>();
+    }
   };
   PluginConfig cfg;
   cfg.builtins = {std::make_shared<Nothing>(), std::make_shared<NullBackend>()};
@@ -411,7 +431,8 @@ TEST_CASE("validate_plugins reports every problem and has no side effects", "[pl
 }
 
 TEST_CASE("a backend plugin serves a new wire API for the model that names it", "[plugins]") {
-  auto wire = std::make_shared<faux::FauxProvider>(std::vector<faux::FauxResponse>{faux::text_response("via plugin")});
+  auto wire = std::make_shared<faux::FauxProvider>(
+      std::vector<faux::FauxResponse>{faux::text_response("via plugin")});
   RuntimeConfig rt = with_hooks({std::make_shared<Backend>(wire)});
   Model m;
   m.id = "gw-1";
@@ -466,11 +487,13 @@ struct HookRun {
   RunResult result;
 };
 
-HookRun run_with_command_hook(CommandHookOptions options, std::string args = R"({"command":"ls"})") {
+HookRun run_with_command_hook(CommandHookOptions options,
+                              std::string args = R"({"command":"ls"})") {
   auto tool = counting_tool("execute");
   RuntimeConfig rt = with_hooks({command_hook(std::move(options))});
   rt.extensions.allow_all_tool_calls = true;
-  auto fx = faux_agent({one_call("execute", std::move(args)), faux::text_response("ok")}, {tool.definition}, rt);
+  auto fx = faux_agent({one_call("execute", std::move(args)), faux::text_response("ok")},
+                       {tool.definition}, rt);
   auto r = fx.agent.run("go");
   REQUIRE(r);
   HookRun out{std::move(fx), *tool.calls, {}, *r};
@@ -488,7 +511,8 @@ CommandHookOptions hook_running(const std::filesystem::path& program) {
 
 }  // namespace
 
-TEST_CASE("a command hook that exits 0 allows the call and receives the event on stdin", "[plugins]") {
+TEST_CASE("a command hook that exits 0 allows the call and receives the event on stdin",
+          "[plugins]") {
   TempDir dir;
   auto seen = dir.path() / "event.json";
   auto hook = script(dir, "allow.sh", "cat > '" + seen.string() + "'\nexit 0");
@@ -500,7 +524,9 @@ TEST_CASE("a command hook that exits 0 allows the call and receives the event on
   CHECK(event.find(R"("tool_input":{"command":"ls"})") != std::string::npos);
 }
 
-TEST_CASE("a command hook that exits 2 blocks the call with its stderr as the reason the model reads", "[plugins]") {
+TEST_CASE(
+    "a command hook that exits 2 blocks the call with its stderr as the reason the model reads",
+    "[plugins]") {
   TempDir dir;
   auto hook = script(dir, "block.sh", "echo 'rm is not allowed in this repository' >&2\nexit 2");
   auto run = run_with_command_hook(hook_running(hook));
@@ -510,7 +536,8 @@ TEST_CASE("a command hook that exits 2 blocks the call with its stderr as the re
 
 TEST_CASE("a command hook's JSON verdict on stdout blocks with its reason", "[plugins]") {
   TempDir dir;
-  auto hook = script(dir, "json.sh", R"(echo '{"decision":"block","reason":"use the safe wrapper"}')");
+  auto hook =
+      script(dir, "json.sh", R"(echo '{"decision":"block","reason":"use the safe wrapper"}')");
   auto run = run_with_command_hook(hook_running(hook));
   CHECK(run.calls == 0);
   CHECK(run.model_read == "use the safe wrapper");
@@ -518,7 +545,8 @@ TEST_CASE("a command hook's JSON verdict on stdout blocks with its reason", "[pl
   CHECK(run_with_command_hook(hook_running(allow)).calls == 1);
 }
 
-TEST_CASE("a command hook that hangs is killed at its timeout and the call is blocked", "[plugins]") {
+TEST_CASE("a command hook that hangs is killed at its timeout and the call is blocked",
+          "[plugins]") {
   TempDir dir;
   auto hook = script(dir, "hang.sh", "sleep 30");
   CommandHookOptions o = hook_running(hook);
@@ -550,7 +578,8 @@ TEST_CASE("a command hook that prints garbage blocks the call", "[plugins]") {
   CHECK(run_with_command_hook(hook_running(unknown)).calls == 0);
 }
 
-TEST_CASE("a command hook that floods stdout is read only to its bound and blocks the call", "[plugins]") {
+TEST_CASE("a command hook that floods stdout is read only to its bound and blocks the call",
+          "[plugins]") {
   TempDir dir;
   auto hook = script(dir, "flood.sh", "yes '{}' | head -c 10000000");
   CommandHookOptions o = hook_running(hook);
@@ -579,10 +608,13 @@ TEST_CASE("a command hook only hears about the tools it names", "[plugins]") {
   CHECK(run_with_command_hook(o).calls == 1);
 }
 
-TEST_CASE("a manifest describes a command hook whose relative program is the manifest's own", "[plugins]") {
+TEST_CASE("a manifest describes a command hook whose relative program is the manifest's own",
+          "[plugins]") {
   TempDir dir;
   script(dir, "hooks/guard.sh", "echo 'from the manifest hook' >&2\nexit 2");
-  dir.write("guard.json", R"({"name": "guard", "command_hook": {"command": ["./hooks/guard.sh"], "tools": ["execute"], "timeout_ms": 5000}})");
+  dir.write(
+      "guard.json",
+      R"({"name": "guard", "command_hook": {"command": ["./hooks/guard.sh"], "tools": ["execute"], "timeout_ms": 5000}})");
   auto tool = counting_tool("execute");
   RuntimeConfig rt;
   rt.extensions.plugins.manifest_dirs = {dir.path()};
@@ -595,23 +627,28 @@ TEST_CASE("a manifest describes a command hook whose relative program is the man
 
 // ---- The manifest parser's bounds (it reads untrusted bytes) -------------------------------------
 
-TEST_CASE("the manifest parser refuses oversized, deep, duplicated and mistyped input", "[plugins]") {
+TEST_CASE("the manifest parser refuses oversized, deep, duplicated and mistyped input",
+          "[plugins]") {
   const std::filesystem::path file = "m.json";
-  std::string big = R"({"name": "x", "description": ")" + std::string(kMaxManifestBytes, 'a') + R"("})";
+  std::string big =
+      R"({"name": "x", "description": ")" + std::string(kMaxManifestBytes, 'a') + R"("})";
   auto r1 = parse_plugin_manifest(big, file);
   REQUIRE_FALSE(r1);
   CHECK(r1.error().message.find("m.json") != std::string::npos);
-  std::string deep = R"({"name": "x", "command_hook": )" + std::string(20, '[') + std::string(20, ']') + "}";
+  std::string deep =
+      R"({"name": "x", "command_hook": )" + std::string(20, '[') + std::string(20, ']') + "}";
   CHECK_FALSE(parse_plugin_manifest(deep, file));
   CHECK_FALSE(parse_plugin_manifest(R"({"name": "x", "name": "y"})", file));
   CHECK_FALSE(parse_plugin_manifest(R"({"name": 7})", file));
   CHECK_FALSE(parse_plugin_manifest(R"([])", file));
   CHECK_FALSE(parse_plugin_manifest(R"({"name": "x", "command_hook": {"command": []}})", file));
-  CHECK_FALSE(parse_plugin_manifest(R"({"name": "x", "command_hook": {"command": ["a"], "timeout_ms": 0}})", file));
-  CHECK_FALSE(parse_plugin_manifest(R"({"name": "x", "command_hook": {"command": ["a"], "timeout_ms": 1e99}})", file));
+  CHECK_FALSE(parse_plugin_manifest(
+      R"({"name": "x", "command_hook": {"command": ["a"], "timeout_ms": 0}})", file));
+  CHECK_FALSE(parse_plugin_manifest(
+      R"({"name": "x", "command_hook": {"command": ["a"], "timeout_ms": 1e99}})", file));
   CHECK_FALSE(parse_plugin_manifest("{\"name\": \"x\xff\"}", file));
-  auto ok = parse_plugin_manifest(R"({"name": "x", "command_hook": {"command": ["./g.sh", "--strict"]}})",
-                                  "dir/m.json");
+  auto ok = parse_plugin_manifest(
+      R"({"name": "x", "command_hook": {"command": ["./g.sh", "--strict"]}})", "dir/m.json");
   REQUIRE(ok);
   REQUIRE(ok->command_hook);
   CHECK(ok->command_hook->command == std::vector<std::string>{"dir/g.sh", "--strict"});

@@ -40,7 +40,8 @@ class NoopHook final : public EventHookPlugin {
 
 faux::FauxResponse batch() {
   std::vector<ToolUseBlock> calls;
-  for (int i = 0; i < kCallsPerBatch; ++i) calls.push_back(faux::tool_call("c" + std::to_string(i), "noop", "{}"));
+  for (int i = 0; i < kCallsPerBatch; ++i)
+    calls.push_back(faux::tool_call("c" + std::to_string(i), "noop", "{}"));
   auto r = faux::tool_call_response(std::move(calls));
   r.stream_chunks = false;
   return r;
@@ -53,7 +54,8 @@ double measure(bool interceptor, int hooks) {
   const faux::FauxResponse calls = batch();
   auto provider = std::make_shared<faux::FauxProvider>(
       std::function<faux::FauxResponse(const Request&)>([&calls](const Request& req) {
-        bool answered = !req.messages.empty() && std::holds_alternative<ToolResultMessage>(req.messages.back());
+        bool answered =
+            !req.messages.empty() && std::holds_alternative<ToolResultMessage>(req.messages.back());
         if (!answered) return calls;
         auto r = faux::text_response("done");
         r.stream_chunks = false;
@@ -63,15 +65,21 @@ double measure(bool interceptor, int hooks) {
   ToolDefinition noop;
   noop.name = "noop";
   noop.description = "does nothing";
-  noop.handler = [](const json::Value&, const ToolContext&) { return ToolResult::text_result("ok"); };
+  noop.handler = [](const json::Value&, const ToolContext&) {
+    return ToolResult::text_result("ok");
+  };
   AgentDefinition def;
   def.tools.direct.push_back(noop);
   RuntimeConfig rt;
   rt.model.spec = "faux/bench";
   rt.providers.add("faux", provider);
   rt.loop.parallel_tools = false;
-  if (interceptor) rt.extensions.before_tool_call = [](const ToolCallRequest&) { return ToolCallDecision::allow(); };
-  for (int i = 0; i < hooks; ++i) rt.extensions.plugins.builtins.push_back(std::make_shared<NoopHook>(i));
+  if (interceptor)
+    rt.extensions.before_tool_call = [](const ToolCallRequest&) {
+      return ToolCallDecision::allow();
+    };
+  for (int i = 0; i < hooks; ++i)
+    rt.extensions.plugins.builtins.push_back(std::make_shared<NoopHook>(i));
   auto agent = make_agent(def, rt);
   if (!agent) {
     std::fprintf(stderr, "%s\n", agent.error().to_string().c_str());
@@ -100,12 +108,15 @@ int main() {
   double one = measure(false, 1);
   double four = measure(false, 4);
   auto per_call = [&](double t) { return (t - bare) / kCallsPerBatch; };
-  std::printf("in-process hook cost per tool call (%d sequential no-op calls per run, median of %d runs)\n",
-              kCallsPerBatch, kRuns);
-  std::printf("  no hook:                     %8.1f us/run  (%.2f us/call in all)\n", bare, bare / kCallsPerBatch);
+  std::printf(
+      "in-process hook cost per tool call (%d sequential no-op calls per run, median of %d runs)\n",
+      kCallsPerBatch, kRuns);
+  std::printf("  no hook:                     %8.1f us/run  (%.2f us/call in all)\n", bare,
+              bare / kCallsPerBatch);
   std::printf("  before_tool_call (peer):     %+8.3f us/call\n", per_call(peer));
   std::printf("  one plugin hook:             %+8.3f us/call   (bar: < 5 us)\n", per_call(one));
   std::printf("  four plugin hooks:           %+8.3f us/call\n", per_call(four));
-  if (per_call(peer) > 0.0) std::printf("  one hook / before_tool_call = %.2fx\n", per_call(one) / per_call(peer));
+  if (per_call(peer) > 0.0)
+    std::printf("  one hook / before_tool_call = %.2fx\n", per_call(one) / per_call(peer));
   return 0;
 }

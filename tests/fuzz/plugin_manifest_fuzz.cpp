@@ -10,7 +10,8 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   std::string_view in(reinterpret_cast<const char*>(data), size);
   auto manifest = agentkit::parse_plugin_manifest(in, "fuzz/plugin.json");
   if (!manifest) {
-    if (manifest.error().message.find("fuzz/plugin.json") == std::string_view::npos) __builtin_trap();
+    if (manifest.error().message.find("fuzz/plugin.json") == std::string_view::npos)
+      __builtin_trap();
     return 0;
   }
   if (manifest->name.empty() || manifest->name.size() > 64) __builtin_trap();
