@@ -23,6 +23,7 @@
 #include "agentkit/providers/faux.hpp"
 #include "crash_scenario.hpp"
 #include "approval_scenario.hpp"
+#include "delegation_scenario.hpp"
 
 using namespace agentkit;
 namespace faux = agentkit::providers;
@@ -331,6 +332,7 @@ int main(int argc, char** argv) {
   duplicate_tool_name_refused();
   g_failures += agentdemo::kill_and_resume(argv[0]);
   agentdemo::approval_across_processes({say, claim});
+  agentdemo::delegations_under_a_shared_budget({say, claim});
   say(g_failures == 0 ? "\nAll scenarios behaved as claimed.\n"
                       : "\n" + std::to_string(g_failures) + " claim(s) did not hold.\n");
   return check && g_failures != 0 ? 1 : 0;

@@ -38,6 +38,7 @@ namespace agentkit {
 
 namespace detail {
 struct AgentCore;
+struct AgentAccess;
 struct SessionCore;
 }  // namespace detail
 
@@ -62,6 +63,7 @@ class Agent {
 
  private:
   friend Result<Agent> make_agent(AgentDefinition, RuntimeConfig);
+  friend struct detail::AgentAccess;  // the subagent tools read the definition's runtime
   explicit Agent(std::shared_ptr<detail::AgentCore> core) noexcept;
   std::shared_ptr<detail::AgentCore> core_;
 };

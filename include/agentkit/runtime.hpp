@@ -61,6 +61,17 @@ struct TransportConfig {
   std::string session_id;
 };
 
+// What one run may spend, its subagents' spend included (agentkit/subagent.hpp). Each unset
+// field is no limit (the default). Tokens and USD are checked after each turn, so a run stops
+// with RunStopReason::budget_exhausted after the model call that crossed the line (one call can
+// overshoot by its own size); wall time is checked at each turn end and before each model call.
+struct RunBudget {
+  std::optional<std::int64_t> tokens;  // Usage::total_tokens() summed over the run's model calls
+  std::optional<double> usd;           // Usage::cost.total summed likewise
+  std::optional<std::chrono::milliseconds> wall_time;  // from the start of the run
+  friend bool operator==(const RunBudget&, const RunBudget&) = default;
+};
+
 // How queued steering and follow-up messages are delivered at each poll.
 enum class QueueMode : std::uint8_t { one_at_a_time, all };
 
@@ -73,6 +84,9 @@ struct LoopConfig {
   std::optional<std::chrono::milliseconds> tool_timeout;
   QueueMode steering = QueueMode::one_at_a_time;
   QueueMode follow_up = QueueMode::one_at_a_time;
+  // Tokens, USD and wall time for each run; default: no limit. A subagent's slice is reserved
+  // from what is left of it.
+  RunBudget budget;
 };
 
 struct ExtensionConfig {

@@ -322,6 +322,7 @@ class Batch {
     ctx.turn_index = rc_.turn_index;
     ctx.stop = call_stop.get_token();
     ctx.span = slot.span->recording() ? slot.span.get() : nullptr;
+    ctx.run = &rc_.scope;
     ctx.report = [this, &slot](std::string_view chunk) {
       rc_.emit(ToolExecutionUpdateEvent{slot.call->id, slot.call->name, std::string(chunk)});
     };

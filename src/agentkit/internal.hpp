@@ -15,6 +15,7 @@
 #include "agentkit/images/normalize.hpp"
 #include "agentkit/prompt.hpp"
 #include "agentkit/session/log.hpp"
+#include "budget.hpp"
 #include "deadline_timer.hpp"
 
 namespace agentkit::detail {
@@ -52,6 +53,10 @@ struct AgentCore {
   std::mutex mu;
   std::vector<std::weak_ptr<SessionCore>> sessions;
   bool closed = false;
+
+  // Set when this agent is a subagent's child built for one delegation (subagent.cpp): its
+  // budget link, depth and where its events go. Null for every other agent.
+  std::shared_ptr<const Delegation> delegation;
 
   Timestamp now() const;
 };
@@ -116,6 +121,9 @@ struct SessionState {
   std::vector<Message> messages;
   Usage usage;
   ApprovalBook approvals;
+};
+struct AgentAccess {
+  static const std::shared_ptr<AgentCore>& core(const Agent& a) { return a.core_; }
 };
 struct SessionStateAccess {
   static SessionHandle make(std::shared_ptr<const SessionState> s) { return SessionHandle(std::move(s)); }

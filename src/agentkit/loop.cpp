@@ -98,7 +98,7 @@ bool model_owes_reply(const std::vector<Message>& history) {
 class Run {
  public:
   Run(SessionCore& session, agentkit::stop_token stop)
-      : s_(session), a_(*session.agent), rc_{session, *session.agent, stop, {}, 0} {}
+      : s_(session), a_(*session.agent), rc_{session, *session.agent, stop, {}, 0, tracing::noop_span(), nullptr, {}} {}
 
   // Fills the offered set for the turn's policy; an unknown name is an error.
   Result<void> apply_policy(const ToolPolicy& policy) {
@@ -196,7 +196,8 @@ class Run {
                           std::move(prompt.skill_names)};
     audit_run_start(rc_, start);
     rc_.emit(std::move(start));
-    rc_.run_span = trace::start_run(a_.runtime, *a_.model, s_.id);
+    open_run_budget(rc_);  // the run's budget; a subagent's slice of its parent's
+    rc_.run_span = trace::start_run(a_.runtime, *a_.model, s_.id, delegation_parent_span(a_));
     notify_session_start(rc_, HookSessionStart{s_.id, a_.model->id});
     RunStopReason reason = loop();
     return finish(reason);
@@ -225,6 +226,7 @@ class Run {
         reply = call_model();
         append(Message(reply));
         run_usage_ += reply.usage;
+        rc_.budget->charge(reply.usage);  // live, up the delegation chain
         {
           std::lock_guard lock(s_.mu);
           s_.usage += reply.usage;
@@ -439,6 +441,7 @@ class Run {
 
   std::optional<RunStopReason> check_stop(const AssistantMessage& reply,
                                           const std::vector<ToolResultMessage>& results) {
+    if (rc_.budget->exhausted()) return RunStopReason::budget_exhausted;
     if (a_.runtime.loop.max_turns && turn_count_ >= *a_.runtime.loop.max_turns) return RunStopReason::max_turns;
     const StopPolicy& policy = a_.runtime.extensions.stop_policy;
     if (!policy) return std::nullopt;
@@ -524,6 +527,7 @@ class Run {
     if (reason == RunStopReason::aborted && result.error_message.empty()) {
       result.error_message = "the run was cancelled";
     }
+    if (reason == RunStopReason::budget_exhausted) result.error_message = describe_exhaustion(rc_);
     result.handle = make_snapshot(s_);
     trace::end_run(*rc_.run_span, reason, run_usage_, turn_count_, result.error_message);
     // Every exit path passes here: an auditor can tell a run that ended badly from one running.

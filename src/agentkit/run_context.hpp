@@ -19,11 +19,23 @@ struct RunContext {
   std::set<std::string, std::less<>> offered;  // tool names offered this run (policy applied)
   int turn_index = 0;
   trace::SpanPtr run_span = tracing::noop_span();  // invoke_agent: the parent of this run's spans
+  // The run's budget (LoopConfig::budget; a subagent's slice) and what its tool calls see of the
+  // run (ToolContext::run). Set by the loop before the first turn.
+  std::shared_ptr<BudgetLedger> budget;
+  RunScope scope;
 
   // Every error the run emits also reaches TurnHooks::on_error, on the emitting thread.
   void emit(Event e) {
     if (const auto* error = std::get_if<ErrorEvent>(&e)) report_error(error->error);
-    if (session.has_listeners()) session.emit(std::move(e));
+    if (!session.has_listeners()) return;
+    if (scope.locks && scope.depth == 0) {
+      // A top-level run: its own events and its subagents' (delivered from their threads) reach
+      // observers one at a time.
+      std::lock_guard lock(scope.locks->events);
+      session.emit(std::move(e));
+      return;
+    }
+    session.emit(std::move(e));
   }
 
  private:

@@ -16,10 +16,12 @@ std::string generate_session_id() {
 
 bool SessionCore::has_listeners() const noexcept {
   return subscriber_count.load(std::memory_order_relaxed) != 0 ||
-         !agent->runtime.observability.observers.empty();
+         !agent->runtime.observability.observers.empty() || agent->delegation != nullptr;
 }
 
 void SessionCore::emit(Event e) {
+  // A subagent's child: its events also go to the parent's session, tagged with its path.
+  if (agent->delegation && agent->delegation->forward) agent->delegation->forward(e);
   // Observers first, synchronously, without our lock; a throwing observer never ends the run.
   for (const auto& observer : agent->runtime.observability.observers) {
     try {

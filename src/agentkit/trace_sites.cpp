@@ -35,11 +35,13 @@ std::string messages_json(std::span<const Message> messages) {
 
 }  // namespace
 
-SpanPtr start_run(const RuntimeConfig& runtime, const Model& model, std::string_view session_id) {
+SpanPtr start_run(const RuntimeConfig& runtime, const Model& model, std::string_view session_id,
+                  tracing::Span* parent) {
   const tracing::TracingConfig& config = runtime.observability.tracing;
   if (!config.tracer) return tracing::noop_span();
   std::string name = agent_name(config);
-  SpanPtr span = config.tracer->start_span("invoke_agent " + name, SpanKind::internal);
+  tracing::Context& under = parent != nullptr ? static_cast<tracing::Context&>(*parent) : *config.tracer;
+  SpanPtr span = under.start_span("invoke_agent " + name, SpanKind::internal);
   if (!span) return tracing::noop_span();
   if (!span->recording()) return span;
   span->set_attributes({

@@ -14,8 +14,10 @@ namespace agentkit::detail::trace {
 
 using SpanPtr = std::shared_ptr<tracing::Span>;
 
-// `invoke_agent {agent}` for one run, a root span of the configured tracer (or the no-op span).
-SpanPtr start_run(const RuntimeConfig& runtime, const Model& model, std::string_view session_id);
+// `invoke_agent {agent}` for one run, a root span of the configured tracer (or the no-op span);
+// a subagent's run is a child of `parent`, the delegating call's execute_tool span.
+SpanPtr start_run(const RuntimeConfig& runtime, const Model& model, std::string_view session_id,
+                  tracing::Span* parent = nullptr);
 void end_run(tracing::Span& span, RunStopReason reason, const Usage& usage, int turns,
              std::string_view error);
 

@@ -580,6 +580,11 @@ json::Object event_fields(const Event& e) {
             o.append_unique("data", ev.data);
             return o;
           },
+          [](const SubagentEvent& ev) {
+            json::Object o{{"path", ev.path}, {"agent", ev.agent}};
+            if (ev.event) o.append_unique("event", to_json(*ev.event));
+            return o;
+          },
       },
       e);
 }
@@ -699,6 +704,9 @@ std::size_t payload_size(const Event& e) noexcept {
             return ev.tool_use_id.size() + ev.tool_name.size() + ev.level.size() +
                    ev.logger.size() + value_size(ev.data);
           },
+          [](const SubagentEvent& ev) {
+            return ev.path.size() + ev.agent.size() + (ev.event ? approximate_size(*ev.event) : 0);
+          },
       },
       e);
 }
@@ -763,6 +771,7 @@ std::string_view event_name(const Event& e) noexcept {
           [](const CacheEvent&) { return std::string_view("cache"); },
           [](const ErrorEvent&) { return std::string_view("error"); },
           [](const ToolLogEvent&) { return std::string_view("tool_log"); },
+          [](const SubagentEvent&) { return std::string_view("subagent"); },
       },
       e);
 }

@@ -36,6 +36,7 @@ constexpr std::array kRunStopReasonNames =
         {RunStopReason::tool_terminate, "tool_terminate"},
         {RunStopReason::invalid_answer, "invalid_answer"},
         {RunStopReason::awaiting_approval, "awaiting_approval"},
+        {RunStopReason::budget_exhausted, "budget_exhausted"},
     });
 
 template <class Enum, std::size_t N>

@@ -151,12 +151,24 @@ struct ErrorEvent {
   bool terminal = false;
 };
 
-using Event =
-    std::variant<AgentStartEvent, AgentEndEvent, TurnStartEvent, TurnEndEvent, UserMessageEvent,
-                 MessageStartEvent, MessageUpdateEvent, MessageEndEvent, BlockStartEvent,
-                 TextDeltaEvent, ThinkingDeltaEvent, ToolArgumentsDeltaEvent, BlockEndEvent,
-                 ToolExecutionStartEvent, ToolExecutionUpdateEvent, ToolExecutionEndEvent,
-                 CacheEvent, ErrorEvent, ToolLogEvent>;
+struct SubagentEvent;
+
+using Event = std::variant<AgentStartEvent, AgentEndEvent, TurnStartEvent, TurnEndEvent,
+                           UserMessageEvent, MessageStartEvent, MessageUpdateEvent,
+                           MessageEndEvent, BlockStartEvent, TextDeltaEvent, ThinkingDeltaEvent,
+                           ToolArgumentsDeltaEvent, BlockEndEvent, ToolExecutionStartEvent,
+                           ToolExecutionUpdateEvent, ToolExecutionEndEvent, CacheEvent,
+                           ErrorEvent, ToolLogEvent, SubagentEvent>;
+
+// An event of a subagent's run (agentkit/subagent.hpp), delivered to the parent's observers and
+// subscribers. `path` names the delegation from the top: "researcher:call_1", and one level
+// deeper "researcher:call_1/searcher:call_7"; a grandchild's event arrives once, with its full
+// path, never wrapped twice.
+struct SubagentEvent {
+  std::string path;
+  std::string agent;                   // the subagent's name (the tool the parent called)
+  std::shared_ptr<const Event> event;  // never null
+};
 
 // Stable snake_case name of an event ("text_delta"), pinned by a golden test.
 std::string_view event_name(const Event& e) noexcept;

@@ -114,6 +114,7 @@ enum class RunStopReason : std::uint8_t {
   tool_terminate,  // every call of the last batch voted to terminate
   invalid_answer,  // the final answer still broke the turn's answer schema after the repair turns
   awaiting_approval,  // a call of the last batch waits for a person (RunResult::pending_approvals)
+  budget_exhausted,   // LoopConfig::budget (tokens, USD or wall time) ran out: what the run has
 };
 
 std::string_view to_string(StopReason r) noexcept;

@@ -43,6 +43,10 @@ namespace agentkit::tracing {
 class Span;  // agentkit/core/tracing.hpp
 }
 
+namespace agentkit::detail {
+struct RunScope;  // the run a call belongs to; read by the subagent tools (agentkit/subagent.hpp)
+}
+
 namespace agentkit {
 
 enum class ExecutionMode : std::uint8_t {
@@ -91,6 +95,9 @@ struct ToolContext {
   // This call's execute_tool span when tracing is on (null otherwise), valid while the handler
   // runs: a tool that calls out (an MCP server) starts its own span under it.
   tracing::Span* span = nullptr;
+  // The run this call belongs to (its budget, depth and observers), valid while the handler
+  // runs; null outside an agent's run. Opaque: only agentkit's subagent tools read it.
+  const detail::RunScope* run = nullptr;
 };
 
 // What a handler answers. A success shows the model `text` verbatim when set, otherwise the JSON

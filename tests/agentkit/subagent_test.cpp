@@ -1,0 +1,466 @@
+// Subagents (REQ-MULTI-01..05): an agent as a tool, through the public entry points over the
+// faux provider. One faux provider serves the parent and every child; a responder routes each
+// request by the system prompt (the child's instructions).
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <condition_variable>
+#include <functional>
+#include <mutex>
+
+#include "agentkit/subagent.hpp"
+
+#include "harness.hpp"
+#include "support/catch.hpp"
+
+using namespace agentkit;
+using namespace agentkit::testing;
+namespace faux = agentkit::providers;
+
+namespace {
+
+using Responder = std::function<faux::FauxResponse(const Request&)>;
+
+bool system_has(const Request& r, std::string_view needle) {
+  return r.system.find(needle) != std::string::npos;
+}
+
+// Requests so far in this conversation that came from the model (assistant messages).
+int assistant_turns(const Request& r) {
+  int n = 0;
+  for (const auto& m : r.messages) n += std::holds_alternative<AssistantMessage>(m) ? 1 : 0;
+  return n;
+}
+
+std::string first_user_text(const Request& r) {
+  for (const auto& m : r.messages) {
+    if (const auto* u = std::get_if<UserMessage>(&m)) return text_of_message(Message(*u));
+  }
+  return {};
+}
+
+std::string text_of_result(const ToolResultMessage& m) { return text_of_message(Message(m)); }
+
+std::vector<ToolResultMessage> results_of(const std::vector<Message>& messages) {
+  std::vector<ToolResultMessage> out;
+  for (const auto& m : messages) {
+    if (const auto* r = std::get_if<ToolResultMessage>(&m)) out.push_back(*r);
+  }
+  return out;
+}
+
+Usage costing(double usd, std::int64_t tokens = 10) {
+  Usage u;
+  u.input_tokens = tokens;
+  u.cost.total = usd;
+  return u;
+}
+
+faux::FauxResponse with_usage(faux::FauxResponse r, Usage u) {
+  r.message.usage = u;
+  return r;
+}
+
+// A parent whose model calls `calls` (in one batch) on its first turn and answers "parent done"
+// once the results are in.
+Responder parent_calls(std::vector<ToolUseBlock> calls) {
+  return [calls](const Request&) { return faux::tool_call_response(calls); };
+}
+
+struct Tree {
+  std::shared_ptr<faux::FauxProvider> faux;
+  Agent agent;
+};
+
+// The parent answers with `parent` while its instructions are in the system prompt, each child
+// with `child`.
+Tree tree(std::vector<ToolDefinition> parent_tools, Responder parent, Responder child,
+          RuntimeConfig rt = {}) {
+  auto provider = std::make_shared<faux::FauxProvider>([parent, child](const Request& r) {
+    if (system_has(r, "PARENT")) {
+      if (assistant_turns(r) == 0) return parent(r);
+      return faux::text_response("parent done");
+    }
+    return child(r);
+  });
+  rt.model.spec = "faux/test";
+  rt.providers.add("faux", provider);
+  AgentDefinition def;
+  def.instructions = "PARENT: delegate.";
+  def.tools.direct = std::move(parent_tools);
+  auto agent = make_agent(std::move(def), std::move(rt));
+  REQUIRE(agent);
+  return Tree{provider, std::move(*agent)};
+}
+
+SubagentDefinition helper(std::string name = "helper") {
+  SubagentDefinition d;
+  d.name = std::move(name);
+  d.description = "Does one task.";
+  d.instructions = "CHILD: do the task.";
+  return d;
+}
+
+std::string prompt_args(std::string_view prompt) {
+  return std::string(R"({"prompt":")") + std::string(prompt) + "\"}";
+}
+
+}  // namespace
+
+TEST_CASE("the parent's tool result is the child's final text, not its transcript") {
+  auto t = tree({subagent_tool(helper())}, parent_calls({faux::tool_call("c1", "helper", prompt_args("task A"))}),
+                [](const Request& r) {
+                  if (assistant_turns(r) == 0)
+                    return faux::tool_call_response({faux::tool_call("k1", "noop", "{}")});
+                  return faux::text_response("done");
+                });
+  // The child has no tool named noop: its first turn gets an error result, its second says done.
+  auto r = t.agent.run("go");
+  REQUIRE(r);
+  CHECK(r->stop_reason == RunStopReason::stop);
+  auto results = results_of(r->messages);
+  REQUIRE(results.size() == 1);
+  CHECK_FALSE(results[0].is_error);
+  CHECK(text_of_result(results[0]) == "done");
+  CHECK(r->final_text == "parent done");
+}
+
+TEST_CASE("every delegation starts a fresh child: the second child sees only the second prompt") {
+  // REQ-MULTI-02: one subagent tool called on two parent turns.
+  struct Seen {
+    std::size_t messages;
+    std::string prompt;
+    bool saw_parent;
+  };
+  std::vector<Seen> child_requests;  // a Request's spans die with the call: copy what matters
+  std::mutex mu;
+  auto provider = std::make_shared<faux::FauxProvider>([&](const Request& r) {
+    if (system_has(r, "PARENT")) {
+      int n = assistant_turns(r);
+      if (n < 2) {
+        std::string prompt = n == 0 ? "first task" : "second task";
+        return faux::tool_call_response({faux::tool_call("c" + std::to_string(n), "helper", prompt_args(prompt))});
+      }
+      return faux::text_response("parent done");
+    }
+    std::lock_guard lock(mu);
+    child_requests.push_back({r.messages.size(), first_user_text(r), system_has(r, "PARENT")});
+    return faux::text_response("ok " + first_user_text(r));
+  });
+  RuntimeConfig rt;
+  rt.model.spec = "faux/test";
+  rt.providers.add("faux", provider);
+  AgentDefinition def;
+  def.instructions = "PARENT";
+  def.tools.direct = {subagent_tool(helper())};
+  auto agent = make_agent(std::move(def), std::move(rt));
+  REQUIRE(agent);
+  auto r = agent->run("go");
+  REQUIRE(r);
+  REQUIRE(child_requests.size() == 2);
+  for (const Seen& seen : child_requests) {
+    CHECK(seen.messages == 1);
+    CHECK_FALSE(seen.saw_parent);
+  }
+  CHECK(child_requests[0].prompt == "first task");
+  CHECK(child_requests[1].prompt == "second task");
+}
+
+TEST_CASE("a failing child is an error result and the parent's loop goes on") {
+  auto t = tree({subagent_tool(helper())}, parent_calls({faux::tool_call("c1", "helper", prompt_args("x"))}),
+                [](const Request&) { return faux::error_response("child provider exploded"); });
+  auto r = t.agent.run("go");
+  REQUIRE(r);
+  CHECK(r->stop_reason == RunStopReason::stop);
+  CHECK(r->final_text == "parent done");
+  auto results = results_of(r->messages);
+  REQUIRE(results.size() == 1);
+  CHECK(results[0].is_error);
+  CHECK(text_of_result(results[0]).find("child provider exploded") != std::string::npos);
+}
+
+TEST_CASE("a child's slice is share x the parent's remaining USD and the child stops itself there") {
+  // REQ-MULTI-03: the parent has $1 left, the share is 0.3: the child stops after $0.30 even
+  // though it would go on calling its tool forever.
+  SubagentOptions opts;
+  opts.budget.share = 0.3;
+  opts.budget.turns = 10;  // a backstop: without the budget check the child would stop here
+  SubagentDefinition d = helper();
+  d.tools.direct = {counting_tool("work").definition};
+  RuntimeConfig rt;
+  rt.loop.budget.usd = 1.0;
+  auto t = tree({subagent_tool(d, opts)}, parent_calls({faux::tool_call("c1", "helper", prompt_args("x"))}),
+                [](const Request& r) {
+                  return with_usage(faux::tool_call_response({faux::tool_call(
+                                        "w" + std::to_string(assistant_turns(r)), "work", "{}")}),
+                                    costing(0.1));
+                },
+                rt);
+  auto r = t.agent.run("go");
+  REQUIRE(r);
+  auto runs = subagent_runs(r->messages);
+  REQUIRE(runs.size() == 1);
+  REQUIRE(runs[0].budget.usd);
+  CHECK(*runs[0].budget.usd == Approx(0.3));
+  CHECK(runs[0].exhausted);
+  CHECK(runs[0].stop_reason == RunStopReason::budget_exhausted);
+  CHECK(runs[0].turns == 3);  // $0.10 a turn: the third reaches $0.30
+  CHECK(runs[0].usage.cost.total == Approx(0.3));
+  auto results = results_of(r->messages);
+  REQUIRE(results.size() == 1);
+  CHECK_FALSE(results[0].is_error);  // what it has, marked
+  CHECK(text_of_result(results[0]).find("ran out of budget") != std::string::npos);
+}
+
+TEST_CASE("the child's spend is charged to the parent live and the unspent slice comes back") {
+  // Two delegations one after the other: the first spends $0.10 of a $0.30 slice; the second's
+  // slice is 0.3 x ($1 - $0.10), which it is only if the unspent $0.20 came back.
+  SubagentOptions opts;
+  opts.budget.share = 0.3;
+  RuntimeConfig rt;
+  rt.loop.budget.usd = 1.0;
+  auto provider = std::make_shared<faux::FauxProvider>([&](const Request& r) {
+    if (system_has(r, "PARENT")) {
+      int n = assistant_turns(r);
+      if (n < 2)
+        return faux::tool_call_response({faux::tool_call("c" + std::to_string(n), "helper", prompt_args("x"))});
+      return faux::text_response("parent done");
+    }
+    return with_usage(faux::text_response("child done"), costing(0.1));
+  });
+  rt.model.spec = "faux/test";
+  rt.providers.add("faux", provider);
+  AgentDefinition def;
+  def.instructions = "PARENT";
+  def.tools.direct = {subagent_tool(helper(), opts)};
+  auto agent = make_agent(std::move(def), std::move(rt));
+  REQUIRE(agent);
+  auto r = agent->run("go");
+  REQUIRE(r);
+  auto runs = subagent_runs(r->messages);
+  REQUIRE(runs.size() == 2);
+  CHECK(*runs[0].budget.usd == Approx(0.3));
+  CHECK(*runs[1].budget.usd == Approx(0.27));
+}
+
+TEST_CASE("a parent whose run budget is spent stops with budget_exhausted and refuses new delegations") {
+  RuntimeConfig rt;
+  rt.loop.budget.tokens = 100;
+  auto t = tree({subagent_tool(helper())},
+                [](const Request&) {
+                  return with_usage(faux::tool_call_response({faux::tool_call("c1", "helper", prompt_args("x"))}),
+                                    costing(0, 60));
+                },
+                [](const Request&) { return with_usage(faux::text_response("child done"), costing(0, 50)); }, rt);
+  auto r = t.agent.run("go");
+  REQUIRE(r);
+  // 60 (parent) + 40 (the child's slice of the 40 left, it spent 50) >= 100 after turn 1.
+  CHECK(r->stop_reason == RunStopReason::budget_exhausted);
+  CHECK(r->error_message.find("token budget") != std::string::npos);
+  CHECK(t.faux->request_count() == 2);  // no parent call after the budget ran out
+}
+
+TEST_CASE("a delegation past the depth limit is refused with an error the model reads") {
+  // The child may delegate to itself; with max_depth 1 its own delegation is refused.
+  SubagentOptions opts;
+  opts.max_depth = 1;
+  std::shared_ptr<ToolDefinition> self = std::make_shared<ToolDefinition>();
+  SubagentFactory factory = [self]() -> Result<AgentDefinition> {
+    AgentDefinition d;
+    d.instructions = "CHILD";
+    d.tools.direct = {*self};
+    return d;
+  };
+  *self = subagent_tool("recurse", "Delegates to itself.", factory, opts);
+  auto t = tree({*self}, parent_calls({faux::tool_call("c1", "recurse", prompt_args("x"))}),
+                [](const Request& r) {
+                  if (assistant_turns(r) == 0)
+                    return faux::tool_call_response({faux::tool_call("g1", "recurse", prompt_args("deeper"))});
+                  return faux::text_response("child done");
+                });
+  auto r = t.agent.run("go");
+  REQUIRE(r);
+  auto runs = subagent_runs(r->messages);
+  REQUIRE(runs.size() == 1);
+  auto child_results = results_of(runs[0].transcript);
+  REQUIRE(child_results.size() == 1);
+  CHECK(child_results[0].is_error);
+  CHECK(text_of_result(child_results[0]).find("exceed the limit of 1") != std::string::npos);
+  CHECK(subagent_runs(runs[0].transcript).empty());  // no grandchild ran
+}
+
+TEST_CASE("three delegations in one batch run concurrently") {
+  // Each child's model call waits until all three are in flight: a sequential executor would
+  // never see more than one (and would fall through the bounded wait).
+  std::mutex mu;
+  std::condition_variable cv;
+  int in_flight = 0;
+  int most = 0;
+  auto child = [&](const Request&) {
+    faux::FauxResponse resp = faux::text_response("ok");
+    resp.on_request = [&](const Request&) {
+      std::unique_lock lock(mu);
+      ++in_flight;
+      most = std::max(most, in_flight);
+      cv.notify_all();
+      cv.wait_for(lock, std::chrono::seconds(10), [&] { return most >= 3; });
+      --in_flight;
+    };
+    return resp;
+  };
+  auto t = tree({subagent_tool(helper())},
+                parent_calls({faux::tool_call("c1", "helper", prompt_args("a")),
+                              faux::tool_call("c2", "helper", prompt_args("b")),
+                              faux::tool_call("c3", "helper", prompt_args("c"))}),
+                child);
+  auto r = t.agent.run("go");
+  REQUIRE(r);
+  CHECK(most == 3);
+  CHECK(subagent_runs(r->messages).size() == 3);
+}
+
+TEST_CASE("a child's events reach the parent's observers tagged with the child's path") {
+  EventLog log;
+  RuntimeConfig rt;
+  rt.observability.observers.push_back(log.observer());
+  SubagentDefinition d = helper();
+  d.tools.direct = {counting_tool("work").definition};
+  auto t = tree({subagent_tool(d)}, parent_calls({faux::tool_call("c1", "helper", prompt_args("x"))}),
+                [](const Request& r) {
+                  if (assistant_turns(r) == 0) return faux::tool_call_response({faux::tool_call("k1", "work", "{}")});
+                  return faux::text_response("done");
+                },
+                rt);
+  REQUIRE(t.agent.run("go"));
+  std::vector<std::string> inner;
+  for (const Event& e : log.events()) {
+    if (const auto* sub = std::get_if<SubagentEvent>(&e)) {
+      CHECK(sub->path == "helper:c1");
+      CHECK(sub->agent == "helper");
+      REQUIRE(sub->event);
+      inner.emplace_back(event_name(*sub->event));
+    }
+  }
+  CHECK(std::count(inner.begin(), inner.end(), "tool_execution_start") == 1);
+  CHECK(std::count(inner.begin(), inner.end(), "agent_end") == 1);
+  // The parent's own events are not wrapped: one agent_start of its own.
+  CHECK(log.count("agent_start") == 1);
+  CHECK(log.count("subagent") == static_cast<int>(inner.size()));
+}
+
+TEST_CASE("a child's tool call denied by the parent's before_tool_call never runs") {
+  auto danger = counting_tool("danger");
+  RuntimeConfig rt;
+  std::vector<std::string> seen;
+  std::mutex mu;
+  rt.extensions.before_tool_call = [&](const ToolCallRequest& req) {
+    std::lock_guard lock(mu);
+    seen.push_back(req.tool_name);
+    if (req.tool_name == "danger") return ToolCallDecision::deny("danger is not allowed here");
+    return ToolCallDecision::allow();
+  };
+  SubagentDefinition d = helper();
+  d.tools.direct = {danger.definition};
+  auto t = tree({subagent_tool(d)}, parent_calls({faux::tool_call("c1", "helper", prompt_args("x"))}),
+                [](const Request& r) {
+                  if (assistant_turns(r) == 0) return faux::tool_call_response({faux::tool_call("k1", "danger", "{}")});
+                  return faux::text_response("gave up");
+                },
+                rt);
+  auto r = t.agent.run("go");
+  REQUIRE(r);
+  CHECK(*danger.calls == 0);
+  CHECK(std::count(seen.begin(), seen.end(), "danger") == 1);
+  CHECK(std::count(seen.begin(), seen.end(), "helper") == 1);
+  auto runs = subagent_runs(r->messages);
+  REQUIRE(runs.size() == 1);
+  auto child_results = results_of(runs[0].transcript);
+  REQUIRE(child_results.size() == 1);
+  CHECK(child_results[0].is_error);
+  CHECK(text_of_result(child_results[0]).find("danger is not allowed here") != std::string::npos);
+}
+
+TEST_CASE("a named definition's tool policy is exactly the tools its child is offered") {
+  // REQ-MULTI-05: reviewer with [read_file, search_files] out of three tools.
+  SubagentDefinition reviewer = helper("reviewer");
+  reviewer.instructions = "CHILD reviewer";
+  reviewer.tools.direct = {counting_tool("read_file").definition, counting_tool("search_files").definition,
+                           counting_tool("write_file").definition};
+  reviewer.tool_policy = ToolPolicy::only({"read_file", "search_files"});
+  std::vector<std::string> offered;
+  auto t = tree({subagent_tool(reviewer)}, parent_calls({faux::tool_call("c1", "reviewer", prompt_args("x"))}),
+                [&](const Request& r) {
+                  for (const auto& spec : r.tools) offered.push_back(spec.name);
+                  return faux::text_response("reviewed");
+                });
+  auto r = t.agent.run("go");
+  REQUIRE(r);
+  std::sort(offered.begin(), offered.end());
+  CHECK(offered == std::vector<std::string>{"read_file", "search_files"});
+  CHECK(t.faux->requests().front().tool_names == std::vector<std::string>{"reviewer"});
+}
+
+TEST_CASE("a factory is called once per delegation") {
+  std::atomic<int> built{0};
+  SubagentFactory factory = [&]() -> Result<AgentDefinition> {
+    ++built;
+    AgentDefinition d;
+    d.instructions = "CHILD";
+    return d;
+  };
+  auto t = tree({subagent_tool("fresh", "A fresh helper.", factory)},
+                parent_calls({faux::tool_call("c1", "fresh", prompt_args("a")),
+                              faux::tool_call("c2", "fresh", prompt_args("b"))}),
+                [](const Request&) { return faux::text_response("ok"); });
+  REQUIRE(t.agent.run("go"));
+  CHECK(built == 2);
+}
+
+TEST_CASE("an Agent becomes a tool: each call runs a fresh child from its definition and model") {
+  auto child_faux = std::make_shared<faux::FauxProvider>(
+      [](const Request& r) { return faux::text_response("from the agent: " + first_user_text(r)); });
+  RuntimeConfig child_rt;
+  child_rt.model.spec = "faux/child-model";
+  child_rt.providers.add("faux", child_faux);
+  AgentDefinition child_def;
+  child_def.instructions = "CHILD agent";
+  auto child = make_agent(std::move(child_def), std::move(child_rt));
+  REQUIRE(child);
+  auto t = tree({subagent_tool(*child, "expert", "Asks the expert.")},
+                parent_calls({faux::tool_call("c1", "expert", prompt_args("q1"))}),
+                [](const Request&) { return faux::text_response("wrong provider"); });
+  auto r = t.agent.run("go");
+  REQUIRE(r);
+  auto results = results_of(r->messages);
+  REQUIRE(results.size() == 1);
+  CHECK(text_of_result(results[0]) == "from the agent: q1");
+  REQUIRE(child_faux->request_count() == 1);
+  CHECK(child_faux->requests()[0].messages.size() == 1);
+}
+
+TEST_CASE("a resumed parent lists what its children did from the snapshot") {
+  SubagentDefinition d = helper();
+  d.tools.direct = {counting_tool("work").definition};
+  auto t = tree({subagent_tool(d)}, parent_calls({faux::tool_call("c1", "helper", prompt_args("x"))}),
+                [](const Request& r) {
+                  if (assistant_turns(r) == 0) return faux::tool_call_response({faux::tool_call("k1", "work", "{}")});
+                  return faux::text_response("done");
+                });
+  Result<Session> s = t.agent.start();
+  REQUIRE(s);
+  REQUIRE(s->run("go"));
+  std::string saved = s->snapshot().serialize();
+  auto handle = SessionHandle::parse(saved);
+  REQUIRE(handle);
+  auto runs = subagent_runs(*handle);
+  REQUIRE(runs.size() == 1);
+  CHECK(runs[0].tool_use_id == "c1");
+  CHECK(runs[0].agent == "helper");
+  CHECK(runs[0].path == "helper:c1");
+  CHECK_FALSE(runs[0].session_id.empty());
+  CHECK(runs[0].session_id != s->snapshot().session_id());
+  CHECK(runs[0].turns == 2);
+  // user prompt, tool call, tool result, final answer
+  REQUIRE(runs[0].transcript.size() == 4);
+  CHECK(text_of_message(runs[0].transcript.back()) == "done");
+}
