@@ -39,7 +39,9 @@ bool asks_for(const Request& r, std::string_view word) {
   for (const auto& m : r.messages) {
     if (const auto* u = std::get_if<UserMessage>(&m)) {
       for (const auto& b : u->content) {
-        if (const auto* t = std::get_if<TextBlock>(&b); t && t->text.find(word) != std::string::npos) return true;
+        if (const auto* t = std::get_if<TextBlock>(&b);
+            t && t->text.find(word) != std::string::npos)
+          return true;
       }
     }
   }
@@ -49,7 +51,9 @@ bool asks_for(const Request& r, std::string_view word) {
 }  // namespace
 
 void delegations_under_a_shared_budget(const Reporter& report) {
-  report.say("\n== 10. three subagents run side by side under the lead's $1.00; one runs out and says so ==\n");
+  report.say(
+      "\n== 10. three subagents run side by side under the lead's $1.00; one runs out and says so "
+      "==\n");
   std::mutex mu;
   std::condition_variable cv;
   int in_flight = 0;
@@ -60,17 +64,19 @@ void delegations_under_a_shared_budget(const Reporter& report) {
 
   auto model = std::make_shared<faux::FauxProvider>([&](const Request& r) {
     if (r.system.find("You lead") != std::string::npos) {
-      if (assistant_turns(r) > 0) return faux::text_response("Two answers in; the survey ran out of budget.");
+      if (assistant_turns(r) > 0)
+        return faux::text_response("Two answers in; the survey ran out of budget.");
       return faux::tool_call_response({
           faux::tool_call("d1", "researcher", R"({"prompt":"What does parse() return?"})"),
           faux::tool_call("d2", "researcher", R"({"prompt":"Who calls parse()?"})"),
           faux::tool_call("d3", "researcher", R"({"prompt":"Survey every file: a long job"})"),
       });
     }
-    faux::FauxResponse reply = asks_for(r, "Survey")
-                                   ? faux::tool_call_response({faux::tool_call(
-                                         "s" + std::to_string(assistant_turns(r)), "read_file", R"({})")})
-                                   : faux::text_response("Found it.");
+    faux::FauxResponse reply =
+        asks_for(r, "Survey")
+            ? faux::tool_call_response(
+                  {faux::tool_call("s" + std::to_string(assistant_turns(r)), "read_file", R"({})")})
+            : faux::text_response("Found it.");
     reply.message.usage = five_cents;
     if (assistant_turns(r) == 0) {
       reply.on_request = [&](const Request&) {  // the first call of each child: wait for the others
@@ -91,7 +97,9 @@ void delegations_under_a_shared_budget(const Reporter& report) {
   ToolDefinition read_file;
   read_file.name = "read_file";
   read_file.description = "Read a file";
-  read_file.handler = [](const json::Value&, const ToolContext&) { return ToolResult::text_result("..."); };
+  read_file.handler = [](const json::Value&, const ToolContext&) {
+    return ToolResult::text_result("...");
+  };
   researcher.tools.direct = {read_file};
   SubagentOptions limits;
   limits.budget.usd = 0.20;
@@ -124,8 +132,9 @@ void delegations_under_a_shared_budget(const Reporter& report) {
   for (const SubagentRun& run : runs) {
     children += run.usage.cost.total;
     exhausted += run.exhausted ? 1 : 0;
-    report.say("  " + run.path + ": " + std::to_string(run.turns) + " turn(s), " + dollars(run.usage.cost.total) +
-               " of its " + dollars(run.budget.usd.value_or(0)) + (run.exhausted ? ", exhausted" : "") + "\n");
+    report.say("  " + run.path + ": " + std::to_string(run.turns) + " turn(s), " +
+               dollars(run.usage.cost.total) + " of its " + dollars(run.budget.usd.value_or(0)) +
+               (run.exhausted ? ", exhausted" : "") + "\n");
   }
   std::string survey_result;
   for (const auto& m : r->messages) {
@@ -136,14 +145,17 @@ void delegations_under_a_shared_budget(const Reporter& report) {
   }
   report.say("  the survey's result starts: " + survey_result.substr(0, 80) + "...\n");
   report.say("  lead: " + r->final_text + "\n");
-  report.claim(most == 3, "the three children were in flight at the same time (" + std::to_string(most) + " at once)");
+  report.claim(most == 3, "the three children were in flight at the same time (" +
+                              std::to_string(most) + " at once)");
   report.claim(runs.size() == 3 && exhausted == 1, "exactly one child ran out of its slice");
   report.claim(survey_result.find("ran out of budget") != std::string::npos,
                "the exhausted child came back with what it had, and said so");
   report.claim(children <= 1.00 + 1e-9 && children > 0.29,
                "the children spent " + dollars(children) + " of the lead's " + dollars(1.00));
-  report.claim(tagged > 0, "the lead's observer saw " + std::to_string(tagged) + " child events, each tagged with its path");
-  report.claim(r->stop_reason == RunStopReason::stop, "the lead went on after its children and answered");
+  report.claim(tagged > 0, "the lead's observer saw " + std::to_string(tagged) +
+                               " child events, each tagged with its path");
+  report.claim(r->stop_reason == RunStopReason::stop,
+               "the lead went on after its children and answered");
 }
 
 }  // namespace agentdemo

@@ -49,7 +49,7 @@ namespace agentkit {
 // what the parent's run has left). A parent without a run budget in a dimension
 // (LoopConfig::budget) gives the child only the cap.
 struct DelegationBudget {
-  std::optional<int> turns;             // the child's max_turns (default: the parent's)
+  std::optional<int> turns;  // the child's max_turns (default: the parent's)
   std::optional<std::int64_t> tokens;
   std::optional<double> usd;
   std::optional<std::chrono::milliseconds> wall_time;
@@ -102,10 +102,10 @@ struct SubagentRun {
   std::string path;         // as SubagentEvent::path
   std::string session_id;   // the child's session
   RunStopReason stop_reason = RunStopReason::stop;
-  bool exhausted = false;   // the child ran out of its budget
+  bool exhausted = false;  // the child ran out of its budget
   int turns = 0;
-  Usage usage;             // the child's own model calls (its subagents' are in their records)
-  RunBudget budget;        // the slice the child was given
+  Usage usage;       // the child's own model calls (its subagents' are in their records)
+  RunBudget budget;  // the slice the child was given
   std::vector<Message> transcript;  // everything the child's run added, in order
 };
 

@@ -11,7 +11,7 @@ namespace {
 
 std::int64_t tokens_of(const Usage& u) { return u.total_tokens(); }
 
-std::string usd(double v) {
+std::string format_usd(double v) {
   char buf[48];
   std::snprintf(buf, sizeof buf, "$%.4f", v);
   return buf;
@@ -74,8 +74,8 @@ Result<RunBudget> BudgetLedger::reserve(const RunBudget& caps, std::optional<dou
     const std::int64_t left = *limit_.tokens - spent_tokens_ - held_tokens_;
     if (left <= 0)
       return fail(Errc::limit_exceeded, "the run's token budget is spent (" +
-                                                std::to_string(spent_tokens_) + " of " +
-                                                std::to_string(*limit_.tokens) + " tokens used)");
+                                            std::to_string(spent_tokens_) + " of " +
+                                            std::to_string(*limit_.tokens) + " tokens used)");
     auto offer = static_cast<std::int64_t>(static_cast<double>(left) * fraction);
     offer = std::max<std::int64_t>(offer, 1);
     slice.tokens = caps.tokens ? std::min(*caps.tokens, offer) : offer;
@@ -83,8 +83,8 @@ Result<RunBudget> BudgetLedger::reserve(const RunBudget& caps, std::optional<dou
   if (limit_.usd) {
     const double left = *limit_.usd - spent_usd_ - held_usd_;
     if (left <= 0)
-      return fail(Errc::limit_exceeded,
-                  "the run's USD budget is spent (" + usd(spent_usd_) + " of " + usd(*limit_.usd) + " used)");
+      return fail(Errc::limit_exceeded, "the run's USD budget is spent (" + format_usd(spent_usd_) +
+                                            " of " + format_usd(*limit_.usd) + " used)");
     const double offer = left * fraction;
     slice.usd = caps.usd ? std::min(*caps.usd, offer) : offer;
   }
@@ -125,10 +125,12 @@ void open_run_budget(RunContext& rc) {
   if (d != nullptr && d->budget) {
     rc.budget = d->budget;  // built from the slice, linked to the parent's ledger
   } else {
-    rc.budget = std::make_shared<BudgetLedger>(rc.agent.runtime.loop.budget, BudgetLedger::Clock::now());
+    rc.budget =
+        std::make_shared<BudgetLedger>(rc.agent.runtime.loop.budget, BudgetLedger::Clock::now());
   }
-  rc.scope = RunScope{&rc.session, &rc.agent, rc.budget, d ? d->depth : 0, d ? d->path : "",
-                      d && d->locks ? d->locks : std::make_shared<TreeLocks>()};
+  rc.scope = RunScope{&rc.session,      &rc.agent,
+                      rc.budget,        d ? d->depth : 0,
+                      d ? d->path : "", d && d->locks ? d->locks : std::make_shared<TreeLocks>()};
 }
 
 tracing::Span* delegation_parent_span(const AgentCore& agent) {
@@ -143,7 +145,8 @@ std::string describe_exhaustion(const RunContext& rc) {
            std::to_string(*limit.tokens) + " tokens used)";
   }
   if (by == "usd" && limit.usd) {
-    return "the run's USD budget ran out (" + usd(rc.budget->spent_usd()) + " of " + usd(*limit.usd) + " spent)";
+    return "the run's USD budget ran out (" + format_usd(rc.budget->spent_usd()) + " of " +
+           format_usd(*limit.usd) + " spent)";
   }
   if (by == "wall_time" && limit.wall_time) {
     return "the run's wall time ran out (" + std::to_string(limit.wall_time->count()) + " ms)";

@@ -98,7 +98,8 @@ bool model_owes_reply(const std::vector<Message>& history) {
 class Run {
  public:
   Run(SessionCore& session, agentkit::stop_token stop)
-      : s_(session), a_(*session.agent), rc_{session, *session.agent, stop, {}, 0, tracing::noop_span(), nullptr, {}} {}
+      : s_(session), a_(*session.agent), rc_{session, *session.agent,       stop,    {},
+                                             0,       tracing::noop_span(), nullptr, {}} {}
 
   // Fills the offered set for the turn's policy; an unknown name is an error.
   Result<void> apply_policy(const ToolPolicy& policy) {

@@ -31,7 +31,8 @@ struct Recipe {
 // The parent's callbacks as the child calls them: one at a time across the whole tree.
 void serialize_callbacks(ExtensionConfig& ext, const std::shared_ptr<detail::TreeLocks>& locks) {
   if (ext.before_tool_call) {
-    ext.before_tool_call = [inner = std::move(ext.before_tool_call), locks](const ToolCallRequest& r) {
+    ext.before_tool_call = [inner = std::move(ext.before_tool_call),
+                            locks](const ToolCallRequest& r) {
       std::lock_guard lock(locks->callbacks);
       return inner(r);
     };
@@ -48,7 +49,8 @@ void serialize_callbacks(ExtensionConfig& ext, const std::shared_ptr<detail::Tre
 // the child's model, budget and its own session id. Observers are not copied: the child's events
 // reach them through the parent, tagged (Delegation::forward).
 RuntimeConfig child_runtime(const RuntimeConfig& parent, const Recipe& recipe,
-                            const RunBudget& slice, const std::shared_ptr<detail::TreeLocks>& locks) {
+                            const RunBudget& slice,
+                            const std::shared_ptr<detail::TreeLocks>& locks) {
   RuntimeConfig rt = parent;
   if (recipe.model) rt.model = *recipe.model;
   if (recipe.providers) {
@@ -94,11 +96,12 @@ RunBudget budget_from_json(const json::Value& v) {
   return b;
 }
 
-json::Value record_json(const Recipe& recipe, const std::string& path, const std::string& session_id,
-                        const RunResult& r, bool exhausted, const RunBudget& slice) {
-  json::Object o{{"agent", recipe.name}, {"path", path}, {"session_id", session_id},
-                 {"stop_reason", to_string(r.stop_reason)}, {"exhausted", exhausted},
-                 {"turns", r.turn_count}};
+json::Value record_json(const Recipe& recipe, const std::string& path,
+                        const std::string& session_id, const RunResult& r, bool exhausted,
+                        const RunBudget& slice) {
+  json::Object o{{"agent", recipe.name},     {"path", path},
+                 {"session_id", session_id}, {"stop_reason", to_string(r.stop_reason)},
+                 {"exhausted", exhausted},   {"turns", r.turn_count}};
   o.append_unique("usage", to_json(r.run_usage));
   o.append_unique("budget", budget_json(slice));
   o.append_unique("transcript", transcript_json(r.messages));
@@ -106,7 +109,8 @@ json::Value record_json(const Recipe& recipe, const std::string& path, const std
 }
 
 ToolResult refuse(const Recipe& recipe, std::string code, const std::string& why) {
-  return ToolResult::failure(std::move(code), "Subagent '" + recipe.name + "' was not started: " + why);
+  return ToolResult::failure(std::move(code),
+                             "Subagent '" + recipe.name + "' was not started: " + why);
 }
 
 ToolResult delegate(const Recipe& recipe, const json::Value& args, const ToolContext& ctx) {
@@ -122,8 +126,8 @@ ToolResult delegate(const Recipe& recipe, const json::Value& args, const ToolCon
   const int depth = scope->depth + 1;
   if (depth > recipe.options.max_depth) {
     return refuse(recipe, "depth_limit",
-                  "delegating from depth " + std::to_string(scope->depth) + " would exceed the limit of " +
-                      std::to_string(recipe.options.max_depth) +
+                  "delegating from depth " + std::to_string(scope->depth) +
+                      " would exceed the limit of " + std::to_string(recipe.options.max_depth) +
                       " nested subagents. Do this part yourself.");
   }
   Result<AgentDefinition> definition = recipe.definition();
@@ -131,8 +135,8 @@ ToolResult delegate(const Recipe& recipe, const json::Value& args, const ToolCon
 
   // The slice, reserved under the parent's lock before anything runs (ARCHITECTURE §7.4).
   const DelegationBudget& caps = recipe.options.budget;
-  Result<RunBudget> slice = scope->budget->reserve(
-      RunBudget{caps.tokens, caps.usd, caps.wall_time}, caps.share);
+  Result<RunBudget> slice =
+      scope->budget->reserve(RunBudget{caps.tokens, caps.usd, caps.wall_time}, caps.share);
   if (!slice) return refuse(recipe, "budget_exhausted", slice.error().message);
 
   auto link = std::make_shared<Delegation>();
@@ -146,9 +150,10 @@ ToolResult delegate(const Recipe& recipe, const json::Value& args, const ToolCon
   const bool parent_is_top = scope->depth == 0;
   link->forward = [parent, parent_is_top, path = link->path, agent = recipe.name,
                    locks = scope->locks](Event e) {
-    Event tagged = std::holds_alternative<SubagentEvent>(e)
-                       ? std::move(e)  // a grandchild's: already tagged with its full path
-                       : Event(SubagentEvent{path, agent, std::make_shared<const Event>(std::move(e))});
+    Event tagged =
+        std::holds_alternative<SubagentEvent>(e)
+            ? std::move(e)  // a grandchild's: already tagged with its full path
+            : Event(SubagentEvent{path, agent, std::make_shared<const Event>(std::move(e))});
     if (parent_is_top && locks) {
       std::lock_guard lock(locks->events);
       parent->emit(std::move(tagged));
@@ -158,7 +163,8 @@ ToolResult delegate(const Recipe& recipe, const json::Value& args, const ToolCon
   };
 
   const RuntimeConfig& parent_runtime = scope->agent->runtime;
-  Result<Agent> child = make_agent(std::move(*definition), child_runtime(parent_runtime, recipe, *slice, scope->locks));
+  Result<Agent> child = make_agent(std::move(*definition),
+                                   child_runtime(parent_runtime, recipe, *slice, scope->locks));
   auto give_back = [&] { scope->budget->release(*slice, *link->budget); };
   if (!child) {
     give_back();
@@ -171,11 +177,14 @@ ToolResult delegate(const Recipe& recipe, const json::Value& args, const ToolCon
     return refuse(recipe, "subagent_failed", session.error().message);
   }
   std::string session_id(session->snapshot().session_id());
-  Result<RunResult> run = session->run(Turn(Input(std::string(prompt->as_string())), recipe.tool_policy), ctx.stop);
+  Result<RunResult> run =
+      session->run(Turn(Input(std::string(prompt->as_string())), recipe.tool_policy), ctx.stop);
   (void)session->close();
   (void)child->close();
   give_back();
-  if (!run) return ToolResult::failure("subagent_failed", "Subagent '" + recipe.name + "' failed: " + run.error().message);
+  if (!run)
+    return ToolResult::failure("subagent_failed",
+                               "Subagent '" + recipe.name + "' failed: " + run.error().message);
 
   const RunResult& r = *run;
   const bool exhausted = r.stop_reason == RunStopReason::budget_exhausted;
@@ -185,9 +194,10 @@ ToolResult delegate(const Recipe& recipe, const json::Value& args, const ToolCon
     case RunStopReason::aborted:
     case RunStopReason::refusal:
     case RunStopReason::invalid_answer:
-      result = ToolResult::failure("subagent_failed", "Subagent '" + recipe.name + "' failed (" +
-                                                          std::string(to_string(r.stop_reason)) + "): " +
-                                                          (r.error_message.empty() ? r.final_text : r.error_message));
+      result = ToolResult::failure(
+          "subagent_failed",
+          "Subagent '" + recipe.name + "' failed (" + std::string(to_string(r.stop_reason)) +
+              "): " + (r.error_message.empty() ? r.final_text : r.error_message));
       break;
     case RunStopReason::awaiting_approval:
       result = ToolResult::failure(
@@ -197,14 +207,16 @@ ToolResult delegate(const Recipe& recipe, const json::Value& args, const ToolCon
       break;
     default:
       if (exhausted) {
-        result = ToolResult::text_result("[subagent '" + recipe.name + "' ran out of budget: " + r.error_message +
+        result = ToolResult::text_result("[subagent '" + recipe.name +
+                                         "' ran out of budget: " + r.error_message +
                                          ". What it had so far follows.]\n" + r.final_text);
       } else {
         result = ToolResult::text_result(r.final_text);
       }
       break;
   }
-  result.metadata.set(std::string(kMetadataKey), record_json(recipe, link->path, session_id, r, exhausted, *slice));
+  result.metadata.set(std::string(kMetadataKey),
+                      record_json(recipe, link->path, session_id, r, exhausted, *slice));
   return result;
 }
 
@@ -212,12 +224,14 @@ ToolDefinition make_tool(Recipe recipe) {
   ToolDefinition def;
   def.name = recipe.name;
   def.description = recipe.description;
-  def.input_schema = schema::object(
-      {schema::required("prompt", schema::string().describe("The task for the subagent, self-contained: it "
-                                                             "sees nothing of this conversation."))});
+  def.input_schema = schema::object({schema::required(
+      "prompt", schema::string().describe("The task for the subagent, self-contained: it "
+                                          "sees nothing of this conversation."))});
   def.origin = "subagent";
   auto shared = std::make_shared<const Recipe>(std::move(recipe));
-  def.handler = [shared](const json::Value& args, const ToolContext& ctx) { return delegate(*shared, args, ctx); };
+  def.handler = [shared](const json::Value& args, const ToolContext& ctx) {
+    return delegate(*shared, args, ctx);
+  };
   return def;
 }
 
@@ -234,14 +248,16 @@ Result<SubagentRun> decode_run(const ToolResultMessage& m) {
   out.path = str("path");
   out.session_id = str("session_id");
   if (auto reason = parse_run_stop_reason(str("stop_reason"))) out.stop_reason = *reason;
-  if (const json::Value* v = rec->find("exhausted"); v != nullptr && v->is_bool()) out.exhausted = v->as_bool();
+  if (const json::Value* v = rec->find("exhausted"); v != nullptr && v->is_bool())
+    out.exhausted = v->as_bool();
   if (const json::Value* v = rec->find("turns"); v != nullptr && v->is_number()) {
     if (auto n = v->to_int64()) out.turns = static_cast<int>(*n);
   }
   if (const json::Value* v = rec->find("usage")) {
     if (auto u = usage_from_json(*v)) out.usage = *u;
   }
-  if (const json::Value* b = rec->find("budget"); b != nullptr && b->is_object()) out.budget = budget_from_json(*b);
+  if (const json::Value* b = rec->find("budget"); b != nullptr && b->is_object())
+    out.budget = budget_from_json(*b);
   if (const json::Value* t = rec->find("transcript"); t != nullptr && t->is_array()) {
     for (const json::Value& item : t->as_array()) {
       Result<Message> msg = message_from_json(item);

@@ -40,7 +40,8 @@ SpanPtr start_run(const RuntimeConfig& runtime, const Model& model, std::string_
   const tracing::TracingConfig& config = runtime.observability.tracing;
   if (!config.tracer) return tracing::noop_span();
   std::string name = agent_name(config);
-  tracing::Context& under = parent != nullptr ? static_cast<tracing::Context&>(*parent) : *config.tracer;
+  tracing::Context& under =
+      parent != nullptr ? static_cast<tracing::Context&>(*parent) : *config.tracer;
   SpanPtr span = under.start_span("invoke_agent " + name, SpanKind::internal);
   if (!span) return tracing::noop_span();
   if (!span->recording()) return span;

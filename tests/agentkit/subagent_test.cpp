@@ -108,7 +108,8 @@ std::string prompt_args(std::string_view prompt) {
 }  // namespace
 
 TEST_CASE("the parent's tool result is the child's final text, not its transcript") {
-  auto t = tree({subagent_tool(helper())}, parent_calls({faux::tool_call("c1", "helper", prompt_args("task A"))}),
+  auto t = tree({subagent_tool(helper())},
+                parent_calls({faux::tool_call("c1", "helper", prompt_args("task A"))}),
                 [](const Request& r) {
                   if (assistant_turns(r) == 0)
                     return faux::tool_call_response({faux::tool_call("k1", "noop", "{}")});
@@ -139,7 +140,8 @@ TEST_CASE("every delegation starts a fresh child: the second child sees only the
       int n = assistant_turns(r);
       if (n < 2) {
         std::string prompt = n == 0 ? "first task" : "second task";
-        return faux::tool_call_response({faux::tool_call("c" + std::to_string(n), "helper", prompt_args(prompt))});
+        return faux::tool_call_response(
+            {faux::tool_call("c" + std::to_string(n), "helper", prompt_args(prompt))});
       }
       return faux::text_response("parent done");
     }
@@ -167,7 +169,8 @@ TEST_CASE("every delegation starts a fresh child: the second child sees only the
 }
 
 TEST_CASE("a failing child is an error result and the parent's loop goes on") {
-  auto t = tree({subagent_tool(helper())}, parent_calls({faux::tool_call("c1", "helper", prompt_args("x"))}),
+  auto t = tree({subagent_tool(helper())},
+                parent_calls({faux::tool_call("c1", "helper", prompt_args("x"))}),
                 [](const Request&) { return faux::error_response("child provider exploded"); });
   auto r = t.agent.run("go");
   REQUIRE(r);
@@ -179,7 +182,8 @@ TEST_CASE("a failing child is an error result and the parent's loop goes on") {
   CHECK(text_of_result(results[0]).find("child provider exploded") != std::string::npos);
 }
 
-TEST_CASE("a child's slice is share x the parent's remaining USD and the child stops itself there") {
+TEST_CASE(
+    "a child's slice is share x the parent's remaining USD and the child stops itself there") {
   // REQ-MULTI-03: the parent has $1 left, the share is 0.3: the child stops after $0.30 even
   // though it would go on calling its tool forever.
   SubagentOptions opts;
@@ -189,13 +193,14 @@ TEST_CASE("a child's slice is share x the parent's remaining USD and the child s
   d.tools.direct = {counting_tool("work").definition};
   RuntimeConfig rt;
   rt.loop.budget.usd = 1.0;
-  auto t = tree({subagent_tool(d, opts)}, parent_calls({faux::tool_call("c1", "helper", prompt_args("x"))}),
-                [](const Request& r) {
-                  return with_usage(faux::tool_call_response({faux::tool_call(
-                                        "w" + std::to_string(assistant_turns(r)), "work", "{}")}),
-                                    costing(0.1));
-                },
-                rt);
+  auto t = tree(
+      {subagent_tool(d, opts)}, parent_calls({faux::tool_call("c1", "helper", prompt_args("x"))}),
+      [](const Request& r) {
+        return with_usage(faux::tool_call_response({faux::tool_call(
+                              "w" + std::to_string(assistant_turns(r)), "work", "{}")}),
+                          costing(0.1));
+      },
+      rt);
   auto r = t.agent.run("go");
   REQUIRE(r);
   auto runs = subagent_runs(r->messages);
@@ -223,7 +228,8 @@ TEST_CASE("the child's spend is charged to the parent live and the unspent slice
     if (system_has(r, "PARENT")) {
       int n = assistant_turns(r);
       if (n < 2)
-        return faux::tool_call_response({faux::tool_call("c" + std::to_string(n), "helper", prompt_args("x"))});
+        return faux::tool_call_response(
+            {faux::tool_call("c" + std::to_string(n), "helper", prompt_args("x"))});
       return faux::text_response("parent done");
     }
     return with_usage(faux::text_response("child done"), costing(0.1));
@@ -243,15 +249,19 @@ TEST_CASE("the child's spend is charged to the parent live and the unspent slice
   CHECK(*runs[1].budget.usd == Approx(0.27));
 }
 
-TEST_CASE("a parent whose run budget is spent stops with budget_exhausted and refuses new delegations") {
+TEST_CASE(
+    "a parent whose run budget is spent stops with budget_exhausted and refuses new delegations") {
   RuntimeConfig rt;
   rt.loop.budget.tokens = 100;
-  auto t = tree({subagent_tool(helper())},
-                [](const Request&) {
-                  return with_usage(faux::tool_call_response({faux::tool_call("c1", "helper", prompt_args("x"))}),
-                                    costing(0, 60));
-                },
-                [](const Request&) { return with_usage(faux::text_response("child done"), costing(0, 50)); }, rt);
+  auto t = tree(
+      {subagent_tool(helper())},
+      [](const Request&) {
+        return with_usage(
+            faux::tool_call_response({faux::tool_call("c1", "helper", prompt_args("x"))}),
+            costing(0, 60));
+      },
+      [](const Request&) { return with_usage(faux::text_response("child done"), costing(0, 50)); },
+      rt);
   auto r = t.agent.run("go");
   REQUIRE(r);
   // 60 (parent) + 40 (the child's slice of the 40 left, it spent 50) >= 100 after turn 1.
@@ -275,7 +285,8 @@ TEST_CASE("a delegation past the depth limit is refused with an error the model 
   auto t = tree({*self}, parent_calls({faux::tool_call("c1", "recurse", prompt_args("x"))}),
                 [](const Request& r) {
                   if (assistant_turns(r) == 0)
-                    return faux::tool_call_response({faux::tool_call("g1", "recurse", prompt_args("deeper"))});
+                    return faux::tool_call_response(
+                        {faux::tool_call("g1", "recurse", prompt_args("deeper"))});
                   return faux::text_response("child done");
                 });
   auto r = t.agent.run("go");
@@ -325,12 +336,14 @@ TEST_CASE("a child's events reach the parent's observers tagged with the child's
   rt.observability.observers.push_back(log.observer());
   SubagentDefinition d = helper();
   d.tools.direct = {counting_tool("work").definition};
-  auto t = tree({subagent_tool(d)}, parent_calls({faux::tool_call("c1", "helper", prompt_args("x"))}),
-                [](const Request& r) {
-                  if (assistant_turns(r) == 0) return faux::tool_call_response({faux::tool_call("k1", "work", "{}")});
-                  return faux::text_response("done");
-                },
-                rt);
+  auto t = tree(
+      {subagent_tool(d)}, parent_calls({faux::tool_call("c1", "helper", prompt_args("x"))}),
+      [](const Request& r) {
+        if (assistant_turns(r) == 0)
+          return faux::tool_call_response({faux::tool_call("k1", "work", "{}")});
+        return faux::text_response("done");
+      },
+      rt);
   REQUIRE(t.agent.run("go"));
   std::vector<std::string> inner;
   for (const Event& e : log.events()) {
@@ -361,12 +374,14 @@ TEST_CASE("a child's tool call denied by the parent's before_tool_call never run
   };
   SubagentDefinition d = helper();
   d.tools.direct = {danger.definition};
-  auto t = tree({subagent_tool(d)}, parent_calls({faux::tool_call("c1", "helper", prompt_args("x"))}),
-                [](const Request& r) {
-                  if (assistant_turns(r) == 0) return faux::tool_call_response({faux::tool_call("k1", "danger", "{}")});
-                  return faux::text_response("gave up");
-                },
-                rt);
+  auto t = tree(
+      {subagent_tool(d)}, parent_calls({faux::tool_call("c1", "helper", prompt_args("x"))}),
+      [](const Request& r) {
+        if (assistant_turns(r) == 0)
+          return faux::tool_call_response({faux::tool_call("k1", "danger", "{}")});
+        return faux::text_response("gave up");
+      },
+      rt);
   auto r = t.agent.run("go");
   REQUIRE(r);
   CHECK(*danger.calls == 0);
@@ -384,11 +399,13 @@ TEST_CASE("a named definition's tool policy is exactly the tools its child is of
   // REQ-MULTI-05: reviewer with [read_file, search_files] out of three tools.
   SubagentDefinition reviewer = helper("reviewer");
   reviewer.instructions = "CHILD reviewer";
-  reviewer.tools.direct = {counting_tool("read_file").definition, counting_tool("search_files").definition,
+  reviewer.tools.direct = {counting_tool("read_file").definition,
+                           counting_tool("search_files").definition,
                            counting_tool("write_file").definition};
   reviewer.tool_policy = ToolPolicy::only({"read_file", "search_files"});
   std::vector<std::string> offered;
-  auto t = tree({subagent_tool(reviewer)}, parent_calls({faux::tool_call("c1", "reviewer", prompt_args("x"))}),
+  auto t = tree({subagent_tool(reviewer)},
+                parent_calls({faux::tool_call("c1", "reviewer", prompt_args("x"))}),
                 [&](const Request& r) {
                   for (const auto& spec : r.tools) offered.push_back(spec.name);
                   return faux::text_response("reviewed");
@@ -417,8 +434,9 @@ TEST_CASE("a factory is called once per delegation") {
 }
 
 TEST_CASE("an Agent becomes a tool: each call runs a fresh child from its definition and model") {
-  auto child_faux = std::make_shared<faux::FauxProvider>(
-      [](const Request& r) { return faux::text_response("from the agent: " + first_user_text(r)); });
+  auto child_faux = std::make_shared<faux::FauxProvider>([](const Request& r) {
+    return faux::text_response("from the agent: " + first_user_text(r));
+  });
   RuntimeConfig child_rt;
   child_rt.model.spec = "faux/child-model";
   child_rt.providers.add("faux", child_faux);
@@ -441,11 +459,13 @@ TEST_CASE("an Agent becomes a tool: each call runs a fresh child from its defini
 TEST_CASE("a resumed parent lists what its children did from the snapshot") {
   SubagentDefinition d = helper();
   d.tools.direct = {counting_tool("work").definition};
-  auto t = tree({subagent_tool(d)}, parent_calls({faux::tool_call("c1", "helper", prompt_args("x"))}),
-                [](const Request& r) {
-                  if (assistant_turns(r) == 0) return faux::tool_call_response({faux::tool_call("k1", "work", "{}")});
-                  return faux::text_response("done");
-                });
+  auto t =
+      tree({subagent_tool(d)}, parent_calls({faux::tool_call("c1", "helper", prompt_args("x"))}),
+           [](const Request& r) {
+             if (assistant_turns(r) == 0)
+               return faux::tool_call_response({faux::tool_call("k1", "work", "{}")});
+             return faux::text_response("done");
+           });
   Result<Session> s = t.agent.start();
   REQUIRE(s);
   REQUIRE(s->run("go"));

@@ -36,11 +36,14 @@ std::shared_ptr<faux::FauxProvider> provider(const std::string& tool) {
   options.record_requests = false;
   return std::make_shared<faux::FauxProvider>(
       std::function<faux::FauxResponse(const Request&)>([tool](const Request& r) {
-        if (r.system.find("CHILD") != std::string::npos) return instant(faux::text_response("child answer"));
+        if (r.system.find("CHILD") != std::string::npos)
+          return instant(faux::text_response("child answer"));
         int assistants = 0;
-        for (const auto& m : r.messages) assistants += std::holds_alternative<AssistantMessage>(m) ? 1 : 0;
+        for (const auto& m : r.messages)
+          assistants += std::holds_alternative<AssistantMessage>(m) ? 1 : 0;
         if (assistants >= kCallsPerRun) return instant(faux::text_response("done"));
-        return instant(faux::tool_call_response({faux::tool_call("", tool, R"({"prompt":"do it"})")}));
+        return instant(
+            faux::tool_call_response({faux::tool_call("", tool, R"({"prompt":"do it"})")}));
       }),
       options);
 }
@@ -54,8 +57,9 @@ RuntimeConfig runtime(std::shared_ptr<faux::FauxProvider> p) {
   return rt;
 }
 
-double median_run_us(const std::function<ToolDefinition(std::shared_ptr<faux::FauxProvider>)>& make_tool,
-                     const std::string& tool_name) {
+double median_run_us(
+    const std::function<ToolDefinition(std::shared_ptr<faux::FauxProvider>)>& make_tool,
+    const std::string& tool_name) {
   auto p = provider(tool_name);
   AgentDefinition def;
   def.instructions = "PARENT";
@@ -88,7 +92,9 @@ int main() {
         ToolDefinition t;
         t.name = "work";
         t.description = "noop";
-        t.handler = [](const json::Value&, const ToolContext&) { return ToolResult::text_result("ok"); };
+        t.handler = [](const json::Value&, const ToolContext&) {
+          return ToolResult::text_result("ok");
+        };
         return t;
       },
       "work");

@@ -14,7 +14,8 @@ TEST_CASE("a subagent's invoke_agent span is a child of the parent's execute_too
   auto provider = std::make_shared<faux::FauxProvider>([](const Request& r) {
     if (r.system.find("PARENT") == std::string::npos) return faux::text_response("child done");
     bool answered = false;
-    for (const auto& m : r.messages) answered = answered || std::holds_alternative<ToolResultMessage>(m);
+    for (const auto& m : r.messages)
+      answered = answered || std::holds_alternative<ToolResultMessage>(m);
     if (answered) return faux::text_response("parent done");
     return faux::tool_call_response({faux::tool_call("call_1", "helper", R"({"prompt":"x"})")});
   });
@@ -22,7 +23,8 @@ TEST_CASE("a subagent's invoke_agent span is a child of the parent's execute_too
   RuntimeConfig rt;
   rt.model.spec = "faux/test-model";
   rt.providers.add("faux", provider);
-  rt.observability.tracing.tracer = otel::make_tracer({.service_name = "tests", .seed = 7}, exporter);
+  rt.observability.tracing.tracer =
+      otel::make_tracer({.service_name = "tests", .seed = 7}, exporter);
   rt.observability.tracing.agent_name = "lead";
   SubagentDefinition helper;
   helper.name = "helper";
@@ -53,7 +55,8 @@ TEST_CASE("a subagent's invoke_agent span is a child of the parent's execute_too
   // The child's chat span hangs under the child's run.
   int child_chats = 0;
   for (const auto& s : spans) {
-    if (s.name.rfind("chat ", 0) == 0 && s.parent_span_id && *s.parent_span_id == child_run->context.span_id)
+    if (s.name.rfind("chat ", 0) == 0 && s.parent_span_id &&
+        *s.parent_span_id == child_run->context.span_id)
       ++child_chats;
   }
   CHECK(child_chats == 1);
