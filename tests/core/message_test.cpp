@@ -35,6 +35,7 @@ TEST_CASE("every run stop reason has a stable name that parses back to itself") 
       {RunStopReason::tool_terminate, "tool_terminate"},
       {RunStopReason::invalid_answer, "invalid_answer"},
       {RunStopReason::awaiting_approval, "awaiting_approval"},
+      {RunStopReason::budget_exhausted, "budget_exhausted"},
   };
   for (const auto& [reason, name] : golden) {
     CHECK(to_string(reason) == name);
