@@ -407,11 +407,26 @@ TEST_CASE("event names are stable snake_case, one per event type") {
   STATIC_REQUIRE(std::variant_size_v<Event> == 20);
   std::vector<std::string> names;
   for (const Event& e : events) names.emplace_back(event_name(e));
-  CHECK(names == std::vector<std::string>{
-                     "agent_start", "agent_end", "turn_start", "turn_end", "user_message",
-                     "message_start", "message_update", "message_end", "block_start", "text_delta",
-                     "thinking_delta", "tool_arguments_delta", "block_end", "tool_execution_start",
-                     "tool_execution_update", "tool_execution_end", "cache", "error", "tool_log", "subagent"});
+  CHECK(names == std::vector<std::string>{"agent_start",
+                                          "agent_end",
+                                          "turn_start",
+                                          "turn_end",
+                                          "user_message",
+                                          "message_start",
+                                          "message_update",
+                                          "message_end",
+                                          "block_start",
+                                          "text_delta",
+                                          "thinking_delta",
+                                          "tool_arguments_delta",
+                                          "block_end",
+                                          "tool_execution_start",
+                                          "tool_execution_update",
+                                          "tool_execution_end",
+                                          "cache",
+                                          "error",
+                                          "tool_log",
+                                          "subagent"});
   for (const Event& e : events) CHECK(to_json(e).find("type")->as_string() == event_name(e));
 }
 

@@ -153,12 +153,12 @@ struct ErrorEvent {
 
 struct SubagentEvent;
 
-using Event = std::variant<AgentStartEvent, AgentEndEvent, TurnStartEvent, TurnEndEvent,
-                           UserMessageEvent, MessageStartEvent, MessageUpdateEvent,
-                           MessageEndEvent, BlockStartEvent, TextDeltaEvent, ThinkingDeltaEvent,
-                           ToolArgumentsDeltaEvent, BlockEndEvent, ToolExecutionStartEvent,
-                           ToolExecutionUpdateEvent, ToolExecutionEndEvent, CacheEvent,
-                           ErrorEvent, ToolLogEvent, SubagentEvent>;
+using Event =
+    std::variant<AgentStartEvent, AgentEndEvent, TurnStartEvent, TurnEndEvent, UserMessageEvent,
+                 MessageStartEvent, MessageUpdateEvent, MessageEndEvent, BlockStartEvent,
+                 TextDeltaEvent, ThinkingDeltaEvent, ToolArgumentsDeltaEvent, BlockEndEvent,
+                 ToolExecutionStartEvent, ToolExecutionUpdateEvent, ToolExecutionEndEvent,
+                 CacheEvent, ErrorEvent, ToolLogEvent, SubagentEvent>;
 
 // An event of a subagent's run (agentkit/subagent.hpp), delivered to the parent's observers and
 // subscribers. `path` names the delegation from the top: "researcher:call_1", and one level
