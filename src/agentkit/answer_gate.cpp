@@ -70,6 +70,7 @@ Result<AnswerGate> AnswerGate::make(const AgentCore& agent, const AnswerSchema& 
   gate.max_repairs_ = answer.max_repairs;
   gate.name_ = answer.name;
   gate.schema_ = answer.schema;
+  gate.compiled_.emplace(answer.schema);
   const SchemaDialect dialect =
       gate.mode_ == Mode::native ? native_dialect(model.api) : SchemaDialect::tool_input;
   if (auto lowered = lower_schema(answer.schema.json(), dialect); !lowered) {
@@ -139,8 +140,9 @@ AnswerVerdict AnswerGate::check_text(std::string text) const {
     v.violations.push_back({"$", "the answer is not JSON (" + parsed.error().message + ")"});
     return v;
   }
-  json::Value value = drop_optional_nulls(schema_, std::move(*parsed));
-  v.violations = find_violations(schema_, value);
+  json::Value value = compiled_ ? drop_optional_nulls(*compiled_, std::move(*parsed))
+                                : drop_optional_nulls(schema_, std::move(*parsed));
+  v.violations = compiled_ ? find_violations(*compiled_, value) : find_violations(schema_, value);
   if (v.violations.empty()) v.value = std::move(value);
   return v;
 }

@@ -69,6 +69,8 @@ class AnswerGate {
   int max_repairs_ = 2;
   std::string name_;
   Schema schema_;
+  // The schema's keywords read once per run: every answer of the run is judged against it.
+  std::optional<CompiledSchema> compiled_;
   std::shared_ptr<const AnswerFormat> format_;
   ToolSpec tool_;
   std::vector<ToolSpec> with_tool_;

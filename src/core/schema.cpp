@@ -19,6 +19,7 @@
 #include <optional>
 #include <string>
 #include <string_view>
+#include <unordered_map>
 #include <utility>
 #include <vector>
 
@@ -415,9 +416,175 @@ struct Found {
 };
 using Findings = std::vector<Found>;
 
+// ---- Compiled schema nodes -------------------------------------------------------------------
+
+// What the validator reads from one schema node, found once: the keywords as pointers into the
+// document and the types as a bit set. A compiled schema keeps one per node of its document, so
+// validating a value never searches a schema object for a keyword again; an uncompiled run (or a
+// node a compiled schema does not know, such as a $ref target outside the subschema positions)
+// builds one on the stack per visit, which costs what the keyword searches always cost.
+enum TypeBit : std::uint8_t {
+  kNullBit = 1,
+  kBooleanBit = 2,
+  kObjectBit = 4,
+  kArrayBit = 8,
+  kNumberBit = 16,
+  kStringBit = 32,
+  kIntegerBit = 64,
+};
+
+std::uint8_t type_bit(std::string_view name) noexcept {
+  if (name == "null") return kNullBit;
+  if (name == "boolean") return kBooleanBit;
+  if (name == "object") return kObjectBit;
+  if (name == "array") return kArrayBit;
+  if (name == "number") return kNumberBit;
+  if (name == "string") return kStringBit;
+  if (name == "integer") return kIntegerBit;
+  return 0;
+}
+
+std::optional<std::uint64_t> count_of(const json::Value* k) {
+  if (k == nullptr || !k->is_number()) return std::nullopt;
+  auto n = k->to_uint64();
+  return n ? std::optional<std::uint64_t>(*n) : std::nullopt;
+}
+
+struct NodeInfo {
+  std::optional<bool> boolean_schema;  // the schema is `true` or `false`
+  bool is_object = false;
+  const json::Value* ref = nullptr;  // "$ref" when it is a string
+  const json::Value* type = nullptr;
+  std::uint8_t type_bits = 0;  // the named types; 0 with `type` set: none known
+  const json::Value* enumeration = nullptr;
+  const json::Value* constant = nullptr;
+  const json::Value* minimum = nullptr;
+  const json::Value* maximum = nullptr;
+  const json::Value* exclusive_minimum = nullptr;
+  const json::Value* exclusive_maximum = nullptr;
+  std::optional<std::uint64_t> min_length, max_length, min_items, max_items;
+  const json::Array* required = nullptr;
+  const json::Object* properties = nullptr;
+  const json::Value* additional = nullptr;
+  const json::Value* items = nullptr;
+  const json::Array* all_of = nullptr;
+  const json::Array* any_of = nullptr;
+  const json::Array* one_of = nullptr;
+  // `required` sorted, for drop_optional_nulls; filled for compiled nodes only.
+  std::vector<std::string_view> required_sorted;
+};
+
+void read_node(const json::Value& schema, NodeInfo& n) {
+  if (auto b = schema.get_bool()) {
+    n.boolean_schema = *b;
+    return;
+  }
+  const json::Object* o = schema.get_object();
+  if (o == nullptr) return;
+  n.is_object = true;
+  // One pass over the members instead of a search per keyword.
+  for (const json::Member& m : *o) {
+    const std::string& k = m.key;
+    const json::Value* v = &m.value;
+    if (k == "type") {
+      n.type = v;
+      if (v->is_string()) {
+        n.type_bits = type_bit(v->as_string());
+      } else if (const json::Array* many = v->get_array()) {
+        for (const json::Value& t : *many) {
+          if (t.is_string()) n.type_bits |= type_bit(t.as_string());
+        }
+      }
+    } else if (k == "$ref") {
+      if (v->is_string()) n.ref = v;
+    } else if (k == "enum") {
+      n.enumeration = v;
+    } else if (k == "const") {
+      n.constant = v;
+    } else if (k == "minimum") {
+      n.minimum = v;
+    } else if (k == "maximum") {
+      n.maximum = v;
+    } else if (k == "exclusiveMinimum") {
+      n.exclusive_minimum = v;
+    } else if (k == "exclusiveMaximum") {
+      n.exclusive_maximum = v;
+    } else if (k == "minLength") {
+      n.min_length = count_of(v);
+    } else if (k == "maxLength") {
+      n.max_length = count_of(v);
+    } else if (k == "minItems") {
+      n.min_items = count_of(v);
+    } else if (k == "maxItems") {
+      n.max_items = count_of(v);
+    } else if (k == "required") {
+      n.required = v->get_array();
+    } else if (k == "properties") {
+      n.properties = v->get_object();
+    } else if (k == "additionalProperties") {
+      n.additional = v;
+    } else if (k == "items") {
+      n.items = v;
+    } else if (k == "allOf") {
+      n.all_of = v->get_array();
+    } else if (k == "anyOf") {
+      n.any_of = v->get_array();
+    } else if (k == "oneOf") {
+      n.one_of = v->get_array();
+    }
+  }
+}
+
+}  // namespace
+
+// Every subschema position of a document, read once (schema.hpp, CompiledSchema).
+struct CompiledSchemaNodes {
+  std::unordered_map<const json::Value*, NodeInfo> nodes;
+
+  const NodeInfo* find(const json::Value& schema) const {
+    auto it = nodes.find(&schema);
+    return it == nodes.end() ? nullptr : &it->second;
+  }
+
+  void add(const json::Value& schema) {
+    if (!schema.is_object() && !schema.is_bool()) return;
+    auto [it, inserted] = nodes.try_emplace(&schema);
+    if (!inserted) return;
+    NodeInfo& n = it->second;
+    read_node(schema, n);
+    if (n.required != nullptr) {
+      for (const json::Value& name : *n.required) {
+        if (name.is_string()) n.required_sorted.push_back(name.as_string());
+      }
+      std::sort(n.required_sorted.begin(), n.required_sorted.end());
+    }
+    const json::Object* o = schema.get_object();
+    if (o == nullptr) return;
+    for (const json::Member& m : *o) {
+      const std::string& k = m.key;
+      if (k == "properties" || k == "$defs" || k == "definitions") {
+        if (const json::Object* map = m.value.get_object()) {
+          for (const json::Member& entry : *map) add(entry.value);
+        }
+      } else if (k == "items" || k == "allOf" || k == "anyOf" || k == "oneOf") {
+        if (const json::Array* list = m.value.get_array()) {
+          for (const json::Value& e : *list) add(e);
+        } else {
+          add(m.value);
+        }
+      } else if (k == "additionalProperties") {
+        add(m.value);
+      }
+    }
+  }
+};
+
+namespace {
+
 class Validator {
  public:
-  Validator(const json::Value& root, std::size_t budget) : root_(root), budget_(budget) {}
+  Validator(const json::Value& root, std::size_t budget, const CompiledSchemaNodes* compiled = nullptr)
+      : root_(root), compiled_(compiled), budget_(budget) {}
 
   void check(const json::Value& schema, const json::Value& value, Findings& out) {
     check_node(schema, value, out, 0);
@@ -461,19 +628,23 @@ class Validator {
 
   void check_keywords(const json::Value& schema, const json::Value& value, Findings& out, int hops) {
     if (const json::Raw* raw = value.get_raw()) return check_raw(schema, *raw, out, hops);
-    if (auto accepts_all = schema.get_bool()) {
-      if (!*accepts_all) report(out, "no value is allowed here");
+    NodeInfo local;
+    const NodeInfo* known = compiled_ != nullptr ? compiled_->find(schema) : nullptr;
+    if (known == nullptr) read_node(schema, local);
+    const NodeInfo& n = known != nullptr ? *known : local;
+    if (n.boolean_schema) {
+      if (!*n.boolean_schema) report(out, "no value is allowed here");
       return;
     }
-    if (!schema.is_object()) return;  // not a schema: from_json never lets one through
-    if (!check_ref(schema, value, out, hops)) return;
-    if (!check_type(schema, value, out)) return;  // the other keywords would only repeat it
-    check_enum_and_const(schema, value, out);
-    if (value.is_number()) check_number_bounds(schema, value, out);
-    if (value.is_string()) check_length(schema, value.as_string(), out);
-    if (value.is_array()) check_array(schema, value.as_array(), out);
-    if (value.is_object()) check_object(schema, value.as_object(), out);
-    check_combinators(schema, value, out, hops);
+    if (!n.is_object) return;  // not a schema: from_json never lets one through
+    if (!check_ref(n, value, out, hops)) return;
+    if (!check_type(schema, n, value, out)) return;  // the other keywords would only repeat it
+    check_enum_and_const(n, value, out);
+    if (value.is_number()) check_number_bounds(n, value, out);
+    if (value.is_string()) check_length(n, value.as_string(), out);
+    if (value.is_array()) check_array(n, value.as_array(), out);
+    if (value.is_object()) check_object(n, value.as_object(), out);
+    check_combinators(n, value, out, hops);
   }
 
   void check_raw(const json::Value& schema, const json::Raw& raw, Findings& out, int hops) {
@@ -483,9 +654,9 @@ class Validator {
   }
 
   // Answers false when the reference chain is cut off (reported).
-  bool check_ref(const json::Value& schema, const json::Value& value, Findings& out, int hops) {
-    const json::Value* ref = schema.find("$ref");
-    if (ref == nullptr || !ref->is_string()) return true;
+  bool check_ref(const NodeInfo& n, const json::Value& value, Findings& out, int hops) {
+    const json::Value* ref = n.ref;
+    if (ref == nullptr) return true;
     const RefTarget target = resolve_ref(root_, ref->as_string());
     if (target.target == nullptr) return true;  // not followed (see the file comment)
     if (hops >= kMaxRefHops) {
@@ -496,37 +667,57 @@ class Validator {
     return true;
   }
 
-  bool check_type(const json::Value& schema, const json::Value& value, Findings& out) {
+  // The value's own type against the bit set; a number is tested as "number" and "integer" only
+  // when the schema names them.
+  static bool type_fits(std::uint8_t bits, const json::Value& value) {
+    switch (value.type()) {
+      case json::Type::null: return (bits & kNullBit) != 0;
+      case json::Type::boolean: return (bits & kBooleanBit) != 0;
+      case json::Type::object: return (bits & kObjectBit) != 0;
+      case json::Type::array: return (bits & kArrayBit) != 0;
+      case json::Type::string: return (bits & kStringBit) != 0;
+      case json::Type::number:
+        return ((bits & kNumberBit) != 0 && fits_double(value)) ||
+               ((bits & kIntegerBit) != 0 && is_integer_value(value));
+      default: return false;
+    }
+  }
+
+  bool check_type(const json::Value& schema, const NodeInfo& n, const json::Value& value, Findings& out) {
+    // The accepting case tests a bit; only a miss builds the list of names for the message.
+    if (n.type == nullptr) return true;
+    if (type_fits(n.type_bits, value)) return true;
     const std::vector<std::string_view> types = declared_types(schema);
     if (types.empty()) return true;
-    for (std::string_view t : types) {
-      if (has_type(value, t)) return true;
-    }
     report(out, "expected " + join_types(types) + ", got " + describe_value(value) + number_range_note(value, types));
     return false;
   }
 
-  void check_enum_and_const(const json::Value& schema, const json::Value& value, Findings& out) {
-    if (const json::Value* allowed = schema.find("enum"); allowed != nullptr && allowed->is_array()) {
+  void check_enum_and_const(const NodeInfo& n, const json::Value& value, Findings& out) {
+    if (const json::Value* allowed = n.enumeration; allowed != nullptr && allowed->is_array()) {
       const json::Array& options = allowed->as_array();
       const bool listed = std::any_of(options.begin(), options.end(),
                                       [&value](const json::Value& o) { return json_equal(o, value); });
       if (!listed) report(out, "must be one of " + render_compact(*allowed) + ", got " + describe_value(value));
     }
-    if (const json::Value* expected = schema.find("const"); expected != nullptr && !json_equal(*expected, value)) {
+    if (const json::Value* expected = n.constant; expected != nullptr && !json_equal(*expected, value)) {
       report(out, "must be exactly " + render_compact(*expected) + ", got " + describe_value(value));
     }
   }
 
-  void check_number_bounds(const json::Value& schema, const json::Value& value, Findings& out) {
+  void check_number_bounds(const NodeInfo& node, const json::Value& value, Findings& out) {
+    if (node.minimum == nullptr && node.maximum == nullptr && node.exclusive_minimum == nullptr &&
+        node.exclusive_maximum == nullptr) {
+      return;
+    }
     const Decimal n = to_decimal(value.number_text());
     // Draft-04 wrote exclusiveness as a boolean beside minimum/maximum; both forms are read.
-    const json::Value* exclusive_min = schema.find("exclusiveMinimum");
-    const json::Value* exclusive_max = schema.find("exclusiveMaximum");
+    const json::Value* exclusive_min = node.exclusive_minimum;
+    const json::Value* exclusive_max = node.exclusive_maximum;
     const bool min_is_exclusive = exclusive_min != nullptr && exclusive_min->get_bool() == true;
     const bool max_is_exclusive = exclusive_max != nullptr && exclusive_max->get_bool() == true;
-    check_bound(schema.find("minimum"), n, min_is_exclusive ? Bound::above : Bound::at_least, out);
-    check_bound(schema.find("maximum"), n, max_is_exclusive ? Bound::below : Bound::at_most, out);
+    check_bound(node.minimum, n, min_is_exclusive ? Bound::above : Bound::at_least, out);
+    check_bound(node.maximum, n, max_is_exclusive ? Bound::below : Bound::at_most, out);
     if (exclusive_min != nullptr && exclusive_min->is_number()) check_bound(exclusive_min, n, Bound::above, out);
     if (exclusive_max != nullptr && exclusive_max->is_number()) check_bound(exclusive_max, n, Bound::below, out);
   }
@@ -545,33 +736,28 @@ class Validator {
     }
   }
 
-  // A count keyword ("minLength": 3) as an unsigned number; nullopt when absent or malformed.
-  static std::optional<std::uint64_t> count_keyword(const json::Value& schema, std::string_view name) {
-    const json::Value* k = schema.find(name);
-    if (k == nullptr || !k->is_number()) return std::nullopt;
-    auto n = k->to_uint64();
-    return n ? std::optional<std::uint64_t>(*n) : std::nullopt;
-  }
-
-  void check_count(const json::Value& schema, std::uint64_t actual, std::string_view unit,
-                   std::string_view min_key, std::string_view max_key, Findings& out) {
-    const std::string have = std::to_string(actual) + " " + std::string(unit);
-    if (auto min = count_keyword(schema, min_key); min && actual < *min) {
-      report(out, "has " + have + ", fewer than the minimum of " + std::to_string(*min));
+  // The count keywords ("minLength": 3) were read as unsigned numbers; absent or malformed ones
+  // are nullopt.
+  void check_count(std::uint64_t actual, std::string_view unit, std::optional<std::uint64_t> min,
+                   std::optional<std::uint64_t> max, Findings& out) {
+    auto have = [&] { return std::to_string(actual) + " " + std::string(unit); };
+    if (min && actual < *min) {
+      report(out, "has " + have() + ", fewer than the minimum of " + std::to_string(*min));
     }
-    if (auto max = count_keyword(schema, max_key); max && actual > *max) {
-      report(out, "has " + have + ", more than the maximum of " + std::to_string(*max));
+    if (max && actual > *max) {
+      report(out, "has " + have() + ", more than the maximum of " + std::to_string(*max));
     }
   }
 
-  void check_length(const json::Value& schema, const std::string& s, Findings& out) {
+  void check_length(const NodeInfo& n, const std::string& s, Findings& out) {
+    if (!n.min_length && !n.max_length) return;
     // Lengths count Unicode code points, as JSON Schema specifies, not bytes.
-    check_count(schema, count_code_points(s), "characters", "minLength", "maxLength", out);
+    check_count(count_code_points(s), "characters", n.min_length, n.max_length, out);
   }
 
-  void check_array(const json::Value& schema, const json::Array& items, Findings& out) {
-    check_count(schema, items.size(), "items", "minItems", "maxItems", out);
-    const json::Value* item_schema = schema.find("items");
+  void check_array(const NodeInfo& n, const json::Array& items, Findings& out) {
+    check_count(items.size(), "items", n.min_items, n.max_items, out);
+    const json::Value* item_schema = n.items;
     if (item_schema == nullptr) return;
     const json::Array* positional = item_schema->get_array();  // draft-07 tuple form
     for (std::size_t i = 0; i < items.size(); ++i) {
@@ -582,13 +768,16 @@ class Validator {
     }
   }
 
-  void check_object(const json::Value& schema, const json::Object& object, Findings& out) {
-    for (std::string_view name : required_names(schema)) {
-      if (!object.contains(name)) report_member(out, name, "is required but missing");
+  void check_object(const NodeInfo& n, const json::Object& object, Findings& out) {
+    if (n.required != nullptr) {
+      for (const json::Value& name : *n.required) {
+        if (name.is_string() && !object.contains(name.as_string())) {
+          report_member(out, name.as_string(), "is required but missing");
+        }
+      }
     }
-    const json::Value* properties = schema.find("properties");
-    const json::Object* declared = properties ? properties->get_object() : nullptr;
-    const json::Value* additional = schema.find("additionalProperties");
+    const json::Object* declared = n.properties;
+    const json::Value* additional = n.additional;
     std::size_t position = 0;
     for (const json::Member& m : object) {
       Descend into(where_, m.key, position++);
@@ -616,16 +805,12 @@ class Validator {
 
   // Subschemas of allOf/anyOf/oneOf apply to the same value, so `hops` carries on: a reference
   // cycle through a combinator ({"anyOf":[{"$ref":"#"}]}) is still a cycle.
-  void check_combinators(const json::Value& schema, const json::Value& value, Findings& out, int hops) {
-    if (const json::Value* all = schema.find("allOf"); all != nullptr && all->is_array()) {
-      for (const json::Value& part : all->as_array()) check_node(part, value, out, hops);
+  void check_combinators(const NodeInfo& n, const json::Value& value, Findings& out, int hops) {
+    if (n.all_of != nullptr) {
+      for (const json::Value& part : *n.all_of) check_node(part, value, out, hops);
     }
-    if (const json::Value* any = schema.find("anyOf"); any != nullptr && any->is_array()) {
-      check_alternatives(any->as_array(), "anyOf", false, value, out, hops);
-    }
-    if (const json::Value* one = schema.find("oneOf"); one != nullptr && one->is_array()) {
-      check_alternatives(one->as_array(), "oneOf", true, value, out, hops);
-    }
+    if (n.any_of != nullptr) check_alternatives(*n.any_of, "anyOf", false, value, out, hops);
+    if (n.one_of != nullptr) check_alternatives(*n.one_of, "oneOf", true, value, out, hops);
   }
 
   void check_alternatives(const json::Array& alternatives, std::string_view keyword, bool exactly_one,
@@ -701,6 +886,7 @@ class Validator {
   }
 
   const json::Value& root_;
+  const CompiledSchemaNodes* compiled_;
   Location where_;
   std::size_t budget_;
   int nesting_ = 0;
@@ -913,27 +1099,45 @@ const json::Value* element_schema(const json::Value& shape, std::size_t i) {
 // Step 1 (REQ-TOOL-11): constrained sampling writes null for every optional member; drop those
 // wherever a schema lists the member and does not require it. A required null stays, so the
 // validator can report it.
-void drop_optional_nulls(const json::Value& root, const json::Value& schema, json::Value& value) {
+void drop_optional_nulls(const json::Value& root, const json::Value& schema, json::Value& value,
+                         const CompiledSchemaNodes* compiled = nullptr) {
   if (json::Object* object = value.get_object()) {
     const json::Value* shape = shape_schema(root, schema, "properties");
     if (shape == nullptr) return;
-    const std::vector<std::string_view> required = required_names(*shape);
     const json::Value& properties = *shape->find("properties");
-    std::vector<std::string> optional_nulls;
-    for (const json::Member& m : *object) {
-      if (m.value.is_null() && properties.find(m.key) != nullptr && !list_contains(required, m.key)) {
-        optional_nulls.push_back(m.key);
+    auto declared_null = [&](const json::Member& m) { return m.value.is_null() && properties.find(m.key) != nullptr; };
+    if (std::any_of(object->begin(), object->end(), declared_null)) {
+      // The required names, sorted (once per schema when compiled): a search of the list per
+      // member would make a wide object quadratic.
+      const NodeInfo* known = compiled != nullptr ? compiled->find(*shape) : nullptr;
+      std::vector<std::string_view> sorted_here;
+      if (known == nullptr) {
+        const json::Value* listed = shape->find("required");
+        if (const json::Array* names = listed != nullptr ? listed->get_array() : nullptr) {
+          sorted_here.reserve(names->size());
+          for (const json::Value& n : *names) {
+            if (n.is_string()) sorted_here.push_back(n.as_string());
+          }
+          std::sort(sorted_here.begin(), sorted_here.end());
+        }
       }
+      const std::vector<std::string_view>& required = known != nullptr ? known->required_sorted : sorted_here;
+      // One pass: erasing members one at a time would reindex a large object per dropped member.
+      object->erase_if([&](const json::Member& m) {
+        return declared_null(m) && !std::binary_search(required.begin(), required.end(), std::string_view(m.key));
+      });
     }
-    for (const std::string& key : optional_nulls) object->erase(key);
     for (json::Member& m : *object) {
-      if (const json::Value* sub = member_schema(*shape, m.key)) drop_optional_nulls(root, *sub, m.value);
+      if (!m.value.is_object() && !m.value.is_array()) continue;  // nothing inside to drop
+      if (const json::Value* sub = member_schema(*shape, m.key)) drop_optional_nulls(root, *sub, m.value, compiled);
     }
   } else if (json::Array* array = value.get_array()) {
     const json::Value* shape = shape_schema(root, schema, "items");
     if (shape == nullptr) return;
     for (std::size_t i = 0; i < array->size(); ++i) {
-      if (const json::Value* sub = element_schema(*shape, i)) drop_optional_nulls(root, *sub, (*array)[i]);
+      json::Value& element = (*array)[i];
+      if (!element.is_object() && !element.is_array()) continue;  // nothing inside to drop
+      if (const json::Value* sub = element_schema(*shape, i)) drop_optional_nulls(root, *sub, element, compiled);
     }
   }
 }
@@ -1178,6 +1382,27 @@ std::vector<SchemaViolation> find_violations(const Schema& schema, const json::V
   return in_document_order(std::move(findings));
 }
 
+// The document and its nodes together: the nodes point into this copy of the document, which
+// never moves (the Impl lives on the heap behind the shared pointer).
+struct CompiledSchema::Impl {
+  explicit Impl(Schema s) : schema(std::move(s)) { nodes.add(schema.json()); }
+  Schema schema;
+  CompiledSchemaNodes nodes;
+};
+
+CompiledSchema::CompiledSchema(Schema schema) : impl_(std::make_shared<const Impl>(std::move(schema))) {}
+
+const Schema& CompiledSchema::schema() const noexcept { return impl_->schema; }
+
+std::vector<SchemaViolation> find_violations(const CompiledSchema& schema, const json::Value& value) {
+  const json::Value& root = schema.impl_->schema.json();
+  const std::size_t budget = kEvaluationsPerValueNode * count_nodes(value) + kEvaluationFloor;
+  Validator validator(root, budget, &schema.impl_->nodes);
+  Findings findings;
+  validator.check(root, value, findings);
+  return in_document_order(std::move(findings));
+}
+
 Result<void> validate(const Schema& schema, const json::Value& value) {
   const std::vector<SchemaViolation> violations = find_violations(schema, value);
   if (violations.empty()) return {};
@@ -1188,6 +1413,12 @@ Result<void> validate(const Schema& schema, const json::Value& value) {
 
 json::Value drop_optional_nulls(const Schema& schema, json::Value value) {
   drop_optional_nulls(schema.json(), schema.json(), value);
+  return value;
+}
+
+json::Value drop_optional_nulls(const CompiledSchema& schema, json::Value value) {
+  const json::Value& root = schema.impl_->schema.json();
+  drop_optional_nulls(root, root, value, &schema.impl_->nodes);
   return value;
 }
 

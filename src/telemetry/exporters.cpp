@@ -5,6 +5,7 @@
 #include "agentkit/base/strings.hpp"
 #include "agentkit/json/value.hpp"
 #include "batcher.hpp"
+#include "reply.hpp"
 
 namespace agentkit::telemetry {
 namespace {
@@ -69,47 +70,27 @@ std::string join_path(std::string base, std::string_view path) {
   return base + std::string(path);
 }
 
-// Retry-After as delta-seconds (an HTTP date is treated as absent: backoff applies).
-std::optional<std::chrono::milliseconds> retry_after(const http::Response& r) {
+// Retry-After (RFC 9110 §10.2.3): delta-seconds, or an HTTP date, whose wait is the time from
+// now until then (a date in the past is no wait). Anything else is absent: backoff applies.
+std::optional<std::chrono::milliseconds> retry_after(const http::Response& r,
+                                                     std::chrono::system_clock::time_point now) {
   auto v = r.headers().get("Retry-After");
   if (!v) return std::nullopt;
   std::string s = trim(*v);
-  if (s.empty() || s.find_first_not_of("0123456789") != std::string::npos || s.size() > 9)
-    return std::nullopt;
-  return std::chrono::seconds(std::stoll(s));
+  if (s.empty()) return std::nullopt;
+  if (s.find_first_not_of("0123456789") == std::string::npos) {
+    if (s.size() > 9) return std::nullopt;
+    return std::chrono::seconds(std::stoll(s));
+  }
+  if (auto date = http::parse_http_date(s)) {
+    return std::max(std::chrono::ceil<std::chrono::milliseconds>(*date - now),
+                    std::chrono::milliseconds(0));
+  }
+  return std::nullopt;
 }
 
 bool retryable(int status) {
   return status == 429 || status == 502 || status == 503 || status == 504;
-}
-
-// partial_success of an ExportTraceServiceResponse: {rejectedSpans, errorMessage}; both optional,
-// rejectedSpans an int64 written as a string or a number. An unreadable body counts as none.
-std::pair<std::uint64_t, std::string> partial_success(std::string_view body,
-                                                      std::string_view count_field) {
-  if (body.empty()) return {0, {}};
-  json::ParseOptions bounds;  // the library-wide bounds on untrusted bytes (ARCHITECTURE §6)
-  bounds.max_bytes = std::size_t(16) << 20;
-  bounds.max_depth = 64;
-  bounds.max_container = 1'000'000;
-  auto parsed = json::parse(body, bounds);
-  if (!parsed) return {0, {}};
-  const json::Value* ps = parsed->find("partialSuccess");
-  if (ps == nullptr) ps = parsed->find("partial_success");
-  if (ps == nullptr || !ps->is_object()) return {0, {}};
-  std::uint64_t rejected = 0;
-  if (const json::Value* n = ps->find(count_field)) {
-    if (n->is_string()) {
-      auto num = json::Value::number(n->as_string());
-      if (num) rejected = num->to_uint64().value_or(0);
-    } else if (n->is_number()) {
-      rejected = n->to_uint64().value_or(0);
-    }
-  }
-  std::string message;
-  if (const json::Value* m = ps->find("errorMessage"); m && m->is_string())
-    message = m->as_string();
-  return {rejected, message};
 }
 
 }  // namespace
@@ -209,7 +190,7 @@ struct OtlpHttpExporter::State {
         auto all = resp->read_all(1 << 20);
         if (all) answer = std::move(*all);
         if (status >= 200 && status < 300) return {status, answer};
-        wait = retry_after(*resp);
+        wait = retry_after(*resp, std::chrono::system_clock::now());
         std::string why = "collector at " + url + " answered " + std::to_string(status);
         if (!answer.empty()) why += ": " + answer.substr(0, 512);
         count([&](ExportStats& s) { s.last_error = why; });
@@ -235,9 +216,9 @@ struct OtlpHttpExporter::State {
     const std::uint64_t n = batch.size();
     if (status >= 200 && status < 300) {
       // Plain variables, not a structured binding: the lambdas below capture them (clang 14).
-      const auto partial = partial_success(answer, "rejectedSpans");
-      const std::uint64_t rejected = std::min(partial.first, n);
-      const std::string& message = partial.second;
+      const detail::PartialSuccess partial = detail::read_partial_success(answer, "rejectedSpans");
+      const std::uint64_t rejected = std::min(partial.rejected, n);
+      const std::string& message = partial.message;
       count([&](ExportStats& s) {
         s.spans_exported += n - rejected;
         s.spans_rejected += rejected;
@@ -248,7 +229,7 @@ struct OtlpHttpExporter::State {
       });
     } else {
       // A 400 may still carry partial_success: the whole request was refused, so all failed.
-      const std::string message = partial_success(answer, "rejectedSpans").second;
+      const std::string message = detail::read_partial_success(answer, "rejectedSpans").message;
       if (!message.empty()) count([&](ExportStats& s) { s.last_error += " (" + message + ")"; });
       count([&](ExportStats& s) { s.spans_failed += n; });
     }

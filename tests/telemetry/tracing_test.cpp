@@ -394,6 +394,28 @@ TEST_CASE("a 200 with partial_success counts the rejected spans") {
   CHECK(s.last_error.find("2 spans too old") != std::string::npos);
 }
 
+TEST_CASE("a collector's errorMessage of half a megabyte is cut to its bound; a huge count is none") {
+  const std::string huge(std::size_t(512) << 10, 'x');  // within the 1 MiB the exporter reads
+  otel::testing::Collector collector(
+      [&huge](std::size_t, const http::ServerRequest&, http::ResponseWriter& out) {
+        (void)out.respond(200, {{"Content-Type", "application/json"}},
+                          R"({"partialSuccess":{"rejectedSpans":"18446744073709551616",)"
+                          R"("errorMessage":")" + huge + R"("}})");
+      });
+  otel::OtlpOptions o;
+  o.endpoint = collector.url();
+  o.export_metrics = false;
+  auto otlp = std::make_shared<otel::OtlpHttpExporter>(o);
+  auto agent = make_agent(two_tools(), traced_runtime(two_turns(), otlp)).value();
+  REQUIRE(agent.run(Input("find a")));
+  REQUIRE(otlp->flush(10s));
+  auto s = otlp->stats();
+  CHECK(s.spans_rejected == 0);  // 2^64 is no count
+  CHECK(s.spans_exported == 5);
+  CHECK(s.last_error.find("xxxx...") != std::string::npos);
+  CHECK(s.last_error.size() < 2048);
+}
+
 TEST_CASE(
     "a 503 with Retry-After 3600 is retried, the wait capped, and only 429/502/503/504 retry") {
   otel::testing::Collector collector(
@@ -417,6 +439,61 @@ TEST_CASE(
   CHECK(s.retries == 1);
   CHECK(s.spans_exported == 5);
   CHECK(collector.requests_to("/v1/traces")[0].body == collector.requests_to("/v1/traces")[1].body);
+}
+
+// Retry-After as an HTTP date (RFC 9110 §10.2.3). The waits are told apart by counts, not clocks:
+// a backoff of ten minutes never ends within the test, a wait of zero ends at once.
+TEST_CASE("a 503 with Retry-After as an HTTP date in the past is retried at once, not after backoff") {
+  otel::testing::Collector collector(
+      [](std::size_t n, const http::ServerRequest&, http::ResponseWriter& out) {
+        if (n == 0) {
+          (void)out.respond(503, {{"Retry-After", "Sun, 06 Nov 1994 08:49:37 GMT"}}, "busy");
+        } else {
+          (void)out.respond(200, {{"Content-Type", "application/json"}}, "{}");
+        }
+      });
+  otel::OtlpOptions o;
+  o.endpoint = collector.url();
+  o.export_metrics = false;
+  o.initial_backoff = 10min;  // what a date read as absent would wait
+  o.max_retry_delay = 10min;
+  o.timeout = 2s;
+  auto otlp = std::make_shared<otel::OtlpHttpExporter>(o);
+  auto agent = make_agent(two_tools(), traced_runtime(two_turns(), otlp)).value();
+  REQUIRE(agent.run(Input("find a")));
+  REQUIRE(otlp->flush(20s));
+  auto s = otlp->stats();
+  CHECK(s.requests == 2);
+  CHECK(s.retries == 1);
+  CHECK(s.spans_exported == 5);
+}
+
+TEST_CASE("a 503 with Retry-After as a future HTTP date waits for it (up to the cap), not backoff") {
+  otel::testing::Collector collector(
+      [](std::size_t n, const http::ServerRequest&, http::ResponseWriter& out) {
+        if (n == 0) {
+          (void)out.respond(503, {{"Retry-After", "Fri, 31 Dec 2100 23:59:59 GMT"}}, "busy");
+        } else {
+          (void)out.respond(200, {{"Content-Type", "application/json"}}, "{}");
+        }
+      });
+  otel::OtlpOptions o;
+  o.endpoint = collector.url();
+  o.export_metrics = false;
+  o.initial_backoff = 1ms;    // what a date read as absent would wait
+  o.max_retry_delay = 10min;  // the date's wait, capped, still outlasts the test
+  o.timeout = 200ms;
+  auto otlp = std::make_shared<otel::OtlpHttpExporter>(o);
+  auto agent = make_agent(two_tools(), traced_runtime(two_turns(), otlp)).value();
+  auto result = agent.run(Input("find a"));
+  REQUIRE(result);
+  CHECK(result->final_text == "all done");  // the loop never waits on the exporter's wait
+  CHECK_FALSE(otlp->flush(500ms));
+  auto s = otlp->stats();
+  CHECK(s.requests == 1);
+  CHECK(s.retries == 1);
+  CHECK(s.spans_exported == 0);
+  otlp->shutdown();  // abandons the wait
 }
 
 TEST_CASE(

@@ -26,6 +26,7 @@
 
 #include <cstdint>
 #include <initializer_list>
+#include <memory>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -99,6 +100,29 @@ struct SchemaViolation {
 
 // Every violation, in document order; empty when `value` is valid.
 std::vector<SchemaViolation> find_violations(const Schema& schema, const json::Value& value);
+// A schema whose keywords are read once, for validating many values against it (a typed answer
+// on every turn, a tool's arguments on every call) without searching the schema's objects per
+// value node. find_violations gives exactly what it gives for the plain Schema.
+//
+//   CompiledSchema compiled(verdict);                  // walks the document once
+//   for (const json::Value& answer : answers) report(find_violations(compiled, answer));
+//
+// Thread safety: immutable once built; copies share the compiled form and may be used from any
+// number of threads at once.
+class CompiledSchema {
+ public:
+  explicit CompiledSchema(Schema schema);
+  const Schema& schema() const noexcept;
+
+ private:
+  friend std::vector<SchemaViolation> find_violations(const CompiledSchema& schema,
+                                                      const json::Value& value);
+  friend json::Value drop_optional_nulls(const CompiledSchema& schema, json::Value value);
+  struct Impl;
+  std::shared_ptr<const Impl> impl_;
+};
+std::vector<SchemaViolation> find_violations(const CompiledSchema& schema, const json::Value& value);
+
 // Ok, or Errc::validation_error whose message lists the violations and whose details carry one
 // "path" entry per violation.
 Result<void> validate(const Schema& schema, const json::Value& value);
@@ -107,6 +131,8 @@ Result<void> validate(const Schema& schema, const json::Value& value);
 // alone): what a strict structured-output mode, which makes optional members nullable, sends for
 // "absent". Nothing else is changed.
 json::Value drop_optional_nulls(const Schema& schema, json::Value value);
+// The same, reading the schema's sorted `required` lists from its compiled form.
+json::Value drop_optional_nulls(const CompiledSchema& schema, json::Value value);
 
 // The argument pipeline that runs before a tool handler, in this order:
 //   1. drop members whose value is null when the schema does not require them (constrained

@@ -131,4 +131,9 @@ class Response {
   bool complete_ = false;
 };
 
+// An HTTP date (RFC 9110 §5.6.7: IMF-fixdate "Sun, 06 Nov 1994 08:49:37 GMT", the obsolete RFC 850
+// and asctime forms) as a time point; nullopt when the text is none of the three. Retry-After and
+// Date carry one.
+std::optional<std::chrono::system_clock::time_point> parse_http_date(std::string_view text);
+
 }  // namespace agentkit::http

@@ -102,6 +102,10 @@ class Object {
   Value& set(std::string key, Value value);
   // Removes the member if present, keeping the order of the rest. Answers whether it existed.
   bool erase(std::string_view key);
+  // Removes every member `pred(const Member&)` answers true for, keeping the order of the rest,
+  // in one pass: erase() reindexes a large object once per key. Answers how many went.
+  template <class Pred>
+  std::size_t erase_if(Pred pred);
   // Appends a member without looking for an existing one. Precondition: the key is not present
   // (the parser checks duplicates itself). Breaking it makes lookups answer either member.
   Value& append_unique(std::string key, Value value);
@@ -298,6 +302,13 @@ inline void Object::free_index() noexcept {
   index_ = nullptr;
 }
 inline std::size_t Object::size() const noexcept { return members_.size(); }
+template <class Pred>
+std::size_t Object::erase_if(Pred pred) {
+  const std::size_t removed =
+      std::erase_if(members_, [&pred](const Member& m) { return static_cast<bool>(pred(m)); });
+  if (removed > 0) rebuild_index();  // positions moved down
+  return removed;
+}
 inline bool Object::empty() const noexcept { return members_.empty(); }
 
 // ---- Parsing and printing ------------------------------------------------------------------
