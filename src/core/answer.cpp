@@ -271,8 +271,8 @@ class Lowerer {
       } else if (m.key == "items") {
         if (m.value.is_array() && strict)
           set_error_at("items", "tuple-form items (one schema per position)");
-        out.append_unique(m.key, m.value.is_array() ? list_of(m.value, "items")
-                                                    : child(m.value, "items"));
+        out.append_unique(m.key,
+                          m.value.is_array() ? list_of(m.value, "items") : child(m.value, "items"));
       } else if (m.key == "anyOf" || m.key == "oneOf" || m.key == "allOf" ||
                  m.key == "prefixItems") {
         // Strict modes reject oneOf; anyOf accepts a superset and exclusivity is checked locally.
@@ -390,7 +390,8 @@ class Lowerer {
                              [key](const json::Member* m) { return m->key == key; });
       return it == rest.end() ? nullptr : &(*it)->value;
     };
-    if (const json::Value* defs = pop("$defs")) out.append_unique("$defs", schemas_in(*defs, "$defs"));
+    if (const json::Value* defs = pop("$defs"))
+      out.append_unique("$defs", schemas_in(*defs, "$defs"));
     if (const json::Value* ref = pop("$ref")) {
       for (const json::Member* m : rest) drop(m->key);
       out.append_unique("$ref", *ref);
@@ -428,9 +429,9 @@ class Lowerer {
     }
     if (const json::Value* d = pop("description")) out.append_unique("description", *d);
     if (const json::Value* t = pop("title")) out.append_unique("title", *t);
-    const std::string_view type =
-        !literals && declared && declared->is_string() ? std::string_view(declared->as_string())
-                                                       : std::string_view();
+    const std::string_view type = !literals && declared && declared->is_string()
+                                      ? std::string_view(declared->as_string())
+                                      : std::string_view();
     if (type == "object") {
       const json::Value* properties = pop("properties");
       out.append_unique("properties",

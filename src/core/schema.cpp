@@ -583,7 +583,8 @@ namespace {
 
 class Validator {
  public:
-  Validator(const json::Value& root, std::size_t budget, const CompiledSchemaNodes* compiled = nullptr)
+  Validator(const json::Value& root, std::size_t budget,
+            const CompiledSchemaNodes* compiled = nullptr)
       : root_(root), compiled_(compiled), budget_(budget) {}
 
   void check(const json::Value& schema, const json::Value& value, Findings& out) {
@@ -683,7 +684,8 @@ class Validator {
     }
   }
 
-  bool check_type(const json::Value& schema, const NodeInfo& n, const json::Value& value, Findings& out) {
+  bool check_type(const json::Value& schema, const NodeInfo& n, const json::Value& value,
+                  Findings& out) {
     // The accepting case tests a bit; only a miss builds the list of names for the message.
     if (n.type == nullptr) return true;
     if (type_fits(n.type_bits, value)) return true;
@@ -700,7 +702,8 @@ class Validator {
                                       [&value](const json::Value& o) { return json_equal(o, value); });
       if (!listed) report(out, "must be one of " + render_compact(*allowed) + ", got " + describe_value(value));
     }
-    if (const json::Value* expected = n.constant; expected != nullptr && !json_equal(*expected, value)) {
+    if (const json::Value* expected = n.constant;
+        expected != nullptr && !json_equal(*expected, value)) {
       report(out, "must be exactly " + render_compact(*expected) + ", got " + describe_value(value));
     }
   }
@@ -1105,7 +1108,9 @@ void drop_optional_nulls(const json::Value& root, const json::Value& schema, jso
     const json::Value* shape = shape_schema(root, schema, "properties");
     if (shape == nullptr) return;
     const json::Value& properties = *shape->find("properties");
-    auto declared_null = [&](const json::Member& m) { return m.value.is_null() && properties.find(m.key) != nullptr; };
+    auto declared_null = [&](const json::Member& m) {
+      return m.value.is_null() && properties.find(m.key) != nullptr;
+    };
     if (std::any_of(object->begin(), object->end(), declared_null)) {
       // The required names, sorted (once per schema when compiled): a search of the list per
       // member would make a wide object quadratic.
@@ -1121,15 +1126,18 @@ void drop_optional_nulls(const json::Value& root, const json::Value& schema, jso
           std::sort(sorted_here.begin(), sorted_here.end());
         }
       }
-      const std::vector<std::string_view>& required = known != nullptr ? known->required_sorted : sorted_here;
+      const std::vector<std::string_view>& required =
+          known != nullptr ? known->required_sorted : sorted_here;
       // One pass: erasing members one at a time would reindex a large object per dropped member.
       object->erase_if([&](const json::Member& m) {
-        return declared_null(m) && !std::binary_search(required.begin(), required.end(), std::string_view(m.key));
+        return declared_null(m) &&
+               !std::binary_search(required.begin(), required.end(), std::string_view(m.key));
       });
     }
     for (json::Member& m : *object) {
       if (!m.value.is_object() && !m.value.is_array()) continue;  // nothing inside to drop
-      if (const json::Value* sub = member_schema(*shape, m.key)) drop_optional_nulls(root, *sub, m.value, compiled);
+      if (const json::Value* sub = member_schema(*shape, m.key))
+        drop_optional_nulls(root, *sub, m.value, compiled);
     }
   } else if (json::Array* array = value.get_array()) {
     const json::Value* shape = shape_schema(root, schema, "items");
@@ -1137,7 +1145,8 @@ void drop_optional_nulls(const json::Value& root, const json::Value& schema, jso
     for (std::size_t i = 0; i < array->size(); ++i) {
       json::Value& element = (*array)[i];
       if (!element.is_object() && !element.is_array()) continue;  // nothing inside to drop
-      if (const json::Value* sub = element_schema(*shape, i)) drop_optional_nulls(root, *sub, element, compiled);
+      if (const json::Value* sub = element_schema(*shape, i))
+        drop_optional_nulls(root, *sub, element, compiled);
     }
   }
 }
@@ -1390,11 +1399,13 @@ struct CompiledSchema::Impl {
   CompiledSchemaNodes nodes;
 };
 
-CompiledSchema::CompiledSchema(Schema schema) : impl_(std::make_shared<const Impl>(std::move(schema))) {}
+CompiledSchema::CompiledSchema(Schema schema)
+    : impl_(std::make_shared<const Impl>(std::move(schema))) {}
 
 const Schema& CompiledSchema::schema() const noexcept { return impl_->schema; }
 
-std::vector<SchemaViolation> find_violations(const CompiledSchema& schema, const json::Value& value) {
+std::vector<SchemaViolation> find_violations(const CompiledSchema& schema,
+                                             const json::Value& value) {
   const json::Value& root = schema.impl_->schema.json();
   const std::size_t budget = kEvaluationsPerValueNode * count_nodes(value) + kEvaluationFloor;
   Validator validator(root, budget, &schema.impl_->nodes);

@@ -63,7 +63,8 @@ std::vector<std::string_view> words(std::string_view s) {
 
 // "Sun, 06 Nov 1994 08:49:37 GMT"
 std::optional<CivilTime> parse_imf_fixdate(const std::vector<std::string_view>& w) {
-  if (w.size() != 6 || w[0].size() != 4 || w[0].back() != ',' || w[5] != "GMT" || w[1].size() != 2) return std::nullopt;
+  if (w.size() != 6 || w[0].size() != 4 || w[0].back() != ',' || w[5] != "GMT" || w[1].size() != 2)
+    return std::nullopt;
   auto day = number(w[1]);
   auto month = month_index(w[2]);
   auto year = w[3].size() == 4 ? number(w[3]) : std::nullopt;
@@ -74,7 +75,8 @@ std::optional<CivilTime> parse_imf_fixdate(const std::vector<std::string_view>& 
 // "Sunday, 06-Nov-94 08:49:37 GMT" — a two-digit year more than 50 years ahead is in the past
 // century (RFC 9110 §5.6.7); relative to 2000 here, which is right until 2050.
 std::optional<CivilTime> parse_rfc850(const std::vector<std::string_view>& w) {
-  if (w.size() != 4 || w[0].back() != ',' || w[3] != "GMT" || w[1].size() != 9 || w[1][2] != '-' || w[1][6] != '-') {
+  if (w.size() != 4 || w[0].back() != ',' || w[3] != "GMT" || w[1].size() != 9 || w[1][2] != '-' ||
+      w[1][6] != '-') {
     return std::nullopt;
   }
   auto day = number(w[1].substr(0, 2));
@@ -104,11 +106,12 @@ std::optional<std::chrono::system_clock::time_point> parse_http_date(std::string
   if (!t) t = parse_rfc850(w);
   if (!t) t = parse_asctime(w);
   if (!t) return std::nullopt;
-  std::chrono::year_month_day ymd{std::chrono::year(t->year), std::chrono::month(static_cast<unsigned>(t->month)),
+  std::chrono::year_month_day ymd{std::chrono::year(t->year),
+                                  std::chrono::month(static_cast<unsigned>(t->month)),
                                   std::chrono::day(static_cast<unsigned>(t->day))};
   if (!ymd.ok()) return std::nullopt;
-  return std::chrono::sys_days(ymd) + std::chrono::hours(t->hour) + std::chrono::minutes(t->minute) +
-         std::chrono::seconds(t->second);
+  return std::chrono::sys_days(ymd) + std::chrono::hours(t->hour) +
+         std::chrono::minutes(t->minute) + std::chrono::seconds(t->second);
 }
 
 }  // namespace agentkit::http

@@ -157,25 +157,30 @@ int main() {
   // copied.
   const CompiledSchema compiled(schema);
   std::size_t violations = 0;
-  const double validate_us = median_us_consuming([&] { return answer; }, [&](json::Value in) {
-    json::Value cleaned = drop_optional_nulls(compiled, std::move(in));
-    violations += find_violations(compiled, cleaned).size();
-    return cleaned;
-  });
+  const double validate_us =
+      median_us_consuming([&] { return answer; },
+                          [&](json::Value in) {
+                            json::Value cleaned = drop_optional_nulls(compiled, std::move(in));
+                            violations += find_violations(compiled, cleaned).size();
+                            return cleaned;
+                          });
   std::printf("  validate typical answer %8.1f us  (bar %.0f us, %.2fx of it)  [violations %zu]\n",
               validate_us, kValidateBarUs, validate_us / kValidateBarUs, violations);
   ok = ok && validate_us < kValidateBarUs && violations == 0;
   const json::Value cleaned = drop_optional_nulls(schema, answer);
-  const double check_us = median_us([&] { violations += find_violations(compiled, cleaned).size(); });
+  const double check_us =
+      median_us([&] { violations += find_violations(compiled, cleaned).size(); });
   std::printf("  find_violations, compiled   %8.1f us\n", check_us);
   const double plain_us = median_us([&] { violations += find_violations(schema, cleaned).size(); });
   std::printf("  find_violations, Schema     %8.1f us  (reads the keywords per node)\n", plain_us);
   std::size_t sink = 0;
-  const double compile_us = median_us([&] { sink += CompiledSchema(schema).schema().json().size(); });
+  const double compile_us =
+      median_us([&] { sink += CompiledSchema(schema).schema().json().size(); });
   std::printf("  compile the schema (per run) %7.1f us  [%zu]\n", compile_us, sink % 7);
   if (const double peer = ajv_us(schema, cleaned); peer > 0) {
-    std::printf("  ajv 8.20.0 (compiled)       %8.1f us  (compiled find_violations / ajv = %.2fx)\n", peer,
-                check_us / peer);
+    std::printf(
+        "  ajv 8.20.0 (compiled)       %8.1f us  (compiled find_violations / ajv = %.2fx)\n", peer,
+        check_us / peer);
   }
   std::printf("%s\n", ok ? "within the bars" : "OVER A BAR");
   return ok ? 0 : 1;

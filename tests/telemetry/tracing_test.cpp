@@ -394,13 +394,15 @@ TEST_CASE("a 200 with partial_success counts the rejected spans") {
   CHECK(s.last_error.find("2 spans too old") != std::string::npos);
 }
 
-TEST_CASE("a collector's errorMessage of half a megabyte is cut to its bound; a huge count is none") {
+TEST_CASE(
+    "a collector's errorMessage of half a megabyte is cut to its bound; a huge count is none") {
   const std::string huge(std::size_t(512) << 10, 'x');  // within the 1 MiB the exporter reads
   otel::testing::Collector collector(
       [&huge](std::size_t, const http::ServerRequest&, http::ResponseWriter& out) {
         (void)out.respond(200, {{"Content-Type", "application/json"}},
                           R"({"partialSuccess":{"rejectedSpans":"18446744073709551616",)"
-                          R"("errorMessage":")" + huge + R"("}})");
+                          R"("errorMessage":")" +
+                              huge + R"("}})");
       });
   otel::OtlpOptions o;
   o.endpoint = collector.url();
@@ -443,7 +445,8 @@ TEST_CASE(
 
 // Retry-After as an HTTP date (RFC 9110 §10.2.3). The waits are told apart by counts, not clocks:
 // a backoff of ten minutes never ends within the test, a wait of zero ends at once.
-TEST_CASE("a 503 with Retry-After as an HTTP date in the past is retried at once, not after backoff") {
+TEST_CASE(
+    "a 503 with Retry-After as an HTTP date in the past is retried at once, not after backoff") {
   otel::testing::Collector collector(
       [](std::size_t n, const http::ServerRequest&, http::ResponseWriter& out) {
         if (n == 0) {
@@ -468,7 +471,8 @@ TEST_CASE("a 503 with Retry-After as an HTTP date in the past is retried at once
   CHECK(s.spans_exported == 5);
 }
 
-TEST_CASE("a 503 with Retry-After as a future HTTP date waits for it (up to the cap), not backoff") {
+TEST_CASE(
+    "a 503 with Retry-After as a future HTTP date waits for it (up to the cap), not backoff") {
   otel::testing::Collector collector(
       [](std::size_t n, const http::ServerRequest&, http::ResponseWriter& out) {
         if (n == 0) {

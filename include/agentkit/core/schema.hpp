@@ -121,7 +121,8 @@ class CompiledSchema {
   struct Impl;
   std::shared_ptr<const Impl> impl_;
 };
-std::vector<SchemaViolation> find_violations(const CompiledSchema& schema, const json::Value& value);
+std::vector<SchemaViolation> find_violations(const CompiledSchema& schema,
+                                             const json::Value& value);
 
 // Ok, or Errc::validation_error whose message lists the violations and whose details carry one
 // "path" entry per violation.
