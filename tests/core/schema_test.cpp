@@ -560,3 +560,42 @@ TEST_CASE("arguments held as raw bytes are parsed first, and broken bytes are a 
   CHECK(broken.error().code == Errc::validation_error);
   CHECK(broken.error().find_detail("path") == "$");
 }
+
+// CompiledSchema reads every subschema's keywords once; it must find exactly what the plain
+// Schema finds, including through references (to $defs and to a non-subschema position), the
+// combinators, bounds and lengths, and it must drop the same optional nulls.
+TEST_CASE("a compiled schema finds exactly the violations the plain schema finds") {
+  const Schema s = Schema::from_json(parse(R"({
+    "type": "object",
+    "properties": {
+      "n": {"type": "integer", "minimum": 1, "exclusiveMaximum": 10},
+      "tags": {"type": "array", "items": {"type": "string", "maxLength": 3}, "maxItems": 2},
+      "point": {"$ref": "#/$defs/point"},
+      "either": {"anyOf": [{"type": "string"}, {"type": "number", "minimum": 0}]},
+      "one": {"oneOf": [{"const": 1}, {"enum": [1, 2]}]},
+      "raw": {"$ref": "#/properties/n"},
+      "opt": {"type": ["string", "null"]}
+    },
+    "required": ["n", "point"],
+    "additionalProperties": false,
+    "$defs": {"point": {"type": "object", "properties": {"x": {"type": "number"}},
+                        "required": ["x"], "additionalProperties": {"type": "boolean"}}}
+  })")).value();
+  const CompiledSchema compiled(s);
+  const char* values[] = {
+      R"({"n": 5, "point": {"x": 1}})",
+      R"({"n": 0, "point": {"x": "a", "y": 3}, "tags": ["abcd", "b", "c"], "extra": 1})",
+      R"({"n": 10.0, "point": {}, "either": -1, "one": 1, "raw": 3.5, "opt": 7})",
+      R"({"n": 1e400, "point": {"x": 1, "z": true}, "either": true, "one": 3})",
+      R"([1, 2])",
+      R"({"point": null, "opt": null})",
+  };
+  for (const char* text : values) {
+    CAPTURE(text);
+    const json::Value v = parse(text);
+    CHECK(find_violations(compiled, v) == find_violations(s, v));
+    CHECK(drop_optional_nulls(compiled, v) == drop_optional_nulls(s, v));
+  }
+  CHECK_FALSE(find_violations(compiled, parse(values[1])).empty());
+  CHECK(find_violations(compiled, parse(values[0])).empty());
+}
