@@ -580,7 +580,8 @@ TEST_CASE("a compiled schema finds exactly the violations the plain schema finds
     "additionalProperties": false,
     "$defs": {"point": {"type": "object", "properties": {"x": {"type": "number"}},
                         "required": ["x"], "additionalProperties": {"type": "boolean"}}}
-  })")).value();
+  })"))
+                       .value();
   const CompiledSchema compiled(s);
   const char* values[] = {
       R"({"n": 5, "point": {"x": 1}})",
