@@ -1,11 +1,13 @@
 // Image pipeline (issue 14) side by side with Pillow in the same run on the same files: decode a
 // 12-megapixel JPEG and a 4-megapixel PNG, downscale the photo to 2000 px, encode it as JPEG and
 // PNG; then the normaliser's cost on an image that already fits (it must read headers only).
-// Prints best-of-N milliseconds and our/Pillow ratios; asserts nothing. The fixtures are made by
+// Prints best-of-N milliseconds of process CPU time (both sides, so a loaded machine's scheduling
+// does not enter the ratio; wall time alongside) and our/Pillow ratios; asserts nothing. The fixtures are made by
 // Pillow from the shared pillars-2048x2048.jpg into a scratch folder.
 //   bench_images [--repeat N]
 #include <algorithm>
 #include <chrono>
+#include <ctime>
 #include <cstdio>
 #include <cstdlib>
 #include <filesystem>
@@ -44,15 +46,27 @@ std::string run(const std::string& cmd) {
   return out;
 }
 
+struct Timing {
+  double cpu = 1e30;   // process CPU seconds, best of N
+  double wall = 1e30;  // wall seconds, best of N
+};
+
 template <class F>
-double best_seconds(int repeat, F&& f) {
-  double best = 1e30;
+Timing best_of(int repeat, F&& f) {
+  Timing best;
   for (int i = 0; i < repeat; ++i) {
+    const std::clock_t cpu_start = std::clock();
     const auto start = BenchClock::now();
     f();
-    best = std::min(best, std::chrono::duration<double>(BenchClock::now() - start).count());
+    best.wall = std::min(best.wall, std::chrono::duration<double>(BenchClock::now() - start).count());
+    best.cpu = std::min(best.cpu, static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC);
   }
   return best;
+}
+
+template <class F>
+double best_seconds(int repeat, F&& f) {
+  return best_of(repeat, f).cpu;
 }
 
 }  // namespace
@@ -77,28 +91,31 @@ int main(int argc, char** argv) {
     return 1;
   }
 
-  std::map<std::string, double> ours;
+  std::map<std::string, Timing> ours;
   Raster photo;
-  ours["decode_jpeg"] = best_seconds(repeat, [&] { photo = decode(jpg).value(); });
-  ours["decode_png"] = best_seconds(repeat, [&] { (void)decode(png).value(); });
+  ours["decode_jpeg"] = best_of(repeat, [&] { photo = decode(jpg).value(); });
+  ours["decode_png"] = best_of(repeat, [&] { (void)decode(png).value(); });
   Raster small;
-  ours["downscale"] = best_seconds(repeat, [&] { small = downscale(photo, {2000, 1500}).value(); });
-  ours["encode_jpeg"] = best_seconds(repeat, [&] { (void)encode_jpeg(small, {85}); });
-  ours["encode_png"] = best_seconds(repeat, [&] { (void)encode_png(small); });
+  ours["downscale"] = best_of(repeat, [&] { small = downscale(photo, {2000, 1500}).value(); });
+  ours["encode_jpeg"] = best_of(repeat, [&] { (void)encode_jpeg(small, {85}); });
+  ours["encode_png"] = best_of(repeat, [&] { (void)encode_png(small); });
 
-  std::map<std::string, double> pillow;
+  std::map<std::string, Timing> pillow;
   std::istringstream lines(run(python + " '" + script + "' bench '" + (work / "12mp.jpg").string() +
                                "' '" + (work / "4mp.png").string() + "' " +
                                std::to_string(repeat)));
   std::string step;
-  double seconds = 0;
-  while (lines >> step >> seconds) pillow[step] = seconds;
+  Timing t;
+  while (lines >> step >> t.cpu >> t.wall) pillow[step] = t;
 
-  std::printf("%-34s %10s %10s %8s\n", "step (best of N)", "ours ms", "Pillow ms", "ratio");
+  std::printf("%-14s %12s %12s %8s %13s %13s %8s\n", "step (best N)", "ours cpu ms",
+              "Pillow cpu ms", "ratio", "ours wall ms", "Pillow wall", "ratio");
   for (const char* name : {"decode_jpeg", "decode_png", "downscale", "encode_jpeg", "encode_png"}) {
-    const double p = pillow.count(name) ? pillow[name] : 0;
-    std::printf("%-34s %10.1f %10.1f %8.2f\n", name, ours[name] * 1e3, p * 1e3,
-                p > 0 ? ours[name] / p : 0.0);
+    const Timing p = pillow.count(name) ? pillow[name] : Timing{0, 0};
+    const Timing o = ours[name];
+    std::printf("%-14s %12.1f %12.1f %8.2f %13.1f %13.1f %8.2f\n", name, o.cpu * 1e3,
+                p.cpu * 1e3, p.cpu > 0 ? o.cpu / p.cpu : 0.0, o.wall * 1e3, p.wall * 1e3,
+                p.wall > 0 ? o.wall / p.wall : 0.0);
   }
 
   // The normaliser on images that already fit: a small JPEG and the 1.8 MB boundary photo.

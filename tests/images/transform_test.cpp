@@ -167,6 +167,38 @@ TEST_CASE("every JPEG we encode opens in Pillow with the same size and close pix
   }
 }
 
+TEST_CASE("a noisy JPEG full of stuffed 0xFF bytes decodes in Pillow to our own decoder's pixels") {
+  AGENTKIT_REQUIRE_PILLOW();
+  // Noise at quality 100 makes long codes and many 0xFF bytes in the entropy-coded data, each
+  // of which must be followed by a stuffed zero; odd sides make partial MCUs at both edges.
+  Raster noise;
+  noise.width = 203;
+  noise.height = 97;
+  std::uint32_t state = 12345;
+  for (std::uint32_t i = 0; i < noise.width * noise.height; ++i) {
+    state = state * 1664525u + 1013904223u;  // grey noise: all of it in full-resolution luma
+    const auto v = static_cast<std::uint8_t>(state >> 24);
+    noise.rgba.insert(noise.rgba.end(), {v, v, v, 255});
+  }
+  agentkit::testing::TempDir tmp;
+  for (int quality : {100, 90, 50}) {
+    INFO("quality " << quality);
+    const std::vector<std::uint8_t> bytes = encode_jpeg(noise, {quality});
+    std::size_t stuffed = 0;
+    for (std::size_t i = 0; i + 1 < bytes.size(); ++i) stuffed += bytes[i] == 0xff && bytes[i + 1] == 0;
+    if (quality == 100) CHECK(stuffed > 100);
+    const fs::path out = tmp.path() / "noise.jpg";
+    write_bytes(out, bytes);
+    std::optional<Raster> theirs = pillow_raster("decode " + quoted(out));
+    REQUIRE(theirs.has_value());
+    agentkit::Result<Raster> ours = decode(bytes);
+    REQUIRE(ours.has_value());
+    CHECK(ours->rgba == theirs->rgba);
+    INFO("PSNR " << psnr(*theirs, noise));
+    CHECK(psnr(*theirs, noise) >= (quality == 100 ? 45.0 : quality == 90 ? 30.0 : 18.0));
+  }
+}
+
 TEST_CASE("a JPEG of an image with odd sides and transparency opens in Pillow flattened") {
   AGENTKIT_REQUIRE_PILLOW();
   Raster r;
