@@ -109,6 +109,15 @@ inline void idct_islow(const std::int16_t* coef, const std::uint16_t* quant, std
   }
 }
 
+// idct_islow of a block whose AC terms are all zero: one flat value, the same arithmetic.
+inline void idct_dc_only(std::int16_t dc, std::uint16_t quant, std::uint8_t* out,
+                         std::size_t stride) {
+  using namespace dct;
+  const Wide v = descale_wide(Wide{dc} * quant * (1 << kPass1Bits), kPass1Bits + 3);
+  const auto sample = static_cast<std::uint8_t>(std::clamp<Wide>(v + 128, 0, 255));
+  for (int y = 0; y < 8; ++y) std::fill_n(out + static_cast<std::size_t>(y) * stride, 8, sample);
+}
+
 // The forward transform of 64 level-shifted samples (natural order), in place. The results are
 // 8 times the orthonormal DCT coefficients; the caller divides by 8 * quant when quantising.
 inline void fdct_islow(std::array<std::int32_t, 64>& d) {

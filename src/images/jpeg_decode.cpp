@@ -176,7 +176,11 @@ struct Component {
   int tq = 0;
   int td = 0, ta = 0;
   std::uint32_t blocks_w = 0, blocks_h = 0;  // in the coefficient array (padded to whole MCUs)
+  // Progressive files keep every coefficient until the last scan; sequential ones transform each
+  // block as it is decoded, straight into `samples` (blocks_w * 8 wide), and never hold `coef`.
   std::vector<std::int16_t> coef;
+  std::vector<std::uint8_t> samples;
+  std::size_t stride() const { return std::size_t{blocks_w} * 8; }
   int dc_pred = 0;
   std::int16_t* block(std::uint32_t bx, std::uint32_t by) {
     return coef.data() + (std::size_t{by} * blocks_w + bx) * 64;
@@ -319,7 +323,12 @@ class Decoder {
       }
       c.blocks_w = frame_.mcus_x * static_cast<std::uint32_t>(c.h);
       c.blocks_h = frame_.mcus_y * static_cast<std::uint32_t>(c.v);
-      c.coef.assign(std::size_t{c.blocks_w} * c.blocks_h * 64, 0);
+      const std::size_t blocks = std::size_t{c.blocks_w} * c.blocks_h;
+      if (progressive) {
+        c.coef.assign(blocks * 64, 0);
+      } else {
+        c.samples.assign(blocks * 64, 128);  // what all-zero coefficients transform to
+      }
     }
     return {};
   }
@@ -469,17 +478,19 @@ class Decoder {
           until_restart = restart_interval_;
         }
         if (single) {
-          if (auto r = block(s, first, first.block(ux, uy)); !r) return r;
+          if (auto r = unit(s, first, ux, uy); !r) return r;
         } else {
           for (int i = 0; i < s.count; ++i) {
             Component& c =
                 frame_.comps[static_cast<std::size_t>(s.comp[static_cast<std::size_t>(i)])];
             for (int by = 0; by < c.v; ++by) {
               for (int bx = 0; bx < c.h; ++bx) {
-                std::int16_t* b =
-                    c.block(ux * static_cast<std::uint32_t>(c.h) + static_cast<std::uint32_t>(bx),
-                            uy * static_cast<std::uint32_t>(c.v) + static_cast<std::uint32_t>(by));
-                if (auto r = block(s, c, b); !r) return r;
+                if (auto r = unit(s, c,
+                                  ux * static_cast<std::uint32_t>(c.h) + static_cast<std::uint32_t>(bx),
+                                  uy * static_cast<std::uint32_t>(c.v) + static_cast<std::uint32_t>(by));
+                    !r) {
+                  return r;
+                }
               }
             }
           }
@@ -504,8 +515,23 @@ class Decoder {
     return {};
   }
 
+  // One block of a scan at block column bx, row by of component c.
+  Result<void> unit(const Scan& s, Component& c, std::uint32_t bx, std::uint32_t by) {
+    if (frame_.progressive) return block(s, c, c.block(bx, by));
+    std::array<std::int16_t, 64> coef{};
+    bool dc_only = false;
+    if (auto r = sequential(c, coef.data(), dc_only); !r) return r;
+    const std::uint16_t* q = quant_[static_cast<std::size_t>(c.tq)].data();
+    std::uint8_t* out = c.samples.data() + std::size_t{by} * 8 * c.stride() + std::size_t{bx} * 8;
+    if (dc_only) {
+      idct_dc_only(coef[0], q[0], out, c.stride());
+    } else {
+      idct_islow(coef.data(), q, out, c.stride());
+    }
+    return {};
+  }
+
   Result<void> block(const Scan& s, Component& c, std::int16_t* b) {
-    if (!frame_.progressive) return sequential(c, b);
     if (s.ss == 0) return s.ah == 0 ? dc_first(c, b, s.al) : dc_refine(b, s.al);
     return s.ah == 0 ? ac_first(c, b, s) : ac_refine(c, b, s);
   }
@@ -519,12 +545,14 @@ class Decoder {
     return bits_.receive_extend(t);
   }
 
-  Result<void> sequential(Component& c, std::int16_t* b) {
+  // Decodes one block into b (zeroed); dc_only says no AC term was sent.
+  Result<void> sequential(Component& c, std::int16_t* b, bool& dc_only) {
     Result<int> diff = dc_diff(c);
     if (!diff) return diff.error();
     c.dc_pred = wrap16(c.dc_pred + *diff);
     b[0] = static_cast<std::int16_t>(c.dc_pred);
     const HuffTable& ac = ac_[static_cast<std::size_t>(c.ta)];
+    bool any_ac = false;
     for (int k = 1; k < 64;) {
       const int rs = bits_.decode(ac);
       if (rs < 0) return bad("bad AC code");
@@ -538,7 +566,9 @@ class Decoder {
       if (k > 63) return bad("AC coefficients run past the block");
       b[kZigZag[static_cast<std::size_t>(k++)]] =
           static_cast<std::int16_t>(bits_.receive_extend(size));
+      any_ac = true;
     }
+    dc_only = !any_ac;
     return {};
   }
 
@@ -636,60 +666,56 @@ class Decoder {
 
   // ---- after entropy decoding ----------------------------------------------------------------
 
-  // Dequantises and inverse-transforms every block of a component into a plane of samples.
-  std::vector<std::uint8_t> plane(const Component& c) const {
-    const std::size_t w = std::size_t{c.blocks_w} * 8;
-    std::vector<std::uint8_t> out(w * c.blocks_h * 8);
-    const std::uint16_t* q = quant_[static_cast<std::size_t>(c.tq)].data();
-    for (std::uint32_t by = 0; by < c.blocks_h; ++by) {
-      for (std::uint32_t bx = 0; bx < c.blocks_w; ++bx) {
-        idct_islow(c.coef.data() + (std::size_t{by} * c.blocks_w + bx) * 64, q,
-                   out.data() + std::size_t{by} * 8 * w + std::size_t{bx} * 8, w);
+  // Progressive files: dequantises and inverse-transforms every block of each component into
+  // its plane of samples, then lets the coefficients go.
+  void transform_coefficients() {
+    for (Component& c : frame_.comps) {
+      if (c.coef.empty()) continue;
+      c.samples.resize(c.coef.size());
+      const std::uint16_t* q = quant_[static_cast<std::size_t>(c.tq)].data();
+      const std::size_t w = c.stride();
+      for (std::uint32_t by = 0; by < c.blocks_h; ++by) {
+        for (std::uint32_t bx = 0; bx < c.blocks_w; ++bx) {
+          idct_islow(c.coef.data() + (std::size_t{by} * c.blocks_w + bx) * 64, q,
+                     c.samples.data() + std::size_t{by} * 8 * w + std::size_t{bx} * 8, w);
+        }
       }
+      c.coef = {};
     }
-    return out;
   }
 
-  // Chroma at full resolution. 2x horizontally and 2x2 use libjpeg's "fancy" triangle filter
-  // (what Pillow shows by default): each output sample weighs its nearest source sample 3/4 and
-  // the next one out 1/4, per direction. Other factors replicate. Row by row, the image edges
-  // handled once per row rather than checked per pixel.
-  std::vector<std::uint8_t> upsample(const Component& c,
-                                     const std::vector<std::uint8_t>& src) const {
-    const std::size_t sw = std::size_t{c.blocks_w} * 8;
+  // Output row y of component c at full resolution: the plane's own row when the component is
+  // not subsampled, else upsampled into `buf` (w bytes; `sums` holds cw ints). 2x horizontally
+  // and 2x2 use libjpeg's "fancy" triangle filter (what Pillow shows by default): each output
+  // sample weighs its nearest source sample 3/4 and the next one out 1/4, per direction. Other
+  // factors replicate. A row at a time, so the upsampled chroma never exists as a whole plane.
+  const std::uint8_t* component_row(const Component& c, std::size_t y, std::uint8_t* buf,
+                                    std::vector<int>& sums) const {
+    const std::size_t sw = c.stride();
     const auto fx = static_cast<std::size_t>(frame_.hmax / c.h);
     const auto fy = static_cast<std::size_t>(frame_.vmax / c.v);
     const std::size_t w = frame_.width, h = frame_.height;
     const std::size_t cw = (w + fx - 1) / fx;  // source samples that cover the image
     const std::size_t ch = (h + fy - 1) / fy;
-    std::vector<std::uint8_t> out(w * h);
-    auto src_row = [&](std::size_t cy) { return src.data() + std::min(cy, ch - 1) * sw; };
+    auto src_row = [&](std::size_t cy) { return c.samples.data() + std::min(cy, ch - 1) * sw; };
+    if (fx == 1 && fy == 1) return c.samples.data() + y * sw;
     if (fx == 2 && fy == 1) {
-      for (std::size_t y = 0; y < h; ++y) h2_row(src_row(y), nullptr, cw, out.data() + y * w, w);
-      return out;
+      h2_row(src_row(y), nullptr, cw, buf, w);
+      return buf;
     }
     if (fx == 2 && fy == 2) {
-      std::vector<int> sums(cw);
-      for (std::size_t y = 0; y < h; ++y) {
-        const std::size_t cy = y / 2;
-        const std::uint8_t* near = src_row(cy);
-        // The vertical neighbour: the row above for even output rows, below for odd.
-        const std::uint8_t* far = y % 2 == 0 ? src_row(cy == 0 ? 0 : cy - 1) : src_row(cy + 1);
-        for (std::size_t x = 0; x < cw; ++x) sums[x] = 3 * near[x] + far[x];
-        h2_row(nullptr, sums.data(), cw, out.data() + y * w, w);
-      }
-      return out;
+      const std::size_t cy = y / 2;
+      const std::uint8_t* near = src_row(cy);
+      // The vertical neighbour: the row above for even output rows, below for odd.
+      const std::uint8_t* far = y % 2 == 0 ? src_row(cy == 0 ? 0 : cy - 1) : src_row(cy + 1);
+      for (std::size_t x = 0; x < cw; ++x) sums[x] = 3 * near[x] + far[x];
+      h2_row(nullptr, sums.data(), cw, buf, w);
+      return buf;
     }
-    for (std::size_t y = 0; y < h; ++y) {
-      const std::uint8_t* in = src_row(y / fy);
-      std::uint8_t* o = out.data() + y * w;
-      if (fx == 1) {
-        std::copy_n(in, w, o);
-      } else {
-        for (std::size_t x = 0; x < w; ++x) o[x] = in[x / fx];
-      }
-    }
-    return out;
+    const std::uint8_t* in = src_row(y / fy);
+    if (fx == 1) return in;
+    for (std::size_t x = 0; x < w; ++x) buf[x] = in[x / fx];
+    return buf;
   }
 
   // One output row of the 2x horizontal triangle filter over `n` source values: samples (h2v1,
@@ -758,45 +784,47 @@ class Decoder {
 
   static std::uint8_t clamp_byte(int v) { return static_cast<std::uint8_t>(std::clamp(v, 0, 255)); }
 
-  Raster render() const {
+  // Upsampling and colour conversion in one pass, row by row, into the RGBA raster.
+  Raster render() {
+    transform_coefficients();
     Raster out;
     out.width = frame_.width;
     out.height = frame_.height;
-    const std::size_t n = std::size_t{out.width} * out.height;
-    out.rgba.resize(n * 4);
-    std::array<std::vector<std::uint8_t>, kMaxComponents> planes;
-    for (std::size_t i = 0; i < frame_.comps.size(); ++i) {
-      planes[i] = upsample(frame_.comps[i], plane(frame_.comps[i]));
-    }
-    std::uint8_t* px = out.rgba.data();
-    if (frame_.comps.size() == 1) {
-      const std::uint8_t* g = planes[0].data();
-      for (std::size_t i = 0; i < n; ++i, px += 4) {
-        px[0] = px[1] = px[2] = g[i];
-        px[3] = 255;
-      }
-      return out;
-    }
-    const std::uint8_t* p0 = planes[0].data();
-    const std::uint8_t* p1 = planes[1].data();
-    const std::uint8_t* p2 = planes[2].data();
-    if (stored_as_rgb()) {
-      for (std::size_t i = 0; i < n; ++i, px += 4) {
-        px[0] = p0[i];
-        px[1] = p1[i];
-        px[2] = p2[i];
-        px[3] = 255;
-      }
-      return out;
-    }
+    const std::size_t w = out.width;
+    out.rgba.resize(w * out.height * 4);
+    const std::size_t ncomp = frame_.comps.size();
+    std::vector<std::uint8_t> bufs(w * ncomp);
+    std::vector<int> sums(w);
+    const bool rgb = ncomp == 3 && stored_as_rgb();
     const ColourTables& t = colour_tables();
-    for (std::size_t i = 0; i < n; ++i, px += 4) {
-      const int y = p0[i];
-      const std::uint8_t cb = p1[i], cr = p2[i];
-      px[0] = clamp_byte(y + t.cr_r[cr]);
-      px[1] = clamp_byte(y + ((t.cb_g[cb] + t.cr_g[cr]) >> 16));
-      px[2] = clamp_byte(y + t.cb_b[cb]);
-      px[3] = 255;
+    for (std::size_t y = 0; y < out.height; ++y) {
+      std::array<const std::uint8_t*, kMaxComponents> row{};
+      for (std::size_t i = 0; i < ncomp; ++i) {
+        row[i] = component_row(frame_.comps[i], y, bufs.data() + i * w, sums);
+      }
+      std::uint8_t* px = out.rgba.data() + y * w * 4;
+      if (ncomp == 1) {
+        for (std::size_t x = 0; x < w; ++x, px += 4) {
+          px[0] = px[1] = px[2] = row[0][x];
+          px[3] = 255;
+        }
+      } else if (rgb) {
+        for (std::size_t x = 0; x < w; ++x, px += 4) {
+          px[0] = row[0][x];
+          px[1] = row[1][x];
+          px[2] = row[2][x];
+          px[3] = 255;
+        }
+      } else {
+        for (std::size_t x = 0; x < w; ++x, px += 4) {
+          const int luma = row[0][x];
+          const std::uint8_t cb = row[1][x], cr = row[2][x];
+          px[0] = clamp_byte(luma + t.cr_r[cr]);
+          px[1] = clamp_byte(luma + ((t.cb_g[cb] + t.cr_g[cr]) >> 16));
+          px[2] = clamp_byte(luma + t.cb_b[cb]);
+          px[3] = 255;
+        }
+      }
     }
     return out;
   }
