@@ -74,8 +74,9 @@ std::optional<std::vector<Message>> fit_request_images(const images::ImageNormal
                                     std::to_string(cap) + " are sent.]"};
         continue;
       }
+      // History's own strings: renormalize() skips the alphabet check of a text it has seen.
       images::NormalizedImage out =
-          normalizer.normalize(image->mime_type, image->data_base64, sent);
+          normalizer.renormalize(image->mime_type, image->data_base64, sent);
       if (out.outcome == images::Outcome::unchanged) continue;
       if (out.outcome == images::Outcome::refused) {
         blocks_of(m)[i] = TextBlock{std::move(out.note)};

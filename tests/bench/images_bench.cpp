@@ -131,8 +131,14 @@ int main(int argc, char** argv) {
           std::abort();
       }
     });
-    std::printf("normalize conforming %-20s %8.1f us per call (%zu KB of base64)\n", name,
-                s / kCalls * 1e6, text.size() / 1024);
+    // The per-request replay of the same history string: headers remembered, no alphabet check.
+    const double r = best_seconds(repeat, [&] {
+      for (int i = 0; i < kCalls; ++i) {
+        if (normalizer.renormalize("image/jpeg", text).outcome == Outcome::refused) std::abort();
+      }
+    });
+    std::printf("normalize conforming %-20s %8.1f us per call, replayed %6.2f us (%zu KB of base64)\n",
+                name, s / kCalls * 1e6, r / kCalls * 1e6, text.size() / 1024);
   }
   // A large image that fits a roomier budget: what the whole-text alphabet check costs (the
   // headers are a few groups) on megabytes of base64.
@@ -150,9 +156,16 @@ int main(int argc, char** argv) {
         if (big.normalize("image/jpeg", text).outcome != Outcome::unchanged) std::abort();
       }
     });
-    std::printf("normalize conforming %-20s %8.1f us per call (%zu KB of base64, %.2f GB/s)\n",
-                "12mp.jpg (roomy)", s / kCalls * 1e6, text.size() / 1024,
-                static_cast<double>(text.size()) / (s / kCalls) / 1e9);
+    const double r = best_seconds(repeat, [&] {
+      for (int i = 0; i < kCalls; ++i) {
+        if (big.renormalize("image/jpeg", text).outcome != Outcome::unchanged) std::abort();
+      }
+    });
+    std::printf(
+        "normalize conforming %-20s %8.1f us per call (%zu KB of base64, %.2f GB/s), replayed %6.2f "
+        "us\n",
+        "12mp.jpg (roomy)", s / kCalls * 1e6, text.size() / 1024,
+        static_cast<double>(text.size()) / (s / kCalls) / 1e9, r / kCalls * 1e6);
   }
   return 0;
 }

@@ -354,3 +354,60 @@ TEST_CASE("Google's request total shares out: 4 images of 5 MB of base64 each mu
   CHECK(l.max_base64_bytes == 4'500'000);  // 18 MB over 4 images
   CHECK(limits_for_request(budget_for_vendor("google"), 1).max_base64_bytes == 6'300'000);
 }
+
+TEST_CASE("a replayed image already checked is re-checked from its remembered headers") {
+  ImageBudget budget;
+  budget.max_side = 8000;
+  ImageNormalizer normalizer(budget);
+  const std::string text = b64(encode_png(noise(300, 200)));
+  REQUIRE(normalizer.normalize("image/png", text).outcome == Outcome::unchanged);
+  NormalizedImage again = normalizer.renormalize("image/png", text);
+  CHECK(again.outcome == Outcome::unchanged);
+  CHECK(again.data_base64.empty());  // the caller holds the text
+  CHECK(again.sent == Size{300, 200});
+  CHECK(normalizer.rechecks_skipped() == 1);
+  // The same bytes in another buffer were never checked there: checked in full.
+  const std::string copy = text;
+  CHECK(normalizer.renormalize("image/png", copy).outcome == Outcome::unchanged);
+  CHECK(normalizer.rechecks_skipped() == 1);
+  CHECK(normalizer.renormalize("image/png", copy).outcome == Outcome::unchanged);
+  CHECK(normalizer.rechecks_skipped() == 2);
+}
+
+TEST_CASE("a remembered image still meets each request's limits: the many-images rule applies") {
+  ImageBudget budget;
+  budget.max_side = 8000;
+  ImageNormalizer normalizer(budget);
+  const std::string text = b64(encode_png(gradient(2400, 300)));
+  REQUIRE(normalizer.normalize("image/png", text, 1).outcome == Outcome::unchanged);
+  NormalizedImage many = normalizer.renormalize("image/png", text, 21);
+  CHECK(normalizer.rechecks_skipped() == 1);
+  CHECK(many.outcome == Outcome::downscaled);
+  CHECK(many.sent.width == 2000);
+}
+
+TEST_CASE("a remembered buffer that now holds a broken text is checked again, not trusted") {
+  ImageNormalizer normalizer;
+  std::string text = b64(encode_png(noise(200, 100)));
+  REQUIRE(text.size() > 40'000);
+  REQUIRE(normalizer.normalize("image/png", text).outcome == Outcome::unchanged);
+  const char* buffer = text.data();
+  // Edited in place (same buffer, same length): a character outside the alphabet near the end,
+  // where the fingerprint reads.
+  text[text.size() - 100] = '*';
+  REQUIRE(text.data() == buffer);
+  NormalizedImage out = normalizer.renormalize("image/png", text);
+  CHECK(out.outcome == Outcome::refused);
+  CHECK(normalizer.rechecks_skipped() == 0);
+}
+
+TEST_CASE("line breaks deep in a replayed text seen for the first time are caught") {
+  const std::string text = b64(encode_png(noise(200, 100)));
+  std::string broken = text;
+  broken.insert(36'001, "\r\n");
+  broken.insert(30'001, "\r\n");
+  ImageNormalizer normalizer;
+  NormalizedImage out = normalizer.renormalize("image/png", broken);
+  CHECK(out.outcome == Outcome::reencoded);
+  CHECK(out.data_base64 == text);
+}

@@ -101,11 +101,25 @@ class ImageNormalizer {
   NormalizedImage normalize(std::string_view mime_type, std::string_view data_base64,
                             std::size_t images_in_request = 1) const;
 
+  // The per-request re-check of an image already in history (the many-images rule can make an
+  // image that fitted alone too large later). As normalize(), with two differences. When this
+  // normaliser has read this very text before (the same buffer and length: the string held in
+  // history) and a fingerprint of its length, both ends and 256 spread words still matches,
+  // the headers read then are reused and the whole-text alphabet check is skipped, so a
+  // conforming image costs microseconds whatever its size. And an `unchanged` result leaves
+  // data_base64 empty (the caller holds the text). Every other text is checked in full, so
+  // call normalize() where an image enters history; see docs/security.md for what the
+  // fingerprint does not see (an in-place edit of a byte it does not read).
+  NormalizedImage renormalize(std::string_view mime_type, std::string_view data_base64,
+                              std::size_t images_in_request = 1) const;
+
   const ImageBudget& budget() const noexcept;
   // How many images were decoded and re-encoded, and how many re-encodings came from the cache
   // (keyed by content hash and limits, so an image is never re-encoded twice for the same limits).
   std::size_t encodes() const noexcept;
   std::size_t cache_hits() const noexcept;
+  // How many renormalize() calls reused an earlier check of the same text.
+  std::size_t rechecks_skipped() const noexcept;
 
  private:
   struct State;
