@@ -73,8 +73,25 @@ class BitReader {
     marker_ = 0;
     fed_zeros_ = 0;
   }
+  // Tops the buffer up to at least 57 bits. Eight bytes without an 0xFF among those taken (nearly
+  // always) go in with one load; markers and stuffed bytes take the byte-by-byte path.
   void fill() {
-    while (count_ <= 24) {
+    if (marker_ == 0 && end_ - p_ >= 8) {
+      std::uint64_t word = 0;
+      for (int i = 0; i < 8; ++i) word = (word << 8) | p_[i];
+      const auto take = static_cast<std::size_t>((64 - count_) / 8);  // whole bytes that fit
+      if (take == 0) return;
+      const std::uint64_t taken = take == 8 ? word : word >> (64 - 8 * take) << (64 - 8 * take);
+      const std::uint64_t inv = ~taken | (take == 8 ? 0 : ~std::uint64_t{0} >> (8 * take));
+      // A zero byte of `inv` is an 0xFF byte among the bytes taken.
+      if (((inv - 0x0101010101010101ull) & ~inv & 0x8080808080808080ull) == 0) {
+        buffer_ |= taken >> count_;
+        count_ += static_cast<int>(8 * take);
+        p_ += take;
+        return;
+      }
+    }
+    while (count_ <= 56) {
       std::uint32_t byte = 0;
       if (marker_ == 0 && p_ < end_) {
         byte = *p_;
@@ -84,6 +101,7 @@ class BitReader {
             p_ += 2;
           } else {
             marker_ = next;
+            if (count_ > 24) return;  // zeros are fed as the old 32-bit reader fed them
             byte = 0;
             ++fed_zeros_;
           }
@@ -91,15 +109,17 @@ class BitReader {
           ++p_;
         }
       } else {
+        // Past the data: zeros, but only up to 32 bits, so starved() counts what it always did.
+        if (count_ > 24) return;
         ++fed_zeros_;
       }
-      buffer_ |= byte << (24 - count_);
+      buffer_ |= std::uint64_t{byte} << (56 - count_);
       count_ += 8;
     }
   }
   std::uint32_t peek(int n) {
     if (count_ < n) fill();
-    return buffer_ >> (32 - n);
+    return static_cast<std::uint32_t>(buffer_ >> (64 - n));
   }
   void skip(int n) {
     buffer_ <<= n;
@@ -164,7 +184,7 @@ class BitReader {
  private:
   const std::uint8_t* p_ = nullptr;
   const std::uint8_t* end_ = nullptr;
-  std::uint32_t buffer_ = 0;
+  std::uint64_t buffer_ = 0;  // left-aligned: the next bit is bit 63
   int count_ = 0;
   std::uint8_t marker_ = 0;
   int fed_zeros_ = 0;
