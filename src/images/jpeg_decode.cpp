@@ -505,9 +505,9 @@ class Decoder {
                 frame_.comps[static_cast<std::size_t>(s.comp[static_cast<std::size_t>(i)])];
             for (int by = 0; by < c.v; ++by) {
               for (int bx = 0; bx < c.h; ++bx) {
-                if (auto r = unit(s, c,
-                                  ux * static_cast<std::uint32_t>(c.h) + static_cast<std::uint32_t>(bx),
-                                  uy * static_cast<std::uint32_t>(c.v) + static_cast<std::uint32_t>(by));
+                if (auto r = unit(
+                        s, c, ux * static_cast<std::uint32_t>(c.h) + static_cast<std::uint32_t>(bx),
+                        uy * static_cast<std::uint32_t>(c.v) + static_cast<std::uint32_t>(by));
                     !r) {
                   return r;
                 }

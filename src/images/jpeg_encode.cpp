@@ -283,8 +283,8 @@ class Encoder {
     for (std::size_t k = 0; k < 64; ++k) {  // natural order: vectorises
       const std::int32_t v = block[k];
       const auto mag = static_cast<std::uint32_t>(v < 0 ? -v : v);
-      const auto m = static_cast<std::int32_t>(
-          (std::uint64_t{mag + div[k].half} * div[k].reciprocal) >> 32);
+      const auto m =
+          static_cast<std::int32_t>((std::uint64_t{mag + div[k].half} * div[k].reciprocal) >> 32);
       q[k] = v < 0 ? -m : m;
     }
     // Zig-zag order, with a mask of the non-zero AC terms so runs of zeros are skipped.
@@ -309,7 +309,8 @@ class Encoder {
       nonzero &= nonzero - 1;
       std::size_t run = k - previous - 1;
       previous = k;
-      for (; run > 15; run -= 16) bits.put(ac.by_symbol[0xf0].bits, ac.by_symbol[0xf0].length);  // sixteen zeros
+      for (; run > 15; run -= 16)
+        bits.put(ac.by_symbol[0xf0].bits, ac.by_symbol[0xf0].length);  // sixteen zeros
       const std::uint32_t n = category(zz[k]);
       const Code& code = ac.by_symbol[(run << 4) | n];
       bits.put((code.bits << n) | value_bits(zz[k], n), code.length + n);

@@ -140,7 +140,8 @@ std::uint64_t fingerprint(std::string_view text) {
   };
   if (text.size() <= kFingerprintWhole) {
     words(0, text.size());
-    for (std::size_t i = text.size() / 8 * 8; i < text.size(); ++i) mix(static_cast<unsigned char>(text[i]));
+    for (std::size_t i = text.size() / 8 * 8; i < text.size(); ++i)
+      mix(static_cast<unsigned char>(text[i]));
     return h;
   }
   words(0, kFingerprintEnds);

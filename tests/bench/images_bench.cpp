@@ -58,7 +58,8 @@ Timing best_of(int repeat, F&& f) {
     const std::clock_t cpu_start = std::clock();
     const auto start = BenchClock::now();
     f();
-    best.wall = std::min(best.wall, std::chrono::duration<double>(BenchClock::now() - start).count());
+    best.wall =
+        std::min(best.wall, std::chrono::duration<double>(BenchClock::now() - start).count());
     best.cpu = std::min(best.cpu, static_cast<double>(std::clock() - cpu_start) / CLOCKS_PER_SEC);
   }
   return best;
@@ -113,8 +114,8 @@ int main(int argc, char** argv) {
   for (const char* name : {"decode_jpeg", "decode_png", "downscale", "encode_jpeg", "encode_png"}) {
     const Timing p = pillow.count(name) ? pillow[name] : Timing{0, 0};
     const Timing o = ours[name];
-    std::printf("%-14s %12.1f %12.1f %8.2f %13.1f %13.1f %8.2f\n", name, o.cpu * 1e3,
-                p.cpu * 1e3, p.cpu > 0 ? o.cpu / p.cpu : 0.0, o.wall * 1e3, p.wall * 1e3,
+    std::printf("%-14s %12.1f %12.1f %8.2f %13.1f %13.1f %8.2f\n", name, o.cpu * 1e3, p.cpu * 1e3,
+                p.cpu > 0 ? o.cpu / p.cpu : 0.0, o.wall * 1e3, p.wall * 1e3,
                 p.wall > 0 ? o.wall / p.wall : 0.0);
   }
 
@@ -137,8 +138,9 @@ int main(int argc, char** argv) {
         if (normalizer.renormalize("image/jpeg", text).outcome == Outcome::refused) std::abort();
       }
     });
-    std::printf("normalize conforming %-20s %8.1f us per call, replayed %6.2f us (%zu KB of base64)\n",
-                name, s / kCalls * 1e6, r / kCalls * 1e6, text.size() / 1024);
+    std::printf(
+        "normalize conforming %-20s %8.1f us per call, replayed %6.2f us (%zu KB of base64)\n",
+        name, s / kCalls * 1e6, r / kCalls * 1e6, text.size() / 1024);
   }
   // A large image that fits a roomier budget: what the whole-text alphabet check costs (the
   // headers are a few groups) on megabytes of base64.
@@ -162,7 +164,8 @@ int main(int argc, char** argv) {
       }
     });
     std::printf(
-        "normalize conforming %-20s %8.1f us per call (%zu KB of base64, %.2f GB/s), replayed %6.2f "
+        "normalize conforming %-20s %8.1f us per call (%zu KB of base64, %.2f GB/s), replayed "
+        "%6.2f "
         "us\n",
         "12mp.jpg (roomy)", s / kCalls * 1e6, text.size() / 1024,
         static_cast<double>(text.size()) / (s / kCalls) / 1e9, r / kCalls * 1e6);

@@ -185,7 +185,8 @@ TEST_CASE("a noisy JPEG full of stuffed 0xFF bytes decodes in Pillow to our own 
     INFO("quality " << quality);
     const std::vector<std::uint8_t> bytes = encode_jpeg(noise, {quality});
     std::size_t stuffed = 0;
-    for (std::size_t i = 0; i + 1 < bytes.size(); ++i) stuffed += bytes[i] == 0xff && bytes[i + 1] == 0;
+    for (std::size_t i = 0; i + 1 < bytes.size(); ++i)
+      stuffed += bytes[i] == 0xff && bytes[i + 1] == 0;
     if (quality == 100) CHECK(stuffed > 100);
     const fs::path out = tmp.path() / "noise.jpg";
     write_bytes(out, bytes);
