@@ -187,10 +187,15 @@ class ProviderEventRelay {
 ModelCall provider_call(std::shared_ptr<ProviderClient> provider) {
   return [provider](const Request& req, const StreamOptions& opts, const EventCallback& emit,
                     agentkit::stop_token stop) -> AssistantMessage {
-    EventStream stream = provider->stream(req, opts, stop);
+    // Deferred and drained: the call runs on this thread and each event reaches the relay as a
+    // direct call — no thread per call, no queue, no wakeup per delta (a client that does not
+    // defer is read the same way).
+    StreamOptions deferred = opts;
+    deferred.deferred = true;
+    EventStream stream = provider->stream(req, deferred, stop);
     ProviderEventRelay relay(emit);
-    while (auto ev = stream.next()) relay.forward(std::move(*ev));
-    Result<AssistantMessage> final = stream.result();
+    const std::function<void(Event&&)> forward = [&relay](Event&& ev) { relay.forward(std::move(ev)); };
+    Result<AssistantMessage> final = drain(stream, forward);
     AssistantMessage reply;
     if (final) {
       reply = std::move(*final);

@@ -6,6 +6,7 @@
 
 #include "agentkit/base/strings.hpp"
 #include "bounded_growth.hpp"
+#include "line_scan.hpp"
 #include "reader_text.hpp"
 
 namespace agentkit::wire {
@@ -67,42 +68,62 @@ Result<void> FrameReader::finish() {
   return *poison_;
 }
 
-// Header bytes are few (bounded by max_header_bytes), so they are examined one at a time.
+// The bytes between line ends are taken as one run (found by LineEnds, one pass per buffer); CR
+// and LF are examined one at a time for the CRLF rule. Every byte counts against max_header_bytes,
+// and the error points at the first byte past the bound, as it would byte by byte.
 void FrameReader::feed_header(std::string_view& bytes) {
-  while (!bytes.empty() && !in_body_ && !poison_) {
-    const char c = bytes.front();
-    if (++header_bytes_ > options_.max_header_bytes) {
-      poison(make_error(Errc::protocol_error,
-                        "the Content-Length header block exceeds max_header_bytes (" +
-                            std::to_string(options_.max_header_bytes) + ")")
-                 .with_detail("limit", "max_header_bytes")
-                 .with_detail("max", std::to_string(options_.max_header_bytes)));
-      return;
-    }
+  detail::LineEnds ends(bytes);
+  std::size_t at = 0;
+  while (at < bytes.size() && !in_body_ && !poison_) {
+    const char c = bytes[at];
     if (after_cr_) {
+      if (!count_header_bytes(1)) break;
       if (c != kLF) {
         poison(make_error(Errc::protocol_error, "a CR in a header block not followed by LF"));
-        return;
+        break;
       }
       after_cr_ = false;
-      bytes.remove_prefix(1);
+      ++at;
       ++stream_offset_;
       end_header_line();
       continue;
     }
     if (c == kLF) {
+      if (!count_header_bytes(1)) break;
       poison(make_error(Errc::protocol_error,
                         "a header line ends in a bare LF; Content-Length framing needs CRLF"));
-      return;
+      break;
     }
     if (c == kCR) {
+      if (!count_header_bytes(1)) break;
       after_cr_ = true;
-    } else {
-      header_line_.push_back(c);
+      ++at;
+      ++stream_offset_;
+      continue;
     }
-    bytes.remove_prefix(1);
-    ++stream_offset_;
+    const std::size_t end = ends.next(at);
+    const std::size_t run = (end == std::string_view::npos ? bytes.size() : end) - at;
+    const std::size_t room = options_.max_header_bytes - std::min(header_bytes_, options_.max_header_bytes);
+    const std::size_t take = std::min(run, room);
+    header_line_.append(bytes.substr(at, take));
+    header_bytes_ += take;
+    at += take;
+    stream_offset_ += take;
+    if (take < run && !count_header_bytes(1)) break;
   }
+  bytes.remove_prefix(at);
+}
+
+// Counts `n` more header bytes; poisons the reader when that passes max_header_bytes.
+bool FrameReader::count_header_bytes(std::size_t n) {
+  header_bytes_ += n;
+  if (header_bytes_ <= options_.max_header_bytes) return true;
+  poison(make_error(Errc::protocol_error,
+                    "the Content-Length header block exceeds max_header_bytes (" +
+                        std::to_string(options_.max_header_bytes) + ")")
+             .with_detail("limit", "max_header_bytes")
+             .with_detail("max", std::to_string(options_.max_header_bytes)));
+  return false;
 }
 
 void FrameReader::end_header_line() {

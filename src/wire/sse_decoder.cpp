@@ -4,13 +4,13 @@
 #include <utility>
 
 #include "bounded_growth.hpp"
+#include "line_scan.hpp"
 
 namespace agentkit::wire {
 namespace {
 
 constexpr char kCR = '\r';
 constexpr char kLF = '\n';
-constexpr std::string_view kLineEnds = "\r\n";
 // WHATWG: the UTF-8 decoder strips one leading byte order mark.
 constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
 
@@ -66,18 +66,23 @@ std::size_t SseDecoder::take_bom(std::string_view bytes) {
   return used;
 }
 
+// One pass over the buffer per line-end byte (LineEnds), and a line that arrives whole is parsed
+// where it lies: only a line split across feeds is copied into line_.
 void SseDecoder::feed_lines(std::string_view bytes) {
-  while (!bytes.empty() && !poison_) {
+  detail::LineEnds ends(bytes);
+  std::size_t at = 0;
+  while (at < bytes.size() && !poison_) {
     if (skip_lf_) {
       skip_lf_ = false;
-      if (bytes.front() == kLF) {
-        bytes.remove_prefix(1);
+      if (bytes[at] == kLF) {
+        ++at;
         ++stream_offset_;
         continue;
       }
     }
-    const std::size_t end = bytes.find_first_of(kLineEnds);
-    const std::string_view piece = bytes.substr(0, end);
+    const std::size_t end = ends.next(at);
+    const std::string_view piece =
+        bytes.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
     if (piece.size() > options_.max_line_bytes - line_.size()) {
       poison(make_error(Errc::limit_exceeded,
                         "an SSE line starting at stream offset " + std::to_string(line_start_) +
@@ -88,19 +93,27 @@ void SseDecoder::feed_lines(std::string_view bytes) {
                  .with_detail("offset", std::to_string(line_start_)));
       return;
     }
-    detail::append_within(line_, piece, options_.max_line_bytes);
     stream_offset_ += piece.size();
-    if (end == std::string_view::npos) return;
+    if (end == std::string_view::npos) {
+      detail::append_within(line_, piece, options_.max_line_bytes);
+      return;
+    }
     // A CR may be the first half of a CRLF whose LF is in the next chunk: remember, don't peek.
     skip_lf_ = bytes[end] == kCR;
-    bytes.remove_prefix(end + 1);
+    at = end + 1;
     ++stream_offset_;
-    end_line();
+    if (line_.empty()) {
+      end_line(piece);
+    } else {
+      detail::append_within(line_, piece, options_.max_line_bytes);
+      end_line(line_);
+    }
+    line_.clear();
+    line_start_ = stream_offset_;
   }
 }
 
-void SseDecoder::end_line() {
-  const std::string_view line = line_;
+void SseDecoder::end_line(std::string_view line) {
   if (line.empty()) {
     dispatch();
   } else if (line.front() != ':') {  // a leading colon marks a comment
@@ -112,8 +125,6 @@ void SseDecoder::end_line() {
     }
     process_field(line.substr(0, colon), value);
   }
-  line_.clear();
-  line_start_ = stream_offset_;
 }
 
 void SseDecoder::process_field(std::string_view field, std::string_view value) {

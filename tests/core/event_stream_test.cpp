@@ -1,4 +1,8 @@
 #include <atomic>
+#include <chrono>
+#include <functional>
+#include <string>
+#include <vector>
 #include <latch>
 #include <thread>
 
@@ -109,4 +113,100 @@ TEST_CASE("pushing into a stream whose consumer is gone reports false") {
   { EventStream gone = std::move(pair.second); }
   CHECK_FALSE(sink.push(TurnStartEvent{1}));
   CHECK_FALSE(sink.consumer_alive());
+}
+
+// ---- Deferred streams and wakeups (issue 18) --------------------------------------------------
+
+TEST_CASE("a drained deferred stream runs its producer on the reading thread, event by event") {
+  std::thread::id producer_thread;
+  std::vector<std::string> seen_while_producing;
+  std::vector<std::string> delivered;
+  EventStream stream = make_deferred_event_stream(
+      [&](EventSink sink) {
+        producer_thread = std::this_thread::get_id();
+        sink.push(TextDeltaEvent{0, "a"});
+        seen_while_producing = delivered;  // the first delta arrived before the second was made
+        sink.push(TextDeltaEvent{0, "b"});
+        sink.finish(final_text("ab"));
+      },
+      [](std::function<void()>) { FAIL("drain() must not launch the producer elsewhere"); });
+  const EventStreamStats before = event_stream_stats();
+  auto r = drain(stream, [&](Event&& e) {
+    if (auto* d = std::get_if<TextDeltaEvent>(&e)) delivered.push_back(d->delta);
+  });
+  const EventStreamStats after = event_stream_stats();
+  REQUIRE(r);
+  CHECK(text_of(*r) == "ab");
+  CHECK(producer_thread == std::this_thread::get_id());
+  CHECK(seen_while_producing == std::vector<std::string>{"a"});
+  CHECK(delivered == std::vector<std::string>{"a", "b"});
+  CHECK(after.queued - before.queued == 0);
+  CHECK(after.wakeups - before.wakeups == 0);
+  CHECK(after.delivered_inline - before.delivered_inline == 3);  // two deltas and the end event
+}
+
+TEST_CASE("a deferred stream read with next() starts its producer through the launcher") {
+  int launched = 0;
+  agentkit::jthread worker;
+  EventStream stream = make_deferred_event_stream(
+      [](EventSink sink) {
+        sink.push(TextDeltaEvent{0, "x"});
+        sink.finish(final_text("x"));
+      },
+      [&](std::function<void()> task) {
+        ++launched;
+        worker = agentkit::jthread(std::move(task));
+      });
+  CHECK(launched == 0);  // nothing runs before the stream is read
+  std::vector<std::string> names;
+  while (auto ev = stream.next()) names.emplace_back(event_name(*ev));
+  CHECK(launched == 1);
+  CHECK(names == std::vector<std::string>{"text_delta", "message_end"});
+  REQUIRE(stream.result());
+}
+
+TEST_CASE("a deferred stream dropped unread never runs its producer") {
+  bool ran = false;
+  {
+    EventStream stream = make_deferred_event_stream([&](EventSink) { ran = true; },
+                                                    [&](std::function<void()> task) { task(); });
+  }
+  CHECK_FALSE(ran);
+}
+
+TEST_CASE("a deferred producer that returns without finishing makes drain() an error, not a hang") {
+  EventStream stream = make_deferred_event_stream([](EventSink sink) { sink.push(TextDeltaEvent{0, "x"}); },
+                                                  [](std::function<void()>) {});
+  auto r = drain(stream, [](Event&&) {});
+  REQUIRE_FALSE(r);
+  CHECK(r.error().message.find("without a final assistant message") != std::string::npos);
+}
+
+TEST_CASE("pushes to a consumer that is not waiting wake nobody; they are read in one batch") {
+  auto [sink, stream] = make_event_stream();
+  const EventStreamStats before = event_stream_stats();
+  for (int i = 0; i < 50; ++i) sink.push(TextDeltaEvent{0, "x"});
+  sink.finish(final_text("done"));
+  const EventStreamStats after = event_stream_stats();
+  CHECK(after.wakeups - before.wakeups == 0);
+  CHECK(after.queued - before.queued == 51);
+  int read = 0;
+  while (stream.next()) ++read;
+  CHECK(read == 51);
+}
+
+TEST_CASE("a consumer blocked in next() is woken by the push it waits for") {
+  auto [sink, stream] = make_event_stream();
+  std::latch waiting(1);
+  agentkit::jthread consumer([&stream = stream, &waiting] {
+    waiting.count_down();
+    auto ev = stream.next();
+    CHECK(ev.has_value());
+  });
+  waiting.wait();
+  // The consumer may not be blocked yet; either way the push must reach it (no lost wakeup).
+  std::this_thread::sleep_for(std::chrono::milliseconds(20));
+  sink.push(TextDeltaEvent{0, "x"});
+  consumer.join();
+  sink.finish(final_text("x"));
 }

@@ -16,6 +16,12 @@
 // `max_pending_bytes` behind is cut off (next() ends, error() = Errc::overrun) — never the producer.
 // For a provider stream, result() answers the final assistant message without reading any event.
 //
+// A deferred stream (make_deferred_event_stream) has a producer that has not started: drain()
+// runs it on the reading thread and hands each event straight to its callback — no queue, lock or
+// wakeup — while next()/try_next()/result() start it on a thread the producer's owner supplies.
+// A producer wakes a consumer only when the consumer is waiting, so events pushed while it is busy
+// are picked up in a batch.
+//
 // Thread safety: one producer (EventSink) and one consumer (EventStream) may run on different
 // threads. Neither object is meant to be shared between several threads of the same side.
 #pragma once
@@ -23,6 +29,7 @@
 #include <chrono>
 #include <cstddef>
 #include <cstdint>
+#include <functional>
 #include <memory>
 #include <optional>
 #include "agentkit/base/stop_token.hpp"
@@ -220,7 +227,13 @@ class EventStream {
 
  private:
   friend std::pair<EventSink, EventStream> make_event_stream(EventStreamOptions);
+  friend Result<AssistantMessage> drain(EventStream&, const std::function<void(Event&&)>&,
+                                        agentkit::stop_token);
+  friend EventStream make_deferred_event_stream(std::function<void(EventSink)>,
+                                                std::function<void(std::function<void()>)>,
+                                                EventStreamOptions);
   explicit EventStream(std::shared_ptr<detail::EventChannel> ch) noexcept;
+  void start_deferred();
   std::shared_ptr<detail::EventChannel> channel_;
 };
 
@@ -254,5 +267,28 @@ class EventSink {
 
 // A connected producer/consumer pair.
 std::pair<EventSink, EventStream> make_event_stream(EventStreamOptions options = {});
+
+// A stream whose producer has not started. `produce` runs at most once, with the sink: on the
+// thread that calls drain(), or through `launch` (which must run the task it is given, on any
+// thread, or drop it) when the stream is first read with next(), try_next() or result(). A stream
+// destroyed unread never runs it.
+EventStream make_deferred_event_stream(std::function<void(EventSink)> produce,
+                                       std::function<void(std::function<void()>)> launch,
+                                       EventStreamOptions options = {});
+
+// Reads the whole stream in order, calling `on_event` for each event, then answers result(). A
+// deferred stream's producer runs here, on this thread, each event delivered as it is made.
+// `stop` ends the wait of a stream already running elsewhere (a deferred producer sees the stop
+// token it was built with).
+Result<AssistantMessage> drain(EventStream& stream, const std::function<void(Event&&)>& on_event,
+                               agentkit::stop_token stop = {});
+
+// Process-wide counters for tests and diagnostics (counted, never timed).
+struct EventStreamStats {
+  std::uint64_t wakeups = 0;           // a producer notified a waiting consumer
+  std::uint64_t queued = 0;            // events put on a queue for a consumer on another thread
+  std::uint64_t delivered_inline = 0;  // events handed to drain()'s callback on the producer's thread
+};
+EventStreamStats event_stream_stats() noexcept;
 
 }  // namespace agentkit

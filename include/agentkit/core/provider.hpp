@@ -140,6 +140,11 @@ struct StreamOptions {
   std::function<void(int status, const std::vector<std::pair<std::string, std::string>>& headers)>
       on_response;
   EventStreamOptions stream;
+  // Defer the call to the reader: stream() returns a deferred stream (agentkit/core/event.hpp)
+  // and nothing is sent until it is read — by drain() on the reading thread, with no thread, queue
+  // or wakeup per event; by next()/result() on a pooled thread. The agent loop sets it. A client
+  // that does not defer (the faux provider) starts at once as usual; drain() reads either kind.
+  bool deferred = false;
 };
 
 // A session's caching figures over its whole life, all levels. Kept by the

@@ -67,6 +67,7 @@ class FrameReader {
 
  private:
   void feed_header(std::string_view& bytes);
+  bool count_header_bytes(std::size_t n);
   void feed_body(std::string_view& bytes);
   void end_header_line();
   void parse_header_field(std::string_view line);

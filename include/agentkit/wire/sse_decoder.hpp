@@ -84,7 +84,7 @@ class SseDecoder {
  private:
   void feed_lines(std::string_view bytes);
   std::size_t take_bom(std::string_view bytes);
-  void end_line();
+  void end_line(std::string_view line);
   void process_field(std::string_view field, std::string_view value);
   void append_data(std::string_view value);
   bool fits_event(std::size_t data_bytes, std::size_t type_bytes);

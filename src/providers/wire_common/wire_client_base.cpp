@@ -1,6 +1,7 @@
 #include "wire_client_base.hpp"
 
 #include <condition_variable>
+#include <deque>
 
 #include "agentkit/base/strings.hpp"
 #include "agentkit/http/url.hpp"
@@ -93,31 +94,129 @@ Result<void> ReplyDecoder::line(std::string_view) {
 
 // ---- CallThreads --------------------------------------------------------------------------------------
 
-CallThreads::~CallThreads() {
+namespace {
+// The pool whose worker runs on this thread, and whether that worker announced its call's end.
+thread_local CallThreads::State* current_worker = nullptr;
+thread_local bool marked_finishing = false;
+}  // namespace
+
+struct CallThreads::State {
+  struct Worker {
+    agentkit::jthread thread;
+    std::shared_ptr<std::atomic<bool>> done;
+  };
+  std::mutex mu;
+  std::condition_variable cv;    // workers wait here for tasks
+  std::condition_variable idle;  // the destructor waits here for calls on callers' threads
+  bool closed = false;
+  std::size_t parked = 0;     // workers waiting for a task
+  std::size_t finishing = 0;  // workers whose call has delivered its result and is returning
+  std::size_t running_here = 0;  // run_here calls in progress
+  std::deque<Work> tasks;
   std::list<Worker> workers;
-  {
-    std::lock_guard lock(mu_);
-    workers.swap(workers_);
+  agentkit::stop_source shutdown;
+  std::uint64_t started = 0;
+
+  void work_loop(std::atomic<bool>& done) {
+    std::unique_lock lock(mu);
+    for (;;) {
+      ++parked;
+      cv.wait(lock, [&] { return closed || !tasks.empty(); });
+      --parked;
+      if (closed) break;
+      Work task = std::move(tasks.front());
+      tasks.pop_front();
+      lock.unlock();
+      current_worker = this;
+      task(shutdown.get_token());
+      task = nullptr;  // what the call captured is released before the worker parks
+      current_worker = nullptr;
+      lock.lock();
+      if (marked_finishing) {
+        marked_finishing = false;
+        --finishing;
+      }
+      // Enough threads wait already (a queued task may be counting on this one: it stays).
+      if (tasks.empty() && parked >= kMaxIdleWorkers) break;
+    }
+    done.store(true);
   }
-  for (auto& w : workers) w.thread.request_stop();
-  // jthread destructors join.
+};
+
+namespace {
+// A call that has delivered its result marks its worker as about to be free, so the caller's next
+// call (which may start before this worker has parked again) is queued for it instead of starting
+// a thread: sequential calls then run on one thread.
+void worker_about_to_finish() {
+  CallThreads::State* s = current_worker;
+  if (!s || marked_finishing) return;
+  std::lock_guard lock(s->mu);
+  marked_finishing = true;
+  ++s->finishing;
+}
+}  // namespace
+
+CallThreads::CallThreads() : state_(std::make_shared<State>()) {}
+
+CallThreads::~CallThreads() {
+  State& s = *state_;
+  std::list<State::Worker> workers;
+  std::deque<Work> dropped;
+  {
+    std::unique_lock lock(s.mu);
+    s.closed = true;
+    s.shutdown.request_stop();
+    s.cv.notify_all();
+    s.idle.wait(lock, [&] { return s.running_here == 0; });
+    workers.swap(s.workers);
+    dropped.swap(s.tasks);
+  }
+  // jthread destructors join; dropped tasks release their streams (which end with an error).
 }
 
-void CallThreads::spawn(std::function<void(agentkit::stop_token)> work) {
-  auto done = std::make_shared<std::atomic<bool>>(false);
-  std::list<Worker> finished;
-  std::lock_guard lock(mu_);
-  for (auto it = workers_.begin(); it != workers_.end();) {
+bool CallThreads::spawn(Work work) const { return spawn(state_, std::move(work)); }
+bool CallThreads::run_here(const Work& work) const { return run_here(state_, work); }
+
+bool CallThreads::spawn(const std::shared_ptr<State>& state, Work work) {
+  State& s = *state;
+  std::list<State::Worker> finished;  // joined after the lock is released; they have returned
+  std::lock_guard lock(s.mu);
+  if (s.closed) return false;
+  for (auto it = s.workers.begin(); it != s.workers.end();) {
     auto next = std::next(it);
-    if (it->done->load()) finished.splice(finished.end(), workers_, it);
+    if (it->done->load()) finished.splice(finished.end(), s.workers, it);
     it = next;
   }
-  workers_.push_back(Worker{agentkit::jthread([work = std::move(work), done](agentkit::stop_token shutdown) {
-                              work(shutdown);
-                              done->store(true);
-                            }),
-                            done});
-  // `finished` joins here, outside nothing heavy: those threads have returned already.
+  s.tasks.push_back(std::move(work));
+  // Every queued task needs a parked worker of its own: a task must never wait behind another
+  // call (two calls of one test may need each other's progress).
+  if (s.parked + s.finishing < s.tasks.size()) {
+    auto done = std::make_shared<std::atomic<bool>>(false);
+    State* raw = &s;
+    s.workers.push_back(State::Worker{agentkit::jthread([raw, done] { raw->work_loop(*done); }), done});
+    ++s.started;
+  } else {
+    s.cv.notify_one();
+  }
+  return true;
+}
+
+bool CallThreads::run_here(const std::shared_ptr<State>& state, const Work& work) {
+  State& s = *state;
+  {
+    std::lock_guard lock(s.mu);
+    if (s.closed) return false;
+    ++s.running_here;
+  }
+  work(s.shutdown.get_token());
+  std::lock_guard lock(s.mu);
+  if (--s.running_here == 0 && s.closed) s.idle.notify_all();
+  return true;
+}
+
+std::uint64_t CallThreads::threads_started() const {
+  std::lock_guard lock(state_->mu);
+  return state_->started;
 }
 
 // ---- WireClientBase ------------------------------------------------------------------------------------------
@@ -219,7 +318,8 @@ Result<PreparedCall> WireClientBase::prepare(const Request& request, const Strea
 // Everything one call's thread uses, built on the caller's thread: the decoder comes from a
 // virtual function, which must never run while the client is being destroyed.
 struct WireClientBase::Call {
-  Call(EventSink s, const PreparedCall& c) : sink(std::move(s)), prepared(c), out(sink, start_message(*c.model)) {}
+  Call(EventSink s, PreparedCall c)
+      : sink(std::move(s)), prepared(std::move(c)), out(sink, start_message(*prepared.model)) {}
   EventSink sink;
   PreparedCall prepared;
   MessageAssembler out;
@@ -227,19 +327,49 @@ struct WireClientBase::Call {
 };
 
 EventStream WireClientBase::send(PreparedCall call, const StreamOptions& options, agentkit::stop_token stop) {
-  auto [sink, events] = make_event_stream(options.stream);
-  auto state = std::make_shared<Call>(std::move(sink), call);
-  state->out.start();
-  for (const Error& e : call.unsupported) state->out.report(e);
-  state->reply = decoder(state->prepared, state->out);
   StreamOptions run_options = options;
   run_options.on_payload = nullptr;  // applied by prepare()
+  if (options.deferred) {
+    auto state = std::make_shared<Call>(EventSink(), std::move(call));
+    state->reply = decoder(state->prepared, state->out);
+    return send_deferred(std::move(state), std::move(run_options), std::move(stop));
+  }
+  auto [sink, events] = make_event_stream(options.stream);
+  auto state = std::make_shared<Call>(std::move(sink), std::move(call));
+  state->out.start();
+  for (const Error& e : state->prepared.unsupported) state->out.report(e);
+  state->reply = decoder(state->prepared, state->out);
   threads_.spawn([this, state, run_options = std::move(run_options), stop = std::move(stop)](agentkit::stop_token shutdown) mutable {
     std::optional<agentkit::stop_callback<std::function<void()>>> a, b;
     agentkit::stop_source cancel = either(stop, shutdown, a, b);
     run_call(*state, std::move(run_options), cancel.get_token());
   });
   return std::move(events);
+}
+
+// The call runs when the stream is read: on the reader's thread under drain(), or on a pooled
+// worker under next()/result(). Either way `this` is touched only inside the pool's guard, which
+// fails once the client is being destroyed (the sink is then dropped: the stream ends with an
+// error instead of a message).
+EventStream WireClientBase::send_deferred(std::shared_ptr<Call> state, StreamOptions options,
+                                          agentkit::stop_token stop) {
+  std::shared_ptr<CallThreads::State> pool = threads_.state();
+  const EventStreamOptions stream_options = options.stream;
+  auto produce = [this, pool, state, options = std::move(options), stop = std::move(stop)](EventSink sink) mutable {
+    // The assembler refers to state->sink: the real sink takes the placeholder's place.
+    state->sink = std::move(sink);
+    CallThreads::run_here(pool, [&](agentkit::stop_token shutdown) {
+      state->out.start();
+      for (const Error& e : state->prepared.unsupported) state->out.report(e);
+      std::optional<agentkit::stop_callback<std::function<void()>>> a, b;
+      agentkit::stop_source cancel = either(stop, shutdown, a, b);
+      run_call(*state, std::move(options), cancel.get_token());
+    });
+  };
+  auto launch = [pool](std::function<void()> task) {
+    CallThreads::spawn(pool, [task = std::move(task)](agentkit::stop_token) { task(); });
+  };
+  return make_deferred_event_stream(std::move(produce), std::move(launch), stream_options);
 }
 
 void WireClientBase::run_call(Call& call, StreamOptions options, agentkit::stop_token stop) const {
@@ -262,6 +392,7 @@ void WireClientBase::run_call(Call& call, StreamOptions options, agentkit::stop_
   if (!reply.served_model.empty() && reply.served_model != model.id) message.response_model = reply.served_model;
   const Model* served = message.usage.billed_model.empty() ? nullptr : catalog_->find(model.vendor, message.usage.billed_model);
   meter_->record_response(call.prepared.session_id, message.usage, served ? served->pricing : model.pricing);
+  worker_about_to_finish();  // before the result is delivered: the reader may call again at once
   call.out.finish(failure);
 }
 

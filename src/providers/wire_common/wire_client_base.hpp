@@ -49,23 +49,37 @@ class ReplyDecoder {
   std::string service_tier;
 };
 
-// Threads running in-flight calls; finished ones are reaped as new ones start.
+// Where calls run: on the caller's thread (run_here, for a deferred stream read by drain()) or on
+// a pooled worker (spawn). Workers are reused: a thread is created only when every worker is busy,
+// and at most kMaxIdleWorkers stay parked once the load drops. Destruction stops and joins them
+// all, and waits for calls running on callers' threads. The state is shared: a deferred stream may
+// outlive its client, and then finds it closed.
+//
+// Thread safety: every member may be called from any thread.
 class CallThreads {
  public:
-  CallThreads() = default;
+  static constexpr std::size_t kMaxIdleWorkers = 16;
+  using Work = std::function<void(agentkit::stop_token shutdown)>;
+
+  CallThreads();
   CallThreads(const CallThreads&) = delete;
   CallThreads& operator=(const CallThreads&) = delete;
   ~CallThreads();
-  // Runs `work(shutdown)` on a new thread; `shutdown` fires when the owner is destroyed.
-  void spawn(std::function<void(agentkit::stop_token shutdown)> work);
+  // Runs `work(shutdown)` on a pooled thread; `shutdown` fires when the owner is destroyed.
+  // False (and `work` dropped) once the owner is being destroyed.
+  bool spawn(Work work) const;
+  // Runs `work(shutdown)` here; false without running it once the owner is being destroyed.
+  bool run_here(const Work& work) const;
+  // A handle that keeps the state alive for deferred streams.
+  struct State;
+  std::shared_ptr<State> state() const noexcept { return state_; }
+  static bool spawn(const std::shared_ptr<State>& state, Work work);
+  static bool run_here(const std::shared_ptr<State>& state, const Work& work);
+  // Threads this pool created, over its life (tests count them: one per concurrent call at most).
+  std::uint64_t threads_started() const;
 
  private:
-  struct Worker {
-    agentkit::jthread thread;
-    std::shared_ptr<std::atomic<bool>> done;
-  };
-  std::mutex mu_;
-  std::list<Worker> workers_;
+  std::shared_ptr<State> state_;
 };
 
 class WireClientBase : public WireClient {
@@ -110,6 +124,7 @@ class WireClientBase : public WireClient {
  private:
   struct Call;
   void run_call(Call& call, StreamOptions options, agentkit::stop_token stop) const;
+  EventStream send_deferred(std::shared_ptr<Call> state, StreamOptions options, agentkit::stop_token stop);
 
   std::string api_;
   WireOptions options_;
