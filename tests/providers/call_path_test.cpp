@@ -96,7 +96,7 @@ struct WiredAgent {
 
 }  // namespace
 
-TEST_CASE("a run's model call streams on the thread that runs the session, without a queue or wakeup") {
+TEST_CASE("a run's model call streams on the session's thread without a queue or wakeup") {
   testing::ScriptedServer server({streamed_reply()});
   WiredAgent wired(server);
   auto session = wired.agent->start();
