@@ -194,7 +194,9 @@ ModelCall provider_call(std::shared_ptr<ProviderClient> provider) {
     deferred.deferred = true;
     EventStream stream = provider->stream(req, deferred, stop);
     ProviderEventRelay relay(emit);
-    const std::function<void(Event&&)> forward = [&relay](Event&& ev) { relay.forward(std::move(ev)); };
+    const std::function<void(Event &&)> forward = [&relay](Event&& ev) {
+      relay.forward(std::move(ev));
+    };
     Result<AssistantMessage> final = drain(stream, forward);
     AssistantMessage reply;
     if (final) {

@@ -147,7 +147,8 @@ void EventStream::start_deferred() {
   }
   // std::function needs a copyable callable; the sink rides in a shared_ptr.
   std::shared_ptr<EventSink> shared_sink(std::move(sink));
-  launch([produce = std::move(produce), shared_sink]() mutable { produce(std::move(*shared_sink)); });
+  launch(
+      [produce = std::move(produce), shared_sink]() mutable { produce(std::move(*shared_sink)); });
 }
 
 std::optional<Event> EventStream::next(agentkit::stop_token stop) {
@@ -199,7 +200,8 @@ Result<AssistantMessage> EventStream::result(agentkit::stop_token stop) {
   ++ch.waiting;
   const bool finished = ch.cv.wait(lock, stop, [&] { return ch.finished; });
   --ch.waiting;
-  if (!finished) return fail(Errc::cancelled, "stopped while waiting for the provider stream to finish");
+  if (!finished)
+    return fail(Errc::cancelled, "stopped while waiting for the provider stream to finish");
   if (ch.final_message) return *ch.final_message;
   if (ch.error && ch.error->code != Errc::overrun) return *ch.error;
   return fail(Errc::protocol_error, std::string(kNoFinalMessage));
@@ -225,7 +227,8 @@ EventSink::~EventSink() {
     std::lock_guard lock(channel_->mu);
     if (!channel_->finished) {
       channel_->finished = true;
-      if (!channel_->error) channel_->error = make_error(Errc::protocol_error, std::string(kNoFinalMessage));
+      if (!channel_->error)
+        channel_->error = make_error(Errc::protocol_error, std::string(kNoFinalMessage));
     }
     waiting = channel_->waiting != 0;
   }

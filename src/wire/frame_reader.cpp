@@ -103,7 +103,8 @@ void FrameReader::feed_header(std::string_view& bytes) {
     }
     const std::size_t end = ends.next(at);
     const std::size_t run = (end == std::string_view::npos ? bytes.size() : end) - at;
-    const std::size_t room = options_.max_header_bytes - std::min(header_bytes_, options_.max_header_bytes);
+    const std::size_t room =
+        options_.max_header_bytes - std::min(header_bytes_, options_.max_header_bytes);
     const std::size_t take = std::min(run, room);
     header_line_.append(bytes.substr(at, take));
     header_bytes_ += take;

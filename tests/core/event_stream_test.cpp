@@ -175,8 +175,11 @@ TEST_CASE("a deferred stream dropped unread never runs its producer") {
 }
 
 TEST_CASE("a deferred producer that returns without finishing makes drain() an error, not a hang") {
-  EventStream stream = make_deferred_event_stream([](EventSink sink) { sink.push(TextDeltaEvent{0, "x"}); },
-                                                  [](std::function<void()>) {});
+  EventStream stream = make_deferred_event_stream(
+      [](EventSink sink) {
+        sink.push(TextDeltaEvent{0, "x"});
+      },
+      [](std::function<void()>) {});
   auto r = drain(stream, [](Event&&) {});
   REQUIRE_FALSE(r);
   CHECK(r.error().message.find("without a final assistant message") != std::string::npos);

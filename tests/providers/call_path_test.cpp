@@ -53,7 +53,8 @@ Model model_at(const testing::ScriptedServer& server) {
 // Records the thread each model call's HTTP response arrived on.
 struct ResponseThreads {
   std::shared_ptr<std::mutex> mu = std::make_shared<std::mutex>();
-  std::shared_ptr<std::vector<std::thread::id>> ids = std::make_shared<std::vector<std::thread::id>>();
+  std::shared_ptr<std::vector<std::thread::id>> ids =
+      std::make_shared<std::vector<std::thread::id>>();
   std::shared_ptr<std::vector<int>> calls_on_that_thread = std::make_shared<std::vector<int>>();
 
   void record() const {
@@ -68,7 +69,9 @@ struct ResponseThreads {
       return [self, next](const Request& req, const StreamOptions& opts, const EventCallback& emit,
                           agentkit::stop_token stop) {
         StreamOptions seen = opts;
-        seen.on_response = [self](int, const std::vector<std::pair<std::string, std::string>>&) { self.record(); };
+        seen.on_response = [self](int, const std::vector<std::pair<std::string, std::string>>&) {
+          self.record();
+        };
         return next(req, seen, emit, stop);
       };
     };
@@ -85,7 +88,8 @@ struct WiredAgent {
     rt.model.descriptor = model_at(server);
     providers::ProviderOptions wires;
     wires.http = http;
-    wires.credentials.environment = providers::fixed_environment({{"ANTHROPIC_API_KEY", "test-key"}});
+    wires.credentials.environment =
+        providers::fixed_environment({{"ANTHROPIC_API_KEY", "test-key"}});
     providers::register_defaults(rt.providers, wires);
     rt.extensions.middleware.push_back(threads.middleware());
     auto made = make_agent({}, rt);
@@ -137,12 +141,15 @@ TEST_CASE("a subscriber still sees every provider event of a drained call, in or
 TEST_CASE("sequential stream() calls read with next() reuse one pooled thread") {
   testing::ScriptedServer server({streamed_reply()});
   providers::WireOptions o;
-  o.transport.credentials.environment = providers::fixed_environment({{"ANTHROPIC_API_KEY", "test-key"}});
+  o.transport.credentials.environment =
+      providers::fixed_environment({{"ANTHROPIC_API_KEY", "test-key"}});
   auto client = providers::make_wire_client("anthropic-messages", o);
   REQUIRE(client);
   ResponseThreads threads;
   StreamOptions opts;
-  opts.on_response = [threads](int, const std::vector<std::pair<std::string, std::string>>&) { threads.record(); };
+  opts.on_response = [threads](int, const std::vector<std::pair<std::string, std::string>>&) {
+    threads.record();
+  };
   const Model model = model_at(server);
   std::vector<Message> history = {user_text("hi")};
   Request req;
@@ -150,8 +157,7 @@ TEST_CASE("sequential stream() calls read with next() reuse one pooled thread") 
   req.messages = history;
   for (int i = 0; i < 4; ++i) {
     EventStream s = (*client)->stream(req, opts, {});
-    while (s.next()) {
-    }
+    while (s.next()) {}
     auto reply = s.result();
     REQUIRE(reply);
     CHECK(text_of(*reply) == "Hello!");
@@ -165,7 +171,8 @@ TEST_CASE("sequential stream() calls read with next() reuse one pooled thread") 
 TEST_CASE("a deferred stream of a destroyed wire client ends with an error, not a hang") {
   testing::ScriptedServer server({streamed_reply()});
   providers::WireOptions o;
-  o.transport.credentials.environment = providers::fixed_environment({{"ANTHROPIC_API_KEY", "test-key"}});
+  o.transport.credentials.environment =
+      providers::fixed_environment({{"ANTHROPIC_API_KEY", "test-key"}});
   auto client = providers::make_wire_client("anthropic-messages", o);
   REQUIRE(client);
   std::vector<Message> history = {user_text("hi")};

@@ -285,9 +285,10 @@ Result<AssistantMessage> drain(EventStream& stream, const std::function<void(Eve
 
 // Process-wide counters for tests and diagnostics (counted, never timed).
 struct EventStreamStats {
-  std::uint64_t wakeups = 0;           // a producer notified a waiting consumer
-  std::uint64_t queued = 0;            // events put on a queue for a consumer on another thread
-  std::uint64_t delivered_inline = 0;  // events handed to drain()'s callback on the producer's thread
+  std::uint64_t wakeups = 0;  // a producer notified a waiting consumer
+  std::uint64_t queued = 0;   // events put on a queue for a consumer on another thread
+  // Events handed to drain()'s callback on the producer's thread.
+  std::uint64_t delivered_inline = 0;
 };
 EventStreamStats event_stream_stats() noexcept;
 

@@ -109,8 +109,8 @@ struct CallThreads::State {
   std::condition_variable cv;    // workers wait here for tasks
   std::condition_variable idle;  // the destructor waits here for calls on callers' threads
   bool closed = false;
-  std::size_t parked = 0;     // workers waiting for a task
-  std::size_t finishing = 0;  // workers whose call has delivered its result and is returning
+  std::size_t parked = 0;        // workers waiting for a task
+  std::size_t finishing = 0;     // workers whose call has delivered its result and is returning
   std::size_t running_here = 0;  // run_here calls in progress
   std::deque<Work> tasks;
   std::list<Worker> workers;
@@ -193,7 +193,8 @@ bool CallThreads::spawn(const std::shared_ptr<State>& state, Work work) {
   if (s.parked + s.finishing < s.tasks.size()) {
     auto done = std::make_shared<std::atomic<bool>>(false);
     State* raw = &s;
-    s.workers.push_back(State::Worker{agentkit::jthread([raw, done] { raw->work_loop(*done); }), done});
+    s.workers.push_back(
+        State::Worker{agentkit::jthread([raw, done] { raw->work_loop(*done); }), done});
     ++s.started;
   } else {
     s.cv.notify_one();
@@ -355,7 +356,8 @@ EventStream WireClientBase::send_deferred(std::shared_ptr<Call> state, StreamOpt
                                           agentkit::stop_token stop) {
   std::shared_ptr<CallThreads::State> pool = threads_.state();
   const EventStreamOptions stream_options = options.stream;
-  auto produce = [this, pool, state, options = std::move(options), stop = std::move(stop)](EventSink sink) mutable {
+  auto produce = [this, pool, state, options = std::move(options),
+                  stop = std::move(stop)](EventSink sink) mutable {
     // The assembler refers to state->sink: the real sink takes the placeholder's place.
     state->sink = std::move(sink);
     CallThreads::run_here(pool, [&](agentkit::stop_token shutdown) {

@@ -124,7 +124,8 @@ class WireClientBase : public WireClient {
  private:
   struct Call;
   void run_call(Call& call, StreamOptions options, agentkit::stop_token stop) const;
-  EventStream send_deferred(std::shared_ptr<Call> state, StreamOptions options, agentkit::stop_token stop);
+  EventStream send_deferred(std::shared_ptr<Call> state, StreamOptions options,
+                            agentkit::stop_token stop);
 
   std::string api_;
   WireOptions options_;
