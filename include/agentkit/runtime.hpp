@@ -146,6 +146,32 @@ struct ObservabilityConfig {
   std::shared_ptr<audit::Trail> audit;
 };
 
+// Compaction: when the next request would no longer fit the model's context window, the older
+// part of the conversation is replaced, in what the model sees, by a summary the session's own
+// model writes. The stored transcript is never changed (a session log records a `compaction`
+// entry; the summarised entries stay on disk). Decided before each request from an estimate,
+// never on the final turn; a provider's context-overflow error also compacts once and retries the
+// request once. docs/api.md "Compaction" has the rules and the pinned summary prompt.
+struct CompactionConfig {
+  // Off by default: nothing is summarised and no extra model call is made.
+  bool enabled = false;
+  // Tokens kept free below the context window: the next request compacts when its estimate
+  // exceeds context_window - reserve_tokens. Covers the reply and one turn of growth.
+  std::int64_t reserve_tokens = 16'384;
+  // The most recent part of the conversation kept verbatim, in estimated tokens (the cut is then
+  // moved forward to the next turn boundary, so a tool call is never parted from its result).
+  std::int64_t keep_recent_tokens = 20'000;
+  // The window to plan against; nullopt = the model's (Model::context_window). With neither
+  // (a window of 0), only a provider's overflow error compacts.
+  std::optional<std::int64_t> context_window;
+  // Output bound of the summary call; nullopt = min(0.8 x reserve_tokens, the model's output
+  // limit).
+  std::optional<std::int64_t> summary_max_tokens;
+  // A provider error saying the prompt is too long compacts (keeping half of
+  // keep_recent_tokens) and sends the request once more.
+  bool retry_on_overflow = true;
+};
+
 struct RuntimeConfig {
   ModelConfig model;
   ProviderRegistry providers;
@@ -154,6 +180,7 @@ struct RuntimeConfig {
   ExtensionConfig extensions;
   ObservabilityConfig observability;
   ImageConfig images;
+  CompactionConfig compaction;
 };
 
 }  // namespace agentkit

@@ -16,6 +16,7 @@
 #include "agentkit/prompt.hpp"
 #include "agentkit/session/log.hpp"
 #include "budget.hpp"
+#include "compaction_plan.hpp"
 #include "deadline_timer.hpp"
 
 namespace agentkit::detail {
@@ -91,6 +92,8 @@ struct SessionCore : std::enable_shared_from_this<SessionCore> {
   std::size_t committed = 0;  // history[0, committed) is the last completed turn's transcript
   Usage usage;
   ApprovalBook approvals;  // written by the run thread only, under `mu`
+  // The compaction in force (compaction.cpp); written by the run thread only, under `mu`.
+  CompactionCheckpoint compaction;
   std::deque<QueuedInput> steering;
   std::deque<QueuedInput> follow_ups;
   std::vector<EventSink> subscribers;
@@ -107,6 +110,9 @@ struct SessionCore : std::enable_shared_from_this<SessionCore> {
   // The session log (StartOptions::log) and its error callback; used by the run thread only.
   std::shared_ptr<session::Log> log;
   std::function<void(const Error&)> on_log_error;
+  // With a log: the id of the entry each history message was written as (parallel to
+  // `history`; empty for a message the log did not write, such as one from a resumed handle).
+  std::vector<std::string> entry_ids;
 
   // Delivers an event to observers (synchronously) and subscribers. Never throws.
   void emit(Event e);
@@ -121,6 +127,7 @@ struct SessionState {
   std::vector<Message> messages;
   Usage usage;
   ApprovalBook approvals;
+  CompactionCheckpoint compaction;
 };
 struct AgentAccess {
   static const std::shared_ptr<AgentCore>& core(const Agent& a) { return a.core_; }
@@ -149,6 +156,8 @@ void log_messages(SessionCore& session, std::span<const Message> messages);
 void log_end_turn(SessionCore& session);
 void log_approval_request(SessionCore& session, std::span<const PendingApproval> calls);
 void log_approval_decision(SessionCore& session, std::span<const ApprovalDecision> decisions);
+// The compaction entry of a new checkpoint (a failure is reported like any other write).
+void log_compaction(SessionCore& session, const session::CompactionRecord& record);
 // Markers for the calls about to run, then a sync (under the every_turn durability), before any
 // of their handlers starts.
 void log_calls_started(SessionCore& session, std::span<const ToolUseBlock* const> calls);

@@ -15,8 +15,10 @@
 #include <set>
 #include <utility>
 
+#include "agentkit/providers/retry.hpp"
 #include "answer_gate.hpp"
 #include "audit_sites.hpp"
+#include "compaction.hpp"
 #include "image_boundary.hpp"
 #include "plugins.hpp"
 #include "run_context.hpp"
@@ -224,7 +226,12 @@ class Run {
         if (pending.empty()) pending = poll_steering();
         deliver(pending, /*steering=*/true);
 
-        reply = call_model();
+        reply = call_model(CompactionTrigger::threshold);
+        // A prompt the provider refused as too long: compact once and send it once more.
+        if (providers::is_context_overflow(reply) && a_.runtime.compaction.retry_on_overflow &&
+            compact_if_due(rc_, system_prompt_, offered_specs_, CompactionTrigger::overflow, run_usage_)) {
+          reply = call_model(std::nullopt);
+        }
         append(Message(reply));
         run_usage_ += reply.usage;
         rc_.budget->charge(reply.usage);  // live, up the delegation chain
@@ -352,14 +359,23 @@ class Run {
     }
   }
 
-  AssistantMessage call_model() {
+  // `compaction`: whether to compact first when the request would not fit (nullopt: the retry
+  // after an overflow, which has just compacted).
+  AssistantMessage call_model(std::optional<CompactionTrigger> compaction) {
+    // Compaction prepares this request, right before it is made (never at a turn end).
+    if (compaction) compact_if_due(rc_, system_prompt_, offered_specs_, *compaction, run_usage_);
+    std::optional<std::vector<Message>> compacted = compacted_request_view(s_);
     std::vector<Message> transformed;
-    std::span<const Message> view = s_.history;
+    std::span<const Message> view = compacted ? std::span<const Message>(*compacted) : s_.history;
     if (a_.runtime.extensions.context_transform) {
       std::string failure;
-      trace::SpanPtr span = trace::start_transform(*rc_.run_span, s_.history.size());
-      bool ok = call_guarded([&] { transformed = a_.runtime.extensions.context_transform(s_.history); }, failure);
-      trace::end_transform(*span, ok ? transformed.size() : s_.history.size(), ok);
+      trace::SpanPtr span = trace::start_transform(*rc_.run_span, view.size());
+      bool ok = call_guarded(
+          [&] {
+            transformed = a_.runtime.extensions.context_transform(std::vector<Message>(view.begin(), view.end()));
+          },
+          failure);
+      trace::end_transform(*span, ok ? transformed.size() : view.size(), ok);
       if (ok) {
         view = transformed;
       } else {

@@ -386,6 +386,7 @@ Result<Session> Agent::start(StartOptions options) {
     session->committed = session->history.size();
     session->usage = state->usage;
     session->approvals = state->approvals;
+    session->compaction = state->compaction;
   } else {
     session->id = options.session_id.empty() ? detail::generate_session_id() : options.session_id;
   }

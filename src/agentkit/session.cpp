@@ -1,4 +1,5 @@
 // The Session handle, event fan-out, send(), close(), SessionHandle and Input.
+#include <algorithm>
 #include <random>
 
 #include "agentkit/base/hex.hpp"
@@ -49,6 +50,13 @@ SessionHandle make_snapshot(const SessionCore& session) {
                          session.history.begin() + static_cast<std::ptrdiff_t>(session.committed));
   state->usage = session.usage;
   state->approvals = session.approvals;
+  // A checkpoint made for the turn in flight (its kept part not yet committed) is left out: the
+  // resumed session compacts again if it needs to.
+  const CompactionCheckpoint& cp = session.compaction;
+  if (cp.active() && cp.prefix_len <= session.committed) {
+    state->compaction = cp;
+    state->compaction.created_at = std::min(cp.created_at, session.committed);
+  }
   return SessionStateAccess::make(std::move(state));
 }
 
@@ -194,6 +202,47 @@ Result<detail::ApprovalBook> approvals_from_json(const json::Value& v) {
   }
   return book;
 }
+json::Value compaction_to_json(const detail::CompactionCheckpoint& cp) {
+  json::Array pinned;
+  for (std::size_t i : cp.pinned) pinned.emplace_back(static_cast<std::int64_t>(i));
+  return json::Object{{"prefix_len", static_cast<std::int64_t>(cp.prefix_len)},
+                      {"pinned", json::Value(std::move(pinned))},
+                      {"summary", cp.summary},
+                      {"created_at", static_cast<std::int64_t>(cp.created_at)}};
+}
+
+// A checkpoint must index the handle's own messages: one that does not would send a view of
+// some other transcript.
+Result<detail::CompactionCheckpoint> compaction_from_json(const json::Value& v, std::size_t messages) {
+  auto index = [&](const json::Value* n) -> std::optional<std::size_t> {
+    if (n == nullptr || !n->is_number()) return std::nullopt;
+    auto i = n->to_int64();
+    if (!i || *i < 0 || static_cast<std::size_t>(*i) > messages) return std::nullopt;
+    return static_cast<std::size_t>(*i);
+  };
+  const json::Value* summary = v.find("summary");
+  const json::Value* pinned = v.find("pinned");
+  auto prefix = index(v.find("prefix_len"));
+  auto created = index(v.find("created_at"));
+  if (!v.is_object() || summary == nullptr || !summary->is_string() || pinned == nullptr ||
+      !pinned->is_array() || !prefix || *prefix == 0 || !created) {
+    return fail(Errc::parse_error, "\"compaction\" needs prefix_len, pinned, summary and created_at "
+                                   "within the handle's messages");
+  }
+  detail::CompactionCheckpoint cp;
+  cp.prefix_len = *prefix;
+  cp.summary = summary->as_string();
+  cp.created_at = *created;
+  for (const json::Value& p : pinned->as_array()) {
+    auto i = index(&p);
+    if (!i || *i >= cp.prefix_len) {
+      return fail(Errc::parse_error, "\"compaction.pinned\" holds an index outside the summarised part");
+    }
+    cp.pinned.push_back(*i);
+  }
+  return cp;
+}
+
 }  // namespace
 
 SessionHandle::SessionHandle() = default;
@@ -218,6 +267,8 @@ std::string SessionHandle::serialize() const {
     doc.append_unique("messages", std::move(messages));
     if (state_->approvals.holds_batch())
       doc.append_unique("approvals", approvals_to_json(state_->approvals));
+    if (state_->compaction.active())
+      doc.append_unique("compaction", compaction_to_json(state_->compaction));
   }
   return json::dump(json::Value(std::move(doc)));
 }
@@ -254,6 +305,11 @@ Result<SessionHandle> SessionHandle::parse(std::string_view text) {
     auto book = approvals_from_json(*approvals);
     if (!book) return bad(book.error().message);
     state->approvals = std::move(*book);
+  }
+  if (const json::Value* compaction = doc->find("compaction")) {
+    auto cp = compaction_from_json(*compaction, state->messages.size());
+    if (!cp) return bad(cp.error().message);
+    state->compaction = std::move(*cp);
   }
   return SessionHandle(std::move(state));
 }

@@ -28,7 +28,15 @@ void attach_log(SessionCore& s, const AgentCore& agent, StartOptions& options) {
   if (SessionStateAccess::get(options.resume) == nullptr) {
     session::Resumed state = session::fold(s.log->contents().entries, s.log->leaf());
     s.history = std::move(state.messages);
+    s.entry_ids = std::move(state.entry_ids);
     s.committed = s.history.size();
+    if (state.compaction) {
+      // The fold put the summary first: the session goes on under that checkpoint, and the
+      // kept replies' usage (made for the longer context) anchors no estimate.
+      s.compaction.prefix_len = 1;
+      s.compaction.summary = std::move(state.compaction->summary);
+      s.compaction.created_at = s.history.size();
+    }
     // A batch held for a person outlives the process that held it.
     s.approvals.pending = std::move(state.approvals.pending);
     for (auto& d : state.approvals.decided)
@@ -37,6 +45,8 @@ void attach_log(SessionCore& s, const AgentCore& agent, StartOptions& options) {
     if (options.session_id.empty() && !s.log->contents().header.id.empty()) {
       s.id = s.log->contents().header.id;
     }
+  } else {
+    s.entry_ids.assign(s.history.size(), std::string());
   }
   // The agent is immutable: a different model or thinking level over this log is a new agent,
   // recorded here so that a later fold rebuilds this one.
@@ -53,12 +63,26 @@ void log_messages(SessionCore& s, std::span<const Message> messages) {
   if (!s.log) return;
   for (const Message& m : messages) {
     if (auto written = s.log->append_message(m); !written) report(s, written.error());
+    s.entry_ids.push_back(s.log->leaf());  // the new entry, written or kept in memory
   }
 }
 
 void log_end_turn(SessionCore& s) {
   if (!s.log) return;
   if (auto synced = s.log->end_turn(); !synced) report(s, synced.error());
+}
+
+void log_compaction(SessionCore& s, const session::CompactionRecord& record) {
+  if (!s.log) return;
+  if (record.first_kept_entry_id.empty()) {
+    // History from a handle the log never saw: no entry to anchor on. The checkpoint holds in
+    // memory; the log keeps the full context.
+    report(s, make_error(Errc::not_found,
+                         "the compaction was not written to the session log: its kept part starts "
+                         "at a message the log did not record (a session resumed from a handle)"));
+    return;
+  }
+  if (auto written = s.log->append_compaction(record); !written) report(s, written.error());
 }
 
 void log_approval_request(SessionCore& s, std::span<const PendingApproval> calls) {

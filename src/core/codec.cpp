@@ -585,6 +585,24 @@ json::Object event_fields(const Event& e) {
             if (ev.event) o.append_unique("event", to_json(*ev.event));
             return o;
           },
+          [](const CompactionStartEvent& ev) {
+            return json::Object{{"trigger", to_string(ev.trigger)},
+                                {"tokens_before", ev.tokens_before},
+                                {"context_window", ev.context_window},
+                                {"messages_summarised", static_cast<std::int64_t>(ev.messages_summarised)},
+                                {"messages_kept", static_cast<std::int64_t>(ev.messages_kept)}};
+          },
+          [](const CompactionEndEvent& ev) {
+            json::Object o{{"ok", ev.ok},
+                           {"trigger", to_string(ev.trigger)},
+                           {"tokens_before", ev.tokens_before},
+                           {"tokens_after", ev.tokens_after},
+                           {"messages_summarised", static_cast<std::int64_t>(ev.messages_summarised)},
+                           {"usage", to_json(ev.usage)}};
+            put_string_if(o, "summary", ev.summary);
+            put_string_if(o, "error", ev.error);
+            return o;
+          },
       },
       e);
 }
@@ -707,6 +725,10 @@ std::size_t payload_size(const Event& e) noexcept {
           [](const SubagentEvent& ev) {
             return ev.path.size() + ev.agent.size() + (ev.event ? approximate_size(*ev.event) : 0);
           },
+          [](const CompactionStartEvent&) { return std::size_t{0}; },
+          [](const CompactionEndEvent& ev) {
+            return ev.summary.size() + ev.error.size() + ev.usage.billed_model.size();
+          },
       },
       e);
 }
@@ -749,6 +771,10 @@ Result<ContentBlock> content_block_from_json(const json::Value& v) { return deco
 Result<Message> message_from_json(const json::Value& v) { return decode_message(v, "$"); }
 Result<Usage> usage_from_json(const json::Value& v) { return decode_usage(v, "$"); }
 
+std::string_view to_string(CompactionTrigger t) noexcept {
+  return t == CompactionTrigger::overflow ? "overflow" : "threshold";
+}
+
 std::string_view event_name(const Event& e) noexcept {
   return std::visit(
       Overloaded{
@@ -772,6 +798,8 @@ std::string_view event_name(const Event& e) noexcept {
           [](const ErrorEvent&) { return std::string_view("error"); },
           [](const ToolLogEvent&) { return std::string_view("tool_log"); },
           [](const SubagentEvent&) { return std::string_view("subagent"); },
+          [](const CompactionStartEvent&) { return std::string_view("compaction_start"); },
+          [](const CompactionEndEvent&) { return std::string_view("compaction_end"); },
       },
       e);
 }

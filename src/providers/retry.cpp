@@ -199,6 +199,38 @@ bool contains_any_code(std::string_view text, std::span<const std::string_view> 
 
 }  // namespace
 
+// Context-overflow wordings, lower-cased, as the vendors and local servers write them.
+constexpr std::array<std::string_view, 14> kOverflowPhrases = {
+    "prompt is too long",                 // Anthropic
+    "context_length_exceeded",            // OpenAI error code
+    "maximum context length",             // OpenAI, OpenRouter, vLLM, Mistral
+    "exceeds the context window",         // OpenAI Responses
+    "input exceeds the context",          // OpenAI Responses, other wording
+    "too large for model with",           // Mistral-style gateways
+    "exceeds the maximum number of tokens",  // Google Gemini
+    "input token count",                  // Google Gemini (with "exceeds")
+    "exceeds the available context size",  // llama.cpp server
+    "context size has been exceeded",     // llama.cpp server, older
+    "context window exceeded",
+    "context length exceeded",
+    "request too large",                  // Anthropic 413 request_too_large
+    "too many tokens"};
+
+bool is_context_overflow_text(std::string_view error_message) {
+  std::string text = to_lower_ascii(error_message);
+  for (std::string_view phrase : kOverflowPhrases) {
+    if (text.find(phrase) == std::string::npos) continue;
+    // "input token count" alone names the count, not an overflow.
+    if (phrase == "input token count" && text.find("exceed") == std::string::npos) continue;
+    return true;
+  }
+  return false;
+}
+
+bool is_context_overflow(const AssistantMessage& message) {
+  return message.stop_reason == StopReason::error && is_context_overflow_text(message.error_message);
+}
+
 bool is_retryable_error_text(std::string_view error_message) {
   std::string text = to_lower_ascii(error_message);
   if (contains_any_phrase(text, kDenyPhrases) || contains_any_code(text, kDenyCodes)) return false;

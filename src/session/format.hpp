@@ -20,6 +20,8 @@ std::string header_line(const Header& header);
 Resumed fold_settings(const std::vector<const Entry*>& path);
 // Appends an entry as its JSON line (no newline): the envelope, then the payload members.
 void append_entry_line(std::string& out, const Entry& entry);
+// The payload of a compaction entry (compaction.cpp).
+json::Object compaction_payload(const CompactionRecord& record);
 // Now, as RFC 3339 UTC with milliseconds ("2026-12-01T19:11:28.123Z").
 std::string now_timestamp();
 

@@ -1,6 +1,7 @@
 // The log writer: exclusive creation, write-through appends, durability, fork and resume.
 #include <unistd.h>
 
+#include <algorithm>
 #include <cstdio>
 #include <filesystem>
 #include <random>
@@ -174,6 +175,23 @@ Result<std::string> Log::append_compaction(std::string_view summary,
   payload.append_unique("summary", std::string(summary));
   payload.append_unique("first_kept_entry_id", std::string(first_kept_entry_id));
   return append_entry(EntryType::compaction, std::move(payload));
+}
+
+Result<std::string> Log::append_compaction(const CompactionRecord& record) {
+  std::vector<const Entry*> path = branch(contents_.entries, leaf_);
+  auto kept = std::find_if(path.begin(), path.end(),
+                           [&](const Entry* e) { return e->id == record.first_kept_entry_id; });
+  if (kept == path.end()) {
+    return make_error(Errc::not_found, "compaction anchor '" + record.first_kept_entry_id +
+                                           "' is not an entry on the current branch");
+  }
+  for (const std::string& id : record.pinned_entry_ids) {
+    if (std::none_of(path.begin(), kept, [&](const Entry* e) { return e->id == id; })) {
+      return make_error(Errc::not_found, "compaction keeps entry '" + id +
+                                             "', which is not on the branch before its kept point");
+    }
+  }
+  return append_entry(EntryType::compaction, detail::compaction_payload(record));
 }
 
 Result<std::string> Log::append_custom_message(std::string_view custom_type,

@@ -43,16 +43,32 @@ std::optional<Message> context_message(const Entry& e) {
   }
 }
 
-// Where the context starts on `path`: after the last compaction's kept point, with its summary.
+// Where the context starts on `path`: after the last compaction's kept point, with its summary
+// and the entries it pinned (skill bodies the model read) in front.
 std::size_t context_start(const std::vector<const Entry*>& path, Resumed& out) {
   for (std::size_t i = path.size(); i-- > 0;) {
     if (path[i]->type != EntryType::compaction) continue;
-    out.messages.push_back(user_text(render_compaction(member_text(*path[i], "summary"))));
-    std::string_view kept = member_text(*path[i], "first_kept_entry_id");
+    Result<CompactionRecord> record = compaction_of(*path[i]);
+    if (!record) continue;
+    out.messages.push_back(user_text(render_compaction(record->summary)));
+    out.entry_ids.push_back(path[i]->id);
+    std::size_t kept = i + 1;
     for (std::size_t j = 0; j < i; ++j) {
-      if (path[j]->id == kept) return j;
+      if (path[j]->id == record->first_kept_entry_id) {
+        kept = j;
+        break;
+      }
     }
-    return i + 1;
+    for (std::size_t j = 0; j < kept; ++j) {
+      const auto& pinned = record->pinned_entry_ids;
+      if (std::find(pinned.begin(), pinned.end(), path[j]->id) == pinned.end()) continue;
+      if (auto m = context_message(*path[j])) {
+        out.messages.push_back(std::move(*m));
+        out.entry_ids.push_back(path[j]->id);
+      }
+    }
+    out.compaction = std::move(*record);
+    return kept;
   }
   return 0;
 }
@@ -204,7 +220,11 @@ Resumed fold(std::span<const Entry> entries, std::string_view leaf) {
   for (const Entry* e : path) approvals.see(*e);
   out.approvals = approvals.finish();
   for (std::size_t i = context_start(path, out); i < path.size(); ++i) {
-    if (auto m = context_message(*path[i])) out.messages.push_back(std::move(*m));
+    if (path[i]->type == EntryType::compaction) continue;  // an earlier one, before the kept point
+    if (auto m = context_message(*path[i])) {
+      out.messages.push_back(std::move(*m));
+      out.entry_ids.push_back(path[i]->id);
+    }
   }
   return out;
 }

@@ -402,9 +402,11 @@ TEST_CASE("event names are stable snake_case, one per event type") {
       ErrorEvent{},
       ToolLogEvent{},
       SubagentEvent{},
+      CompactionStartEvent{},
+      CompactionEndEvent{},
   };
   // A new event type must be added here (and to the golden list) on purpose.
-  STATIC_REQUIRE(std::variant_size_v<Event> == 20);
+  STATIC_REQUIRE(std::variant_size_v<Event> == 22);
   std::vector<std::string> names;
   for (const Event& e : events) names.emplace_back(event_name(e));
   CHECK(names == std::vector<std::string>{"agent_start",
@@ -426,7 +428,9 @@ TEST_CASE("event names are stable snake_case, one per event type") {
                                           "cache",
                                           "error",
                                           "tool_log",
-                                          "subagent"});
+                                          "subagent",
+                                          "compaction_start",
+                                          "compaction_end"});
   for (const Event& e : events) CHECK(to_json(e).find("type")->as_string() == event_name(e));
 }
 

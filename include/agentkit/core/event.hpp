@@ -158,6 +158,36 @@ struct ErrorEvent {
   bool terminal = false;
 };
 
+// ---- Compaction (the loop, before a request) ------------------------------------------------
+
+// Why a compaction ran: the estimate of the next request crossed the window minus the reserve,
+// or the provider refused a request as too long (then the request is sent once more).
+enum class CompactionTrigger : std::uint8_t { threshold, overflow };
+std::string_view to_string(CompactionTrigger t) noexcept;
+
+// A compaction began: the summary call is about to be made. Between this and CompactionEndEvent
+// the run is compacting (no model request of the run's own is in flight).
+struct CompactionStartEvent {
+  CompactionTrigger trigger = CompactionTrigger::threshold;
+  std::int64_t tokens_before = 0;       // the estimate of the request before compacting
+  std::int64_t context_window = 0;      // what was planned against (0 = unknown)
+  std::size_t messages_summarised = 0;  // transcript messages the summary replaces
+  std::size_t messages_kept = 0;        // transcript messages still sent verbatim
+};
+// A compaction ended. `ok` false: the summary failed (error, aborted, cut at max_tokens, or it
+// called a tool) and nothing changed; `error` says why. The summary call's usage is counted in
+// the run's and the session's usage.
+struct CompactionEndEvent {
+  bool ok = false;
+  CompactionTrigger trigger = CompactionTrigger::threshold;
+  std::int64_t tokens_before = 0;
+  std::int64_t tokens_after = 0;  // the estimate of the compacted request (ok only)
+  std::size_t messages_summarised = 0;
+  std::string summary;
+  Usage usage;  // of the summary call
+  std::string error;
+};
+
 struct SubagentEvent;
 
 using Event =
@@ -165,7 +195,8 @@ using Event =
                  MessageStartEvent, MessageUpdateEvent, MessageEndEvent, BlockStartEvent,
                  TextDeltaEvent, ThinkingDeltaEvent, ToolArgumentsDeltaEvent, BlockEndEvent,
                  ToolExecutionStartEvent, ToolExecutionUpdateEvent, ToolExecutionEndEvent,
-                 CacheEvent, ErrorEvent, ToolLogEvent, SubagentEvent>;
+                 CacheEvent, ErrorEvent, ToolLogEvent, SubagentEvent, CompactionStartEvent,
+                 CompactionEndEvent>;
 
 // An event of a subagent's run (agentkit/subagent.hpp), delivered to the parent's observers and
 // subscribers. `path` names the delegation from the top: "researcher:call_1", and one level

@@ -89,4 +89,13 @@ bool is_retryable_error_text(std::string_view error_message);
 // True for a message with stop_reason error whose text is retryable; never for aborted messages.
 bool is_retryable_error(const AssistantMessage& message);
 
+// True when the error text says the prompt did not fit the model's context window, in any of
+// the vendors' wordings (Anthropic "prompt is too long", OpenAI "context_length_exceeded" and
+// "maximum context length", Google "input token count ... exceeds the maximum", llama.cpp and
+// Ollama "exceeds the available context size", ...). Such a call is never retried as it is;
+// compaction answers it by shortening the context and sending once more.
+bool is_context_overflow_text(std::string_view error_message);
+// True for a message with stop_reason error whose text is a context overflow.
+bool is_context_overflow(const AssistantMessage& message);
+
 }  // namespace agentkit::providers

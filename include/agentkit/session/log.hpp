@@ -145,6 +145,37 @@ Result<std::vector<ApprovalDecision>> approval_decisions_of(const Entry& entry);
 // The tool_use_id of a tool_call_started entry.
 Result<std::string> started_call_of(const Entry& entry);
 
+// A compaction entry: the summary that replaces the older part of the branch in the context,
+// where the verbatim part starts, and what the summary replaced. The summarised entries stay in
+// the file (summarised_entries lists them).
+struct CompactionRecord {
+  std::string id;  // the entry's id; empty in a record not yet appended
+  std::string summary;
+  // The first entry of the branch still sent verbatim after the summary.
+  std::string first_kept_entry_id;
+  // Entries before the kept point sent verbatim all the same, after the summary and in branch
+  // order: the tool calls that read a skill's body, with their results.
+  std::vector<std::string> pinned_entry_ids;
+  // What the summary replaced: how many messages, and the first and last of those entries.
+  std::size_t dropped_messages = 0;
+  std::string dropped_from_entry_id;
+  std::string dropped_to_entry_id;
+  // The estimated size of the request before and after (tokens).
+  std::int64_t tokens_before = 0;
+  std::int64_t tokens_after = 0;
+};
+// A compaction entry's record (id included). An entry written with only a summary and a kept
+// point reads with the other members empty.
+Result<CompactionRecord> compaction_of(const Entry& entry);
+// Every compaction on the branch ending at `leaf`, oldest first.
+std::vector<CompactionRecord> compactions(std::span<const Entry> entries, std::string_view leaf);
+// The entries the compaction `compaction_id` took out of the context: the message, custom and
+// branch-summary entries on its branch before its kept point, minus the pinned ones, in branch
+// order (an earlier compaction's summarised entries included: the later summary stands for them
+// too). Empty when `compaction_id` names no compaction entry.
+std::vector<const Entry*> summarised_entries(std::span<const Entry> entries,
+                                             std::string_view compaction_id);
+
 // The user-message text a compaction summary is shown to the model as. A model-visible
 // contract: changing it changes every resumed conversation.
 std::string render_compaction(std::string_view summary);
@@ -169,6 +200,12 @@ struct Resumed {
   // the entries from first_kept_entry_id on), branch summaries and custom messages rendered as
   // user messages.
   std::vector<Message> messages;
+  // The id of the entry each message came from (parallel to `messages`; a compaction's summary
+  // comes from the compaction entry).
+  std::vector<std::string> entry_ids;
+  // The compaction applied to `messages` (the last on the branch), if any: messages[0] is its
+  // summary.
+  std::optional<CompactionRecord> compaction;
   // The last model_change, or else the provenance of the last assistant message.
   std::optional<ModelRef> model;
   // The level of the last thinking_level_change; nullopt when there is none, or when it
@@ -240,6 +277,9 @@ class Log {
   // Errc::not_found (nothing appended) when `first_kept_entry_id` is not on the current branch.
   Result<std::string> append_compaction(std::string_view summary,
                                         std::string_view first_kept_entry_id);
+  // The same with the whole record (its `id` is ignored); a pinned entry must be on the branch
+  // before the kept point, or nothing is appended (Errc::not_found).
+  Result<std::string> append_compaction(const CompactionRecord& record);
   Result<std::string> append_custom_message(std::string_view custom_type,
                                             std::string_view content);
   // Appends a model_change only when `model` differs from what fold() recovers for the leaf:
