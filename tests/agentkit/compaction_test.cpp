@@ -359,18 +359,22 @@ TEST_CASE("compaction prepares a request that will be made, never one after the 
   // after that turn: no summary is paid for a request that never happens.
   auto fetch = big_result_tool("fetch", 8'000);
   Responder conversation = [](const Request& r) {
-    if (std::holds_alternative<ToolResultMessage>(r.messages.back()))
-      return with_usage(faux::text_response("done"), r);
-    return with_usage(faux::tool_call_response({faux::tool_call("c1", "fetch", "{}")}), r);
+    const Message& last = r.messages.back();
+    if (std::holds_alternative<ToolResultMessage>(last)) return with_usage(faux::text_response("done"), r);
+    if (text_of_message(last) == "go") {
+      return with_usage(faux::tool_call_response({faux::tool_call("c1", "fetch", "{}")}), r);
+    }
+    return with_usage(faux::text_response(padded("reply", 400)), r);
   };
   RuntimeConfig rt = small_window();
   rt.extensions.stop_policy = stop_after_turns(1);
   auto fx = rig(conversation, {}, rt, {fetch});
   auto s = fx.agent.start().value();
+  for (int i = 1; i <= 3; ++i) REQUIRE(s.run(padded("u" + std::to_string(i), 400)));
   auto r = s.run("go");
   REQUIRE(r);
   CHECK(r->stop_reason == RunStopReason::max_turns);
-  CHECK(fx.faux->request_count() == 1);
+  CHECK(fx.faux->request_count() == 4);
   CHECK(*fx.summaries == 0);
   // The next request is over the threshold: it is compacted first.
   REQUIRE(s.run("and now?"));
