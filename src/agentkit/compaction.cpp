@@ -56,12 +56,14 @@ Summary summarise(RunContext& rc, const CompactionPlan& plan, const CompactionCh
   std::string thrown;
   bool returned = call_guarded(
       [&] {
+        // The provider honours the stop token itself and ends the stream aborted, with what it
+        // had: waiting for that (as the loop does) is what lets a partial summary be refused.
         EventStream stream = a.provider->stream(req, a.runtime.transport.request, rc.stop);
-        Result<AssistantMessage> r = stream.result(rc.stop);
+        Result<AssistantMessage> r = stream.result();
         if (r) {
           reply = std::move(*r);
         } else {
-          reply.stop_reason = StopReason::aborted;
+          reply.stop_reason = StopReason::error;
           reply.error_message = r.error().message;
         }
       },
