@@ -4,6 +4,7 @@
 #include <atomic>
 #include <filesystem>
 #include <set>
+#include <thread>
 
 #include "agentkit/catalog/catalog.hpp"
 #include "agentkit/session/log.hpp"
@@ -330,11 +331,19 @@ TEST_CASE("a summary that fails, stops at its limit or calls a tool is a failure
 }
 
 TEST_CASE("an aborted summary is a failure and the run ends aborted with nothing compacted") {
+  // The summary streams its text, then hangs until the run is cancelled: it ends aborted with
+  // that partial text, which must not become the summary.
   agentkit::stop_source stop;
-  Responder summary = [&stop](const Request&) {
+  std::thread canceller;
+  Responder summary = [&](const Request&) {
     auto reply = faux::text_response("SUMMARY in progress");
     reply.hang_until_cancelled = true;
-    reply.on_request = [&stop](const Request&) { stop.request_stop(); };
+    reply.on_request = [&](const Request&) {
+      canceller = std::thread([&] {
+        std::this_thread::sleep_for(std::chrono::milliseconds(100));
+        stop.request_stop();
+      });
+    };
     return reply;
   };
   EventLog events;
@@ -344,6 +353,7 @@ TEST_CASE("an aborted summary is a failure and the run ends aborted with nothing
   auto s = fx.agent.start().value();
   for (int i = 1; i <= 8; ++i) REQUIRE(s.run(padded("u" + std::to_string(i), 400)));
   auto r = s.run(padded("u9", 400), stop.get_token());
+  if (canceller.joinable()) canceller.join();
   REQUIRE(r);
   CHECK(r->stop_reason == RunStopReason::aborted);
   auto ends = compaction_ends(events.events());
