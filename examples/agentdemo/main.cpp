@@ -24,6 +24,7 @@
 #include "crash_scenario.hpp"
 #include "approval_scenario.hpp"
 #include "delegation_scenario.hpp"
+#include "compaction_scenario.hpp"
 
 using namespace agentkit;
 namespace faux = agentkit::providers;
@@ -333,6 +334,7 @@ int main(int argc, char** argv) {
   g_failures += agentdemo::kill_and_resume(argv[0]);
   agentdemo::approval_across_processes({say, claim});
   agentdemo::delegations_under_a_shared_budget({say, claim});
+  agentdemo::long_conversation_compacts_once({say, claim});
   say(g_failures == 0 ? "\nAll scenarios behaved as claimed.\n"
                       : "\n" + std::to_string(g_failures) + " claim(s) did not hold.\n");
   return check && g_failures != 0 ? 1 : 0;

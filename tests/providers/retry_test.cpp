@@ -253,6 +253,24 @@ TEST_CASE("the deny list wins over the allow list") {
   CHECK_FALSE(is_retryable_error_text("HTTP 401 from api.anthropic.com: authentication_error: invalid x-api-key"));
 }
 
+TEST_CASE("each vendor's context-overflow wording is an overflow, and other errors are not") {
+  CHECK(is_context_overflow_text("HTTP 400: invalid_request_error: prompt is too long: 213462 tokens > 200000 maximum"));
+  CHECK(is_context_overflow_text("This model's maximum context length is 128000 tokens. However, your messages "
+                                 "resulted in 130512 tokens."));
+  CHECK(is_context_overflow_text("HTTP 400: context_length_exceeded"));
+  CHECK(is_context_overflow_text("Your input exceeds the context window of this model."));
+  CHECK(is_context_overflow_text("The input token count (1200000) exceeds the maximum number of tokens allowed "
+                                 "(1048576)."));
+  CHECK(is_context_overflow_text("the request exceeds the available context size, try increasing it"));
+  CHECK_FALSE(is_context_overflow_text("HTTP 429: rate limit reached"));
+  CHECK_FALSE(is_context_overflow_text("the input token count was 1200"));
+  CHECK_FALSE(is_context_overflow_text("HTTP 401: invalid x-api-key"));
+  AssistantMessage aborted;
+  aborted.stop_reason = StopReason::aborted;
+  aborted.error_message = "prompt is too long";
+  CHECK_FALSE(is_context_overflow(aborted));
+}
+
 TEST_CASE("transient failures are retryable") {
   CHECK(is_retryable_error_text("stream ended before message_stop"));
   CHECK(is_retryable_error_text("HTTP 529 from api.anthropic.com: overloaded_error: Overloaded"));

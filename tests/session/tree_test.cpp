@@ -1,3 +1,4 @@
+#include <algorithm>
 // The entry tree (branch, leaves, fork, branch_summary), the resume fold and the wrapper goldens.
 #include <filesystem>
 
@@ -111,6 +112,56 @@ TEST_CASE("a compaction replaces the entries before its kept point with its summ
   auto state = session::fold(log.contents().entries, log.leaf());
   CHECK(texts(state.messages) == std::vector<std::string>{golden("compaction.txt"), "2", "3", "4",
                                                           "run the tests"});
+}
+
+TEST_CASE("a compaction record pins entries before its kept point, and the fold shows them after the summary") {
+  session::MemoryStore memory;
+  auto log = new_log(memory);
+  auto first = log.append_message(user_text("1")).value();
+  auto pinned = log.append_message(user_text("skill body")).value();
+  REQUIRE(log.append_message(user_text("3")));
+  auto kept = log.append_message(user_text("4")).value();
+  session::CompactionRecord record;
+  record.summary = "We listed the files.";
+  record.first_kept_entry_id = kept;
+  record.pinned_entry_ids = {pinned};
+  record.dropped_messages = 2;
+  record.dropped_from_entry_id = first;
+  record.tokens_before = 900;
+  record.tokens_after = 120;
+  auto id = log.append_compaction(record).value();
+  auto state = session::fold(log.contents().entries, log.leaf());
+  CHECK(texts(state.messages) == std::vector<std::string>{golden("compaction.txt"), "skill body", "4"});
+  CHECK(state.entry_ids == std::vector<std::string>{id, pinned, kept});
+  REQUIRE(state.compaction);
+  CHECK(state.compaction->tokens_before == 900);
+  // Read back whole, and the summarised entries (not the pinned one) listed.
+  auto records = session::compactions(log.contents().entries, log.leaf());
+  REQUIRE(records.size() == 1);
+  CHECK(records[0].pinned_entry_ids == std::vector<std::string>{pinned});
+  CHECK(records[0].dropped_messages == 2);
+  CHECK(records[0].tokens_after == 120);
+  std::vector<std::string> summarised;
+  for (const auto* e : session::summarised_entries(log.contents().entries, id)) summarised.push_back(e->id);
+  CHECK(summarised.size() == 2);
+  CHECK(std::find(summarised.begin(), summarised.end(), pinned) == summarised.end());
+  CHECK(session::summarised_entries(log.contents().entries, kept).empty());
+}
+
+TEST_CASE("a compaction record pinning an entry after its kept point is refused and writes nothing") {
+  session::MemoryStore memory;
+  auto log = new_log(memory);
+  auto kept = log.append_message(user_text("1")).value();
+  auto later = log.append_message(user_text("2")).value();
+  session::CompactionRecord record;
+  record.summary = "s";
+  record.first_kept_entry_id = kept;
+  record.pinned_entry_ids = {later};
+  const std::size_t before = log.contents().entries.size();
+  auto refused = log.append_compaction(record);
+  REQUIRE_FALSE(refused);
+  CHECK(refused.error().code == Errc::not_found);
+  CHECK(log.contents().entries.size() == before);
 }
 
 TEST_CASE("resume folds the last model change and thinking level, ignoring the caller") {
