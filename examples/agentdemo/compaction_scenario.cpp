@@ -50,17 +50,20 @@ bool every_result_has_its_call(std::span<const Message> messages) {
 faux::FauxResponse answer(const Request& r) {
   faux::FauxResponse reply;
   if (is_summary_call(r)) {
-    reply = faux::text_response("## Goal\nPlan the release.\n## Facts\nnotes.md lists three blockers.");
+    reply =
+        faux::text_response("## Goal\nPlan the release.\n## Facts\nnotes.md lists three blockers.");
   } else if (std::holds_alternative<ToolResultMessage>(r.messages.back())) {
     reply = faux::text_response("The notes list three blockers.");
   } else if (const auto* u = std::get_if<UserMessage>(&r.messages.back());
              u != nullptr && text_of(u->content) == "read notes.md") {
-    reply = faux::tool_call_response({faux::tool_call("n1", "read_file", R"({"path":"notes.md"})")});
+    reply =
+        faux::tool_call_response({faux::tool_call("n1", "read_file", R"({"path":"notes.md"})")});
   } else {
     reply = faux::text_response(padded("Here is my answer", 600));
   }
   std::int64_t bytes = static_cast<std::int64_t>(r.system.size());
-  for (const Message& m : r.messages) bytes += static_cast<std::int64_t>(json::dump(to_json(m)).size());
+  for (const Message& m : r.messages)
+    bytes += static_cast<std::int64_t>(json::dump(to_json(m)).size());
   reply.message.usage.input_tokens = bytes / 4;
   reply.message.usage.output_tokens = 50;
   return reply;
@@ -86,8 +89,8 @@ void long_conversation_compacts_once(const Reporter& report) {
                  std::to_string(start->messages_kept) + " kept\n");
     } else if (const auto* end = std::get_if<CompactionEndEvent>(&e)) {
       ++compactions;
-      report.say("  compaction ends: " + std::string(end->ok ? "ok" : "FAILED " + end->error) + ", ~" +
-                 std::to_string(end->tokens_after) + " tokens now\n");
+      report.say("  compaction ends: " + std::string(end->ok ? "ok" : "FAILED " + end->error) +
+                 ", ~" + std::to_string(end->tokens_after) + " tokens now\n");
     }
   });
   ToolDefinition read_file;
@@ -105,9 +108,11 @@ void long_conversation_compacts_once(const Reporter& report) {
   auto session = agent->start();
   if (!session) return report.claim(false, "start: " + session.error().message);
 
-  std::vector<std::string> inputs = {padded("Let us plan the release", 600), padded("What about QA", 600),
-                                     "read notes.md", padded("So what now", 600)};
-  for (int i = 0; i < 6; ++i) inputs.push_back(padded("And then step " + std::to_string(i + 1), 300));
+  std::vector<std::string> inputs = {padded("Let us plan the release", 600),
+                                     padded("What about QA", 600), "read notes.md",
+                                     padded("So what now", 600)};
+  for (int i = 0; i < 6; ++i)
+    inputs.push_back(padded("And then step " + std::to_string(i + 1), 300));
   RunResult last;
   for (const std::string& input : inputs) {
     auto r = session->run(input);
@@ -130,8 +135,9 @@ void long_conversation_compacts_once(const Reporter& report) {
   report.claim(compactions == 1 && summaries == 1, "the conversation compacted exactly once in " +
                                                        std::to_string(inputs.size()) + " turns");
   report.claim(pairs_whole, "every request sent every tool result together with its call");
-  report.claim(json::parse(stored).value().find("messages")->as_array().size() == 2 * inputs.size() + 2,
-               "the stored transcript kept every message (the summary is a view, not an edit)");
+  report.claim(
+      json::parse(stored).value().find("messages")->as_array().size() == 2 * inputs.size() + 2,
+      "the stored transcript kept every message (the summary is a view, not an edit)");
 }
 
 }  // namespace agentdemo

@@ -26,7 +26,8 @@ std::optional<std::size_t> held_batch_index(const SessionCore& s) {
 
 std::int64_t summary_max_tokens(const CompactionConfig& cfg, const Model& model) {
   if (cfg.summary_max_tokens) return *cfg.summary_max_tokens;
-  auto bound = static_cast<std::int64_t>(kSummaryShareOfReserve * static_cast<double>(cfg.reserve_tokens));
+  auto bound =
+      static_cast<std::int64_t>(kSummaryShareOfReserve * static_cast<double>(cfg.reserve_tokens));
   if (model.max_output_tokens > 0) bound = std::min(bound, model.max_output_tokens);
   return std::max<std::int64_t>(bound, 1);
 }
@@ -50,8 +51,9 @@ Summary summarise(RunContext& rc, const CompactionPlan& plan, const CompactionCh
   req.messages = messages;
   req.max_tokens = summary_max_tokens(a.runtime.compaction, *a.model);
   // Its own cache key: the summary must not share (or evict) the conversation's prompt cache.
-  req.session_id = (a.runtime.transport.session_id.empty() ? s.id : a.runtime.transport.session_id) +
-                   "/compaction";
+  req.session_id =
+      (a.runtime.transport.session_id.empty() ? s.id : a.runtime.transport.session_id) +
+      "/compaction";
   AssistantMessage reply;
   std::string thrown;
   bool returned = call_guarded(
@@ -81,7 +83,8 @@ Summary summarise(RunContext& rc, const CompactionPlan& plan, const CompactionCh
                   std::to_string(*req.max_tokens) + " tokens)";
   } else if (has_tool_use(reply)) {
     out.failure = "the summary called a tool instead of answering";
-  } else if (reply.stop_reason != StopReason::stop && reply.stop_reason != StopReason::stop_sequence) {
+  } else if (reply.stop_reason != StopReason::stop &&
+             reply.stop_reason != StopReason::stop_sequence) {
     out.failure = "the summary ended with stop reason " + std::string(to_string(reply.stop_reason));
   } else if (out.text = text_of(reply); out.text.empty()) {
     out.failure = "the summary came back empty";
@@ -122,16 +125,19 @@ bool compact_if_due(RunContext& rc, std::string_view system, std::span<const Too
   const std::int64_t overhead = catalog::estimate_prompt_tokens(system, {}, tools);
   const CompactionCheckpoint cp = s.compaction;  // the run thread is its only writer
   const std::int64_t before = estimate_next_request(s.history, cp, overhead);
-  if (trigger == CompactionTrigger::threshold && (window <= 0 || before <= window - cfg.reserve_tokens)) {
+  if (trigger == CompactionTrigger::threshold &&
+      (window <= 0 || before <= window - cfg.reserve_tokens)) {
     return false;
   }
   // After an overflow the recent budget itself was too much: keep half of it.
-  std::int64_t keep = trigger == CompactionTrigger::overflow ? cfg.keep_recent_tokens / 2 : cfg.keep_recent_tokens;
+  std::int64_t keep =
+      trigger == CompactionTrigger::overflow ? cfg.keep_recent_tokens / 2 : cfg.keep_recent_tokens;
   std::optional<CompactionPlan> plan =
       plan_compaction(s.history, cp, keep, held_batch_index(s), kReadSkillToolName);
   if (!plan) return false;
 
-  CompactionStartEvent start{trigger, before, std::max<std::int64_t>(window, 0), plan->summarise.size(),
+  CompactionStartEvent start{trigger, before, std::max<std::int64_t>(window, 0),
+                             plan->summarise.size(),
                              s.history.size() - plan->cut + plan->pinned.size()};
   rc.emit(start);
   Summary summary = summarise(rc, *plan, cp);
@@ -144,9 +150,10 @@ bool compact_if_due(RunContext& rc, std::string_view system, std::span<const Too
   if (!summary.failure.empty()) {
     end.error = summary.failure;
     rc.emit(end);
-    rc.emit(ErrorEvent{make_error(Errc::internal, "compaction failed (the request is sent as it was): " +
-                                                      summary.failure),
-                       false});
+    rc.emit(ErrorEvent{
+        make_error(Errc::internal,
+                   "compaction failed (the request is sent as it was): " + summary.failure),
+        false});
     return false;
   }
   CompactionCheckpoint next = advance(cp, *plan, std::move(summary.text), s.history.size());

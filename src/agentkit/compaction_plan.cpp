@@ -57,7 +57,8 @@ void append_capped(std::string& out, std::string_view text) {
   out += " [... " + std::to_string(text.size() - keep) + " more bytes left out]";
 }
 
-void append_blocks(std::string& out, std::string_view role, const std::vector<ContentBlock>& blocks) {
+void append_blocks(std::string& out, std::string_view role,
+                   const std::vector<ContentBlock>& blocks) {
   for (const ContentBlock& b : blocks) {
     if (const auto* t = std::get_if<TextBlock>(&b)) {
       out.append("[").append(role).append("]: ");
@@ -142,7 +143,8 @@ std::optional<CompactionPlan> plan_compaction(std::span<const Message> h,
     if (!pin_tool.empty() && calls_tool(h[i], pin_tool)) {
       plan.pinned.push_back(i);
       // The call's results follow it; they are kept with it, never apart.
-      while (i + 1 < cut && std::holds_alternative<ToolResultMessage>(h[i + 1])) plan.pinned.push_back(++i);
+      while (i + 1 < cut && std::holds_alternative<ToolResultMessage>(h[i + 1]))
+        plan.pinned.push_back(++i);
       continue;
     }
     plan.summarise.push_back(i);
@@ -194,8 +196,10 @@ std::string summary_request_text(std::span<const Message> h, const CompactionPla
     } else if (const auto* a = std::get_if<AssistantMessage>(&m)) {
       append_blocks(out, "Assistant", a->content);
     } else if (const auto* r = std::get_if<ToolResultMessage>(&m)) {
-      append_blocks(out, r->is_error ? "Tool " + r->tool_name + " failed" : "Tool " + r->tool_name + " answered",
-                    r->content);
+      append_blocks(
+          out,
+          r->is_error ? "Tool " + r->tool_name + " failed" : "Tool " + r->tool_name + " answered",
+          r->content);
     }
   }
   out += "</conversation>\n\n";

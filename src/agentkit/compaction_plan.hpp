@@ -61,7 +61,8 @@ std::optional<CompactionPlan> plan_compaction(std::span<const Message> history,
                                               std::string_view pin_tool);
 
 // The messages a request sends under `cp` (the whole history when no checkpoint is active).
-std::vector<Message> compacted_view(std::span<const Message> history, const CompactionCheckpoint& cp);
+std::vector<Message> compacted_view(std::span<const Message> history,
+                                    const CompactionCheckpoint& cp);
 
 // The checkpoint after `plan` with `summary`.
 CompactionCheckpoint advance(const CompactionCheckpoint& cp, const CompactionPlan& plan,

@@ -229,7 +229,8 @@ class Run {
         reply = call_model(CompactionTrigger::threshold);
         // A prompt the provider refused as too long: compact once and send it once more.
         if (providers::is_context_overflow(reply) && a_.runtime.compaction.retry_on_overflow &&
-            compact_if_due(rc_, system_prompt_, offered_specs_, CompactionTrigger::overflow, run_usage_)) {
+            compact_if_due(rc_, system_prompt_, offered_specs_, CompactionTrigger::overflow,
+                           run_usage_)) {
           reply = call_model(std::nullopt);
         }
         append(Message(reply));
@@ -372,7 +373,8 @@ class Run {
       trace::SpanPtr span = trace::start_transform(*rc_.run_span, view.size());
       bool ok = call_guarded(
           [&] {
-            transformed = a_.runtime.extensions.context_transform(std::vector<Message>(view.begin(), view.end()));
+            transformed = a_.runtime.extensions.context_transform(
+                std::vector<Message>(view.begin(), view.end()));
           },
           failure);
       trace::end_transform(*span, ok ? transformed.size() : view.size(), ok);

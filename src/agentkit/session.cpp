@@ -213,7 +213,8 @@ json::Value compaction_to_json(const detail::CompactionCheckpoint& cp) {
 
 // A checkpoint must index the handle's own messages: one that does not would send a view of
 // some other transcript.
-Result<detail::CompactionCheckpoint> compaction_from_json(const json::Value& v, std::size_t messages) {
+Result<detail::CompactionCheckpoint> compaction_from_json(const json::Value& v,
+                                                          std::size_t messages) {
   auto index = [&](const json::Value* n) -> std::optional<std::size_t> {
     if (n == nullptr || !n->is_number()) return std::nullopt;
     auto i = n->to_int64();
@@ -226,8 +227,9 @@ Result<detail::CompactionCheckpoint> compaction_from_json(const json::Value& v, 
   auto created = index(v.find("created_at"));
   if (!v.is_object() || summary == nullptr || !summary->is_string() || pinned == nullptr ||
       !pinned->is_array() || !prefix || *prefix == 0 || !created) {
-    return fail(Errc::parse_error, "\"compaction\" needs prefix_len, pinned, summary and created_at "
-                                   "within the handle's messages");
+    return fail(Errc::parse_error,
+                "\"compaction\" needs prefix_len, pinned, summary and created_at "
+                "within the handle's messages");
   }
   detail::CompactionCheckpoint cp;
   cp.prefix_len = *prefix;
@@ -236,7 +238,8 @@ Result<detail::CompactionCheckpoint> compaction_from_json(const json::Value& v, 
   for (const json::Value& p : pinned->as_array()) {
     auto i = index(&p);
     if (!i || *i >= cp.prefix_len) {
-      return fail(Errc::parse_error, "\"compaction.pinned\" holds an index outside the summarised part");
+      return fail(Errc::parse_error,
+                  "\"compaction.pinned\" holds an index outside the summarised part");
     }
     cp.pinned.push_back(*i);
   }

@@ -201,19 +201,19 @@ bool contains_any_code(std::string_view text, std::span<const std::string_view> 
 
 // Context-overflow wordings, lower-cased, as the vendors and local servers write them.
 constexpr std::array<std::string_view, 14> kOverflowPhrases = {
-    "prompt is too long",                 // Anthropic
-    "context_length_exceeded",            // OpenAI error code
-    "maximum context length",             // OpenAI, OpenRouter, vLLM, Mistral
-    "exceeds the context window",         // OpenAI Responses
-    "input exceeds the context",          // OpenAI Responses, other wording
-    "too large for model with",           // Mistral-style gateways
+    "prompt is too long",                    // Anthropic
+    "context_length_exceeded",               // OpenAI error code
+    "maximum context length",                // OpenAI, OpenRouter, vLLM, Mistral
+    "exceeds the context window",            // OpenAI Responses
+    "input exceeds the context",             // OpenAI Responses, other wording
+    "too large for model with",              // Mistral-style gateways
     "exceeds the maximum number of tokens",  // Google Gemini
-    "input token count",                  // Google Gemini (with "exceeds")
-    "exceeds the available context size",  // llama.cpp server
-    "context size has been exceeded",     // llama.cpp server, older
+    "input token count",                     // Google Gemini (with "exceeds")
+    "exceeds the available context size",    // llama.cpp server
+    "context size has been exceeded",        // llama.cpp server, older
     "context window exceeded",
     "context length exceeded",
-    "request too large",                  // Anthropic 413 request_too_large
+    "request too large",  // Anthropic 413 request_too_large
     "too many tokens"};
 
 bool is_context_overflow_text(std::string_view error_message) {
@@ -228,7 +228,8 @@ bool is_context_overflow_text(std::string_view error_message) {
 }
 
 bool is_context_overflow(const AssistantMessage& message) {
-  return message.stop_reason == StopReason::error && is_context_overflow_text(message.error_message);
+  return message.stop_reason == StopReason::error &&
+         is_context_overflow_text(message.error_message);
 }
 
 bool is_retryable_error_text(std::string_view error_message) {

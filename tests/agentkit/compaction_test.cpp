@@ -42,7 +42,8 @@ std::int64_t tokens_of(const Request& r) {
 faux::FauxResponse with_usage(faux::FauxResponse reply, const Request& r) {
   reply.message.usage.input_tokens = tokens_of(r);
   const Message out(reply.message);
-  reply.message.usage.output_tokens = catalog::estimate_prompt_tokens({}, std::span<const Message>(&out, 1), {});
+  reply.message.usage.output_tokens =
+      catalog::estimate_prompt_tokens({}, std::span<const Message>(&out, 1), {});
   return reply;
 }
 
@@ -141,7 +142,8 @@ ToolDefinition big_result_tool(std::string name, std::size_t bytes) {
 
 }  // namespace
 
-TEST_CASE("a conversation that outgrows the window is compacted before the request that would not fit") {
+TEST_CASE(
+    "a conversation that outgrows the window is compacted before the request that would not fit") {
   auto fx = rig();
   auto s = fx.agent.start().value();
   // Each turn adds 200 tokens; the ninth request crosses 1,600.
@@ -178,7 +180,8 @@ TEST_CASE("a compaction that would cut a tool pair moves the cut to the next tur
   auto fetch = big_result_tool("fetch", 2'000);
   Responder conversation = [](const Request& r) {
     const Message& last = r.messages.back();
-    if (std::holds_alternative<ToolResultMessage>(last)) return with_usage(faux::text_response("done"), r);
+    if (std::holds_alternative<ToolResultMessage>(last))
+      return with_usage(faux::text_response("done"), r);
     if (text_of_message(last) == "call the tool") {
       return with_usage(faux::tool_call_response({faux::tool_call("c1", "fetch", "{}")}), r);
     }
@@ -208,11 +211,13 @@ TEST_CASE("a compaction that would cut a tool pair moves the cut to the next tur
   CHECK(asked.find("[Tool fetch answered]") != std::string::npos);
 }
 
-TEST_CASE("an oversized tool result is cut short in the summary request, so the summary still fits") {
+TEST_CASE(
+    "an oversized tool result is cut short in the summary request, so the summary still fits") {
   auto fetch = big_result_tool("fetch", 400'000);
   Responder conversation = [](const Request& r) {
     const Message& last = r.messages.back();
-    if (std::holds_alternative<ToolResultMessage>(last)) return with_usage(faux::text_response("done"), r);
+    if (std::holds_alternative<ToolResultMessage>(last))
+      return with_usage(faux::text_response("done"), r);
     if (text_of_message(last) == "call the tool") {
       return with_usage(faux::tool_call_response({faux::tool_call("c1", "fetch", "{}")}), r);
     }
@@ -235,7 +240,8 @@ TEST_CASE("a skill body the model read is never summarised away") {
   Skill style{"style", "House style", "SKILL-BODY: write terse commit messages.", {}};
   Responder conversation = [](const Request& r) {
     const Message& last = r.messages.back();
-    if (std::holds_alternative<ToolResultMessage>(last)) return with_usage(faux::text_response("read it"), r);
+    if (std::holds_alternative<ToolResultMessage>(last))
+      return with_usage(faux::text_response("read it"), r);
     if (text_of_message(last) == "read the style skill") {
       return with_usage(faux::tool_call_response({faux::tool_call(
                             "k1", "read_skill", R"({"skills":[{"name":"style"}]})")}),
@@ -261,19 +267,22 @@ TEST_CASE("a skill body the model read is never summarised away") {
   CHECK(std::get<ToolUseBlock>(call->content.front()).name == "read_skill");
   const auto* body = std::get_if<ToolResultMessage>(&sent[2]);
   REQUIRE(body != nullptr);
-  CHECK(text_of(body->content).find("SKILL-BODY: write terse commit messages.") != std::string::npos);
+  CHECK(text_of(body->content).find("SKILL-BODY: write terse commit messages.") !=
+        std::string::npos);
   CHECK(every_result_has_its_call(sent));
   // The body is kept, so the summary request does not carry it.
   const std::string asked = text_of_message(summary_requests(*fx.faux).at(0).messages.at(0));
   CHECK(asked.find("SKILL-BODY") == std::string::npos);
 }
 
-TEST_CASE("the summary is asked of the provider directly, not through the middleware, and is charged once") {
+TEST_CASE(
+    "the summary is asked of the provider directly, not through the middleware, and is charged "
+    "once") {
   RuntimeConfig rt = small_window();
   auto through_middleware = std::make_shared<std::atomic<int>>(0);
   rt.extensions.middleware.push_back([through_middleware](ModelCall next) -> ModelCall {
-    return [next, through_middleware](const Request& r, const StreamOptions& o, const EventCallback& emit,
-                                      agentkit::stop_token stop) {
+    return [next, through_middleware](const Request& r, const StreamOptions& o,
+                                      const EventCallback& emit, agentkit::stop_token stop) {
       ++*through_middleware;
       return next(r, o, emit, stop);
     };
@@ -296,7 +305,9 @@ TEST_CASE("the summary is asked of the provider directly, not through the middle
   CHECK(last->session_usage.input_tokens >= 100'000);
 }
 
-TEST_CASE("a summary that fails, stops at its limit or calls a tool is a failure, never a partial summary") {
+TEST_CASE(
+    "a summary that fails, stops at its limit or calls a tool is a failure, never a partial "
+    "summary") {
   struct Case {
     const char* name;
     faux::FauxResponse reply;
@@ -304,7 +315,8 @@ TEST_CASE("a summary that fails, stops at its limit or calls a tool is a failure
   std::vector<Case> cases = {
       {"cut at max_tokens", faux::text_response("partial summ", StopReason::length)},
       {"provider error", faux::error_response("HTTP 500: overloaded")},
-      {"tool call", faux::tool_call_response({faux::tool_call("x", "fetch", "{}")}, StopReason::stop, "SUMMARY")},
+      {"tool call", faux::tool_call_response({faux::tool_call("x", "fetch", "{}")},
+                                             StopReason::stop, "SUMMARY")},
   };
   for (const Case& c : cases) {
     DYNAMIC_SECTION(c.name) {
@@ -312,7 +324,8 @@ TEST_CASE("a summary that fails, stops at its limit or calls a tool is a failure
       EventLog events;
       RuntimeConfig rt = small_window();
       rt.observability.observers.push_back(events.observer());
-      auto fx = rig({}, [bad](const Request&) { return bad; }, rt);
+      auto fx = rig(
+          {}, [bad](const Request&) { return bad; }, rt);
       auto s = fx.agent.start().value();
       for (int i = 1; i <= 9; ++i) REQUIRE(s.run(padded("u" + std::to_string(i), 400)));
       REQUIRE(*fx.summaries == 1);
@@ -370,7 +383,8 @@ TEST_CASE("compaction prepares a request that will be made, never one after the 
   auto fetch = big_result_tool("fetch", 8'000);
   Responder conversation = [](const Request& r) {
     const Message& last = r.messages.back();
-    if (std::holds_alternative<ToolResultMessage>(last)) return with_usage(faux::text_response("done"), r);
+    if (std::holds_alternative<ToolResultMessage>(last))
+      return with_usage(faux::text_response("done"), r);
     if (text_of_message(last) == "go") {
       return with_usage(faux::tool_call_response({faux::tool_call("c1", "fetch", "{}")}), r);
     }
@@ -398,7 +412,8 @@ TEST_CASE("a provider's context-overflow error compacts once and sends the reque
   auto overflows = std::make_shared<int>(0);
   auto always = std::make_shared<bool>(false);
   Responder conversation = [overflows, always](const Request& r) {
-    bool compacted = text_of_message(r.messages.front()).rfind("The conversation history before", 0) == 0;
+    bool compacted =
+        text_of_message(r.messages.front()).rfind("The conversation history before", 0) == 0;
     if ((r.messages.size() > 6 && !compacted) || *always) {
       ++*overflows;
       return faux::error_response("HTTP 400: prompt is too long: 250000 tokens > 200000 maximum");
@@ -479,13 +494,14 @@ TEST_CASE("two hundred turns compact only as often as the context really grows")
   // About 100 tokens a turn, 1,600 before compacting, about 450 after: one every 11-12 turns.
   CHECK(compacted_at.size() >= 15);
   CHECK(compacted_at.size() <= 21);
-  for (std::size_t i = 1; i < compacted_at.size(); ++i) CHECK(compacted_at[i] - compacted_at[i - 1] >= 8);
+  for (std::size_t i = 1; i < compacted_at.size(); ++i)
+    CHECK(compacted_at[i] - compacted_at[i - 1] >= 8);
   for (const auto& end : compaction_ends(events.events())) CHECK(end.ok);
   // Each later summary extends the one before it.
   auto summaries = summary_requests(*fx.faux);
   REQUIRE(summaries.size() >= 2);
-  CHECK(text_of_message(summaries[1].messages.at(0)).find("<previous-summary>\nSUMMARY-1\n</previous-summary>") !=
-        std::string::npos);
+  CHECK(text_of_message(summaries[1].messages.at(0))
+            .find("<previous-summary>\nSUMMARY-1\n</previous-summary>") != std::string::npos);
   // The request never outgrew the window.
   for (const auto& r : conversation_requests(*fx.faux)) {
     CHECK(catalog::estimate_prompt_tokens(r.system, r.messages, {}) < 2'000);
@@ -499,7 +515,8 @@ TEST_CASE("a compaction is one log entry: summary, first kept entry, what was dr
   {
     auto fx = rig();
     StartOptions options;
-    options.log = std::make_shared<session::Log>(session::Log::create(session::file_store(path), {}).value());
+    options.log =
+        std::make_shared<session::Log>(session::Log::create(session::file_store(path), {}).value());
     auto s = fx.agent.start(std::move(options)).value();
     for (int i = 1; i <= 8; ++i) REQUIRE(s.run(padded("u" + std::to_string(i), 400)));
     before_bytes = read_file(path);
@@ -535,7 +552,8 @@ TEST_CASE("a compaction is one log entry: summary, first kept entry, what was dr
   SECTION("a new agent over the log resumes compacted and does not compact again at once") {
     auto fx = rig();
     StartOptions options;
-    options.log = std::make_shared<session::Log>(session::Log::open(session::file_store(path), {}).value());
+    options.log =
+        std::make_shared<session::Log>(session::Log::open(session::file_store(path), {}).value());
     auto s = fx.agent.start(std::move(options)).value();
     REQUIRE(s.run(padded("u10", 400)));
     CHECK(*fx.summaries == 0);
@@ -572,7 +590,8 @@ TEST_CASE("a batch approved after a hold is kept whole when the request after it
   deploy.definition.requires_approval = true;
   Responder conversation = [](const Request& r) {
     const Message& last = r.messages.back();
-    if (std::holds_alternative<ToolResultMessage>(last)) return with_usage(faux::text_response("deployed"), r);
+    if (std::holds_alternative<ToolResultMessage>(last))
+      return with_usage(faux::text_response("deployed"), r);
     if (text_of_message(last) == "deploy it") {
       return with_usage(faux::tool_call_response({faux::tool_call("d1", "deploy", "{}")}), r);
     }

@@ -28,12 +28,14 @@ std::vector<Message> session_of(int n) {
   std::vector<Message> h;
   h.reserve(static_cast<std::size_t>(n));
   for (int i = 0; static_cast<int>(h.size()) < n; ++i) {
-    h.push_back(user_text("please look at file " + std::to_string(i) + " and fix the bug " + std::string(300, 'u')));
+    h.push_back(user_text("please look at file " + std::to_string(i) + " and fix the bug " +
+                          std::string(300, 'u')));
     AssistantMessage call;
     call.content.push_back(TextBlock{"Reading it first."});
     std::string tool = i % 50 == 0 ? "read_skill" : "read_file";
-    call.content.push_back(ToolUseBlock{"c" + std::to_string(i), tool,
-                                        json::Raw(R"({"path":"src/f)" + std::to_string(i) + R"(.cpp"})"), ""});
+    call.content.push_back(
+        ToolUseBlock{"c" + std::to_string(i), tool,
+                     json::Raw(R"({"path":"src/f)" + std::to_string(i) + R"(.cpp"})"), ""});
     call.usage.input_tokens = 1'000 + i;
     call.usage.output_tokens = 40;
     h.push_back(call);
@@ -81,9 +83,11 @@ int main(int argc, char** argv) {
   std::sort(ms.begin(), ms.end());
   const double median = ms[ms.size() / 2];
   std::printf("compaction planning, %d messages (%d runs)\n", n, kRepeats);
-  std::printf("  estimate %lld tokens; cut at %zu, %zu pinned, summary request %zu bytes, view %zu messages\n",
-              static_cast<long long>(estimate), cut, pinned, text_bytes, view);
-  std::printf("  median %.3f ms, best %.3f ms, worst %.3f ms  (bar %.1f ms: %.1fx under)\n", median, ms.front(),
-              ms.back(), kBarMs, kBarMs / median);
+  std::printf(
+      "  estimate %lld tokens; cut at %zu, %zu pinned, summary request %zu bytes, view %zu "
+      "messages\n",
+      static_cast<long long>(estimate), cut, pinned, text_bytes, view);
+  std::printf("  median %.3f ms, best %.3f ms, worst %.3f ms  (bar %.1f ms: %.1fx under)\n", median,
+              ms.front(), ms.back(), kBarMs, kBarMs / median);
   return median < kBarMs ? 0 : 1;
 }

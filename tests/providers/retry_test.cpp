@@ -254,14 +254,18 @@ TEST_CASE("the deny list wins over the allow list") {
 }
 
 TEST_CASE("each vendor's context-overflow wording is an overflow, and other errors are not") {
-  CHECK(is_context_overflow_text("HTTP 400: invalid_request_error: prompt is too long: 213462 tokens > 200000 maximum"));
-  CHECK(is_context_overflow_text("This model's maximum context length is 128000 tokens. However, your messages "
-                                 "resulted in 130512 tokens."));
+  CHECK(is_context_overflow_text(
+      "HTTP 400: invalid_request_error: prompt is too long: 213462 tokens > 200000 maximum"));
+  CHECK(is_context_overflow_text(
+      "This model's maximum context length is 128000 tokens. However, your messages "
+      "resulted in 130512 tokens."));
   CHECK(is_context_overflow_text("HTTP 400: context_length_exceeded"));
   CHECK(is_context_overflow_text("Your input exceeds the context window of this model."));
-  CHECK(is_context_overflow_text("The input token count (1200000) exceeds the maximum number of tokens allowed "
-                                 "(1048576)."));
-  CHECK(is_context_overflow_text("the request exceeds the available context size, try increasing it"));
+  CHECK(is_context_overflow_text(
+      "The input token count (1200000) exceeds the maximum number of tokens allowed "
+      "(1048576)."));
+  CHECK(is_context_overflow_text(
+      "the request exceeds the available context size, try increasing it"));
   CHECK_FALSE(is_context_overflow_text("HTTP 429: rate limit reached"));
   CHECK_FALSE(is_context_overflow_text("the input token count was 1200"));
   CHECK_FALSE(is_context_overflow_text("HTTP 401: invalid x-api-key"));

@@ -114,7 +114,9 @@ TEST_CASE("a compaction replaces the entries before its kept point with its summ
                                                           "run the tests"});
 }
 
-TEST_CASE("a compaction record pins entries before its kept point, and the fold shows them after the summary") {
+TEST_CASE(
+    "a compaction record pins entries before its kept point, and the fold shows them after the "
+    "summary") {
   session::MemoryStore memory;
   auto log = new_log(memory);
   auto first = log.append_message(user_text("1")).value();
@@ -131,7 +133,8 @@ TEST_CASE("a compaction record pins entries before its kept point, and the fold 
   record.tokens_after = 120;
   auto id = log.append_compaction(record).value();
   auto state = session::fold(log.contents().entries, log.leaf());
-  CHECK(texts(state.messages) == std::vector<std::string>{golden("compaction.txt"), "skill body", "4"});
+  CHECK(texts(state.messages) ==
+        std::vector<std::string>{golden("compaction.txt"), "skill body", "4"});
   CHECK(state.entry_ids == std::vector<std::string>{id, pinned, kept});
   REQUIRE(state.compaction);
   CHECK(state.compaction->tokens_before == 900);
@@ -142,13 +145,15 @@ TEST_CASE("a compaction record pins entries before its kept point, and the fold 
   CHECK(records[0].dropped_messages == 2);
   CHECK(records[0].tokens_after == 120);
   std::vector<std::string> summarised;
-  for (const auto* e : session::summarised_entries(log.contents().entries, id)) summarised.push_back(e->id);
+  for (const auto* e : session::summarised_entries(log.contents().entries, id))
+    summarised.push_back(e->id);
   CHECK(summarised.size() == 2);
   CHECK(std::find(summarised.begin(), summarised.end(), pinned) == summarised.end());
   CHECK(session::summarised_entries(log.contents().entries, kept).empty());
 }
 
-TEST_CASE("a compaction record pinning an entry after its kept point is refused and writes nothing") {
+TEST_CASE(
+    "a compaction record pinning an entry after its kept point is refused and writes nothing") {
   session::MemoryStore memory;
   auto log = new_log(memory);
   auto kept = log.append_message(user_text("1")).value();
