@@ -165,6 +165,10 @@ struct CacheStats {
   std::int64_t prefix_invalidations = 0;
   // L3: tool schemas serialised to wire form (0 on a steady-state request).
   std::int64_t schemas_serialised = 0;
+  // Messages of the sent view encoded to wire form, and messages whose wire form was reused from
+  // the session's previous request (a steady-state request encodes only the messages added since).
+  std::int64_t messages_encoded = 0;
+  std::int64_t messages_reused = 0;
   friend bool operator==(const CacheStats&, const CacheStats&) = default;
 };
 

@@ -70,6 +70,10 @@ struct PromptCacheOptions {
   std::string affinity_header = "x-session-affinity";
   // Level 2; nullopt = off.
   std::optional<DedupOptions> dedup;
+  // Each wire keeps the wire form of the history it sent per session and encodes only the
+  // messages added since (docs/architecture.md, "Encoding that does not grow with history").
+  // false = every request encodes its whole history (the same bytes, more work).
+  bool reuse_encoded_history = true;
 };
 
 // One session's cache accounting over its life.
@@ -98,6 +102,7 @@ class CacheMeter {
   void record_promotion(std::string_view session_id);
   void record_invalidation(std::string_view session_id);
   void record_serialised(std::string_view session_id, std::int64_t schemas);
+  void record_encoded(std::string_view session_id, std::int64_t encoded, std::int64_t reused);
 
  private:
   struct State;

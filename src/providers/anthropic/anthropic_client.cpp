@@ -2,6 +2,7 @@
 #include "agentkit/catalog/catalog.hpp"
 #include "agentkit/providers/anthropic.hpp"
 #include "agentkit/providers/cache.hpp"
+#include "../wire_common/encoded_history.hpp"
 #include "anthropic_wire.hpp"
 
 namespace agentkit::providers::detail {
@@ -25,7 +26,8 @@ json::Value tool_choice(const ToolChoice& choice) {
 class AnthropicClient final : public WireClientBase {
  public:
   AnthropicClient(const WireOptions& options, std::shared_ptr<const RequestPipeline> pipeline)
-      : WireClientBase(catalog::kAnthropicMessages, options, std::move(pipeline)) {}
+      : WireClientBase(catalog::kAnthropicMessages, options, std::move(pipeline)),
+        history_(options.caching.reuse_encoded_history) {}
 
  protected:
   Result<PreparedCall> encode(const Request& request, std::span<const Message> view) const override {
@@ -36,12 +38,7 @@ class AnthropicClient final : public WireClientBase {
                         compat_flag(model, "supports_long_cache_retention", false);
 
     json::Object body;
-    body.append_unique("model", model.id);
     std::int64_t max_tokens = request.max_tokens ? *request.max_tokens : default_max_tokens(request, view);
-    if (!request.system.empty()) body.append_unique("system", system(request.system, marks));
-    json::Array messages = anthropic_messages(view, options().anthropic.server_compaction);
-    stamp_rolling_breakpoint(messages, marks);
-    body.append_unique("messages", std::move(messages));
     if (!request.tools.empty()) {
       body.append_unique("tools", tools(request, marks));
       if (request.tool_choice) body.append_unique("tool_choice", tool_choice(*request.tool_choice));
@@ -69,14 +66,12 @@ class AnthropicClient final : public WireClientBase {
     if (options().anthropic.server_compaction) add_compaction(body, call);
     body.append_unique("stream", true);
     // max_tokens is required by this API; placed second, where the SDK puts it.
-    json::Object ordered;
-    ordered.reserve(body.size() + 1);
-    for (auto& m : body) {
-      ordered.append_unique(m.key, std::move(m.value));
-      if (m.key == "model") ordered.append_unique("max_tokens", max_tokens);
-    }
+    json::Object head{{"model", model.id}, {"max_tokens", max_tokens}};
+    if (!request.system.empty()) head.append_unique("system", system(request.system, marks));
     call.wire.path = "/v1/messages";
-    call.wire.body = json::dump(ordered);
+    call.wire.body = object_around(
+        std::move(head), "messages", [&](std::string& out) { append_messages(request, view, marks, out); },
+        std::move(body));
     call.wire.headers.emplace_back("content-type", "application/json");
     call.wire.headers.emplace_back("accept", "text/event-stream");
     call.wire.headers.emplace_back("anthropic-version", std::string(kAnthropicApiVersion));
@@ -91,6 +86,32 @@ class AnthropicClient final : public WireClientBase {
   }
 
  private:
+  // The messages array: the history kept from the session's previous request, then the rest,
+  // the rolling breakpoint on the last message (never in the kept bytes).
+  void append_messages(const Request& request, std::span<const Message> view, const Breakpoints& marks,
+                       std::string& out) const {
+    const bool compaction = options().anthropic.server_compaction;
+    bool marked_tail = !marks.enabled;
+    EncodedHistory::Wire wire{splits_result_runs_and_following_user, [&](std::span<const Message> segment, bool last) {
+                                json::Array items = anthropic_messages(segment, compaction);
+                                EncodedHistory::Segment encoded = dump_items(items);
+                                if (last && !items.empty()) {
+                                  marked_tail = true;
+                                  if (stamp_rolling_breakpoint(items, marks)) encoded.body_items = dump_items(items).items;
+                                }
+                                return encoded;
+                              }};
+    const std::size_t start = out.size();
+    std::string context = request.model->vendor + '/' + request.model->id + (compaction ? "\0c" : "\0-");
+    history_.append_array(request.session_id, std::move(context), view, wire, out, *meter());
+    if (marked_tail || view.empty()) return;
+    // The last message encoded to nothing, so the mark belongs on an earlier one: encode whole.
+    out.resize(start);
+    json::Array messages = anthropic_messages(view, compaction);
+    stamp_rolling_breakpoint(messages, marks);
+    json::dump_to(out, json::Value(std::move(messages)));
+  }
+
   static json::Value system(const std::string& text, const Breakpoints& marks) {
     if (!marks.enabled) return text;
     // One system block, so "the last system block" is the only one and carries the marker.
@@ -140,6 +161,8 @@ class AnthropicClient final : public WireClientBase {
     // REQ-PROV-07 (post-PRD): the beta header without this body does nothing.
     body.append_unique("context_management", json::Object{{"edits", json::Array{std::move(edit)}}});
   }
+
+  mutable EncodedHistory history_;
 };
 
 }  // namespace

@@ -79,6 +79,13 @@ void CacheMeter::record_serialised(std::string_view session_id, std::int64_t sch
   state_->at(session_id).schemas_serialised += schemas;
 }
 
+void CacheMeter::record_encoded(std::string_view session_id, std::int64_t encoded, std::int64_t reused) {
+  std::lock_guard lock(state_->mu);
+  CacheStats& s = state_->at(session_id);
+  s.messages_encoded += encoded;
+  s.messages_reused += reused;
+}
+
 std::string prompt_cache_key(std::string_view session_id) {
   // 64 code points, not bytes: a byte cut would split a multibyte character (REQ-CACHE L0 trap).
   return std::string(utf8::truncate_code_points(session_id, kPromptCacheKeyMaxCodePoints));

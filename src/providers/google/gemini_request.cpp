@@ -226,12 +226,54 @@ std::string prefix_members(const Request& request, std::span<const ToolBytes> to
 }  // namespace
 
 RequestParts encode_request(const Request& request, std::span<const Message> view,
-                            std::span<const ToolBytes> tool_bytes, const ToolBytes& answer_schema) {
+                            std::span<const ToolBytes> tool_bytes, const ToolBytes& answer_schema,
+                            const std::function<void(std::string&)>& write_contents) {
   RequestParts parts;
   parts.prefix = prefix_members(request, tool_bytes);
-  parts.rest = R"("contents":)" + contents_json(view) + R"(,"generationConfig":)" +
-               generation_config(request, answer_schema);
+  parts.rest = R"("contents":)";
+  if (write_contents) write_contents(parts.rest);
+  else parts.rest += contents_json(view);
+  parts.rest += R"(,"generationConfig":)";
+  parts.rest += generation_config(request, answer_schema);
   return parts;
+}
+
+std::string contents_items(std::span<const Message> segment) {
+  std::string json = contents_json(segment);  // "[...]"
+  if (json.size() <= 2) return {};
+  json.back() = ',';
+  json.erase(0, 1);
+  return json;
+}
+
+namespace {
+
+// The role a message's contents take, or none when it yields no part.
+char content_role(const Message& m) {
+  if (std::holds_alternative<ToolResultMessage>(m)) return 'u';
+  if (const auto* u = std::get_if<UserMessage>(&m)) {
+    for (const auto& block : u->content) {
+      if (const auto* t = std::get_if<TextBlock>(&block); t && !t->text.empty()) return 'u';
+      if (std::holds_alternative<ImageBlock>(block)) return 'u';
+    }
+    return 0;
+  }
+  const auto& a = std::get<AssistantMessage>(m);
+  for (const auto& block : a.content) {
+    if (const auto* t = std::get_if<TextBlock>(&block); t && !t->text.empty()) return 'm';
+    if (const auto* thought = std::get_if<ThinkingBlock>(&block); thought && replayable(*thought)) return 'm';
+    if (std::holds_alternative<ToolUseBlock>(block) || std::holds_alternative<ImageBlock>(block)) return 'm';
+  }
+  return 0;
+}
+
+}  // namespace
+
+bool contents_split(const Message& before, const Message& after) {
+  // Same-role neighbours share one content, and a run's images follow all of its results.
+  const char a = content_role(before);
+  const char b = content_role(after);
+  return a != 0 && b != 0 && a != b;
 }
 
 std::string render_tool(const ToolSpec& tool) {

@@ -11,6 +11,7 @@
 // Thread safety: pure functions.
 #pragma once
 
+#include <functional>
 #include <span>
 #include <string>
 #include <string_view>
@@ -37,9 +38,17 @@ struct RequestParts {
 
 // `tool_bytes[i]` is the rendered declaration of request.tools[i] (render_tool, cached by level 3);
 // `answer_schema`, when set, the lowered answer schema (generationConfig.responseJsonSchema).
+// `write_contents`, when set, appends the contents array (the kept history) instead of encoding
+// `view` whole.
 RequestParts encode_request(const Request& request, std::span<const Message> view,
                             std::span<const ToolBytes> tool_bytes,
-                            const ToolBytes& answer_schema = {});
+                            const ToolBytes& answer_schema = {},
+                            const std::function<void(std::string&)>& write_contents = {});
+
+// The contents of `segment`, each followed by ',' (EncodedHistory's items).
+std::string contents_items(std::span<const Message> segment);
+// True when no content spans the boundary between the two messages.
+bool contents_split(const Message& before, const Message& after);
 
 // {"name","description","parametersJsonSchema"}: plain JSON Schema, as the SDK sends it.
 std::string render_tool(const ToolSpec& tool);

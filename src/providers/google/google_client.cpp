@@ -2,6 +2,7 @@
 // context cache.
 #include <memory>
 
+#include "../wire_common/encoded_history.hpp"
 #include "../wire_common/wire_client_base.hpp"
 #include "agentkit/catalog/catalog.hpp"
 #include "agentkit/providers/google.hpp"
@@ -27,14 +28,21 @@ class GoogleClient final : public WireClientBase {
       : WireClientBase(catalog::kGoogleGenerativeAi, options, pipeline),
         cache_options_(google.cached_content),
         directory_(directory),
-        creator_(directory ? std::make_unique<CacheCreator>(directory, pipeline, google.cached_content) : nullptr) {}
+        creator_(directory ? std::make_unique<CacheCreator>(directory, pipeline, google.cached_content) : nullptr),
+        history_(options.caching.reuse_encoded_history) {}
 
  protected:
   Result<PreparedCall> encode(const Request& request, std::span<const Message> view) const override {
     const auto tools = declared_tools(request);
     Result<ToolBytes> answer = native_answer(request, SchemaDialect::gemini);
     if (!answer) return answer.error();
-    RequestParts parts = encode_request(request, view, tools, *answer);
+    EncodedHistory::Wire wire{contents_split, [](std::span<const Message> segment, bool) {
+                                return EncodedHistory::Segment{contents_items(segment), {}};
+                              }};
+    RequestParts parts = encode_request(request, view, tools, *answer, [&](std::string& out) {
+      history_.append_array(request.session_id, request.model->vendor + '/' + request.model->id, view, wire, out,
+                            *meter());
+    });
     PreparedCall call;
     call.wire.path = stream_path(request.model->id);
     call.wire.headers = {{"content-type", "application/json"}};
@@ -72,6 +80,7 @@ class GoogleClient final : public WireClientBase {
   GeminiCacheOptions cache_options_;
   std::shared_ptr<CacheDirectory> directory_;
   std::unique_ptr<CacheCreator> creator_;  // null when the explicit cache is off
+  mutable EncodedHistory history_;
 };
 
 bool explicit_cache_on(const WireOptions& options, const GoogleOptions& google) {

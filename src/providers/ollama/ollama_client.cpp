@@ -15,14 +15,16 @@ namespace {
 class OllamaClient final : public WireClientBase {
  public:
   OllamaClient(const WireOptions& options, const OllamaOptions& ollama, std::shared_ptr<const RequestPipeline> pipeline)
-      : WireClientBase(catalog::kOllamaChat, options, std::move(pipeline)), ollama_(ollama) {}
+      : WireClientBase(catalog::kOllamaChat, options, std::move(pipeline)),
+        ollama_(ollama),
+        history_(options.caching.reuse_encoded_history) {}
 
  protected:
   Result<PreparedCall> encode(const Request& request, std::span<const Message> view) const override {
     const auto tools = declared_tools(request);
     Result<ToolBytes> answer = native_answer(request, SchemaDialect::ollama);
     if (!answer) return answer.error();
-    OllamaRequest encoded = encode_request(request, view, tools, ollama_, *answer);
+    OllamaRequest encoded = encode_request(request, view, tools, ollama_, *answer, &history_, meter().get());
     PreparedCall call;
     call.wire.path = std::string(kChatPath);
     call.wire.headers = {{"content-type", "application/json"}};
@@ -46,6 +48,7 @@ class OllamaClient final : public WireClientBase {
 
  private:
   OllamaOptions ollama_;
+  mutable EncodedHistory history_;
 };
 
 }  // namespace

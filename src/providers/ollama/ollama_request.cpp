@@ -1,5 +1,6 @@
 #include "ollama_request.hpp"
 
+#include <functional>
 #include <utility>
 
 #include "../wire_common/wire_client_base.hpp"
@@ -26,6 +27,14 @@ class ObjectWriter {
     return *this;
   }
   ObjectWriter& text(std::string_view key, std::string_view value) { return member(key, json_string(value)); }
+  // A member whose value `write` appends in place.
+  ObjectWriter& member_written(std::string_view key, const std::function<void(std::string&)>& write) {
+    out_ += out_.size() == 1 ? "" : ",";
+    json::append_quoted(out_, key);
+    out_ += ':';
+    write(out_);
+    return *this;
+  }
   std::string done() {
     out_ += '}';
     return std::move(out_);
@@ -105,9 +114,11 @@ std::size_t add_result_run(std::vector<std::string>& out, std::span<const Messag
   return i;
 }
 
-std::string messages_json(const Request& request, std::span<const Message> view) {
-  std::vector<std::string> out;
-  if (!request.system.empty()) out.push_back(ObjectWriter().text("role", "system").text("content", request.system).done());
+std::string system_message(const Request& request) {
+  return ObjectWriter().text("role", "system").text("content", request.system).done();
+}
+
+void add_messages(std::vector<std::string>& out, std::span<const Message> view) {
   for (std::size_t i = 0; i < view.size();) {
     if (const auto* u = std::get_if<UserMessage>(&view[i])) {
       out.push_back(user_message(*u));
@@ -119,6 +130,12 @@ std::string messages_json(const Request& request, std::span<const Message> view)
       i = add_result_run(out, view, i);
     }
   }
+}
+
+std::string messages_json(const Request& request, std::span<const Message> view) {
+  std::vector<std::string> out;
+  if (!request.system.empty()) out.push_back(system_message(request));
+  add_messages(out, view);
   return json_list(out);
 }
 
@@ -145,10 +162,26 @@ Error forced_choice_unsupported(const Request& request) {
 
 OllamaRequest encode_request(const Request& request, std::span<const Message> view,
                              std::span<const ToolBytes> tool_bytes, const OllamaOptions& options,
-                             const ToolBytes& answer_schema) {
+                             const ToolBytes& answer_schema, EncodedHistory* history, CacheMeter* meter) {
   OllamaRequest out;
   ObjectWriter body;
-  body.text("model", request.model->id).member("messages", messages_json(request, view));
+  body.text("model", request.model->id);
+  if (history && meter) {
+    const std::string lead = request.system.empty() ? std::string() : system_message(request) + ',';
+    const EncodedHistory::Wire wire{splits_result_runs, [](std::span<const Message> segment, bool) {
+                                      EncodedHistory::Segment encoded;
+                                      std::vector<std::string> items;
+                                      add_messages(items, segment);
+                                      for (const auto& item : items) encoded.items += item + ',';
+                                      return encoded;
+                                    }};
+    body.member_written("messages", [&](std::string& into) {
+      history->append_array(request.session_id, request.model->vendor + '/' + request.model->id, view, wire, into,
+                            *meter, lead);
+    });
+  } else {
+    body.member("messages", messages_json(request, view));
+  }
   const bool offer_tools = !tool_bytes.empty() && !(request.tool_choice && request.tool_choice->mode == ToolChoice::Mode::none);
   if (offer_tools) {
     std::string tools = "[";

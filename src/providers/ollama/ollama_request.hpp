@@ -13,6 +13,7 @@
 #include <vector>
 
 #include "../cache/tool_schema_cache.hpp"
+#include "../wire_common/encoded_history.hpp"
 #include "agentkit/base/error.hpp"
 #include "agentkit/core/message.hpp"
 #include "agentkit/core/provider.hpp"
@@ -31,9 +32,11 @@ struct OllamaRequest {
 };
 
 // `tool_bytes[i]` is the rendered declaration of request.tools[i] (render_tool, cached by level 3).
+// With `history` and `meter`, the messages kept from the session's previous request are reused.
 OllamaRequest encode_request(const Request& request, std::span<const Message> view,
                              std::span<const ToolBytes> tool_bytes, const OllamaOptions& options,
-                             const ToolBytes& answer_schema = {});
+                             const ToolBytes& answer_schema = {}, EncodedHistory* history = nullptr,
+                             CacheMeter* meter = nullptr);
 
 // {"type":"function","function":{"name","description","parameters"}} (the Chat Completions shape).
 std::string render_tool(const ToolSpec& tool);

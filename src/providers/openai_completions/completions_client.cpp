@@ -3,6 +3,7 @@
 #include "agentkit/catalog/catalog.hpp"
 #include "agentkit/providers/cache.hpp"
 #include "agentkit/providers/openai.hpp"
+#include "../wire_common/encoded_history.hpp"
 #include "completions_wire.hpp"
 
 namespace agentkit::providers::detail {
@@ -52,7 +53,8 @@ void stamp_cache_control(json::Array& messages) {
 class CompletionsClient final : public WireClientBase {
  public:
   CompletionsClient(const WireOptions& options, std::shared_ptr<const RequestPipeline> pipeline)
-      : WireClientBase(catalog::kOpenAiCompletions, options, std::move(pipeline)) {}
+      : WireClientBase(catalog::kOpenAiCompletions, options, std::move(pipeline)),
+        history_(options.caching.reuse_encoded_history) {}
 
  protected:
   Result<PreparedCall> encode(const Request& request, std::span<const Message> view) const override {
@@ -62,11 +64,16 @@ class CompletionsClient final : public WireClientBase {
     json::Array tools;
     std::map<std::string, std::vector<ToolBytes>, std::less<>> declared_after;
     if (!request.tools.empty()) tools = tool_list(request, declared_after);
-    CompletionsEncoding enc = completions_messages(request, view, profile, declared_after);
-    if (profile.cache_control_format == "anthropic" && options().caching.retention != CacheRetention::none) {
+    // OpenRouter's Anthropic rows mark the last user message, which may lie anywhere in the
+    // history: those requests are encoded whole (the kept history serves unmarked wires only).
+    const bool stamped = profile.cache_control_format == "anthropic" && options().caching.retention != CacheRetention::none;
+    json::Object head{{"model", model.id}};
+    if (stamped) {
+      CompletionsEncoding enc = completions_messages(request, view, profile, declared_after);
       stamp_cache_control(enc.messages);
+      head.append_unique("messages", std::move(enc.messages));
     }
-    json::Object body{{"model", model.id}, {"messages", std::move(enc.messages)}};
+    json::Object body;
     if (!tools.empty()) {
       body.append_unique("tools", std::move(tools));
       if (request.tool_choice) body.append_unique("tool_choice", tool_choice(*request.tool_choice));
@@ -103,10 +110,32 @@ class CompletionsClient final : public WireClientBase {
     // Without it a stream carries no usage at all.
     body.append_unique("stream_options", json::Object{{"include_usage", true}});
     call.wire.path = "/chat/completions";
-    call.wire.body = json::dump(body);
+    if (stamped) {
+      for (auto& m : body) head.append_unique(m.key, std::move(m.value));
+      call.wire.body = json::dump(head);
+    } else {
+      std::string lead;
+      if (!request.system.empty()) {
+        json::dump_to(lead, completions_system(request, profile));
+        lead += ',';
+      }
+      EncodedHistory::Wire wire{splits_result_runs_and_following_user, [&](std::span<const Message> segment, bool) {
+                                  return dump_items(completions_items(segment, profile, declared_after));
+                                }};
+      std::string context = model.vendor + '/' + model.id + '\0' + model.base_url + '\0' +
+                            (profile.allows_null_assistant_content ? "n" : "-") +
+                            (profile.allows_user_after_tool_result ? "u" : "-") +
+                            (profile.requires_tool_result_name ? "r" : "-") + profile.thinking_format + '\0' +
+                            declared_context(declared_after);
+      call.wire.body = object_around(
+          std::move(head), "messages",
+          [&](std::string& out) {
+            history_.append_array(request.session_id, std::move(context), view, wire, out, *meter(), lead);
+          },
+          std::move(body));
+    }
     call.wire.headers.emplace_back("content-type", "application/json");
     call.wire.headers.emplace_back("accept", "text/event-stream");
-    for (auto& e : enc.unsupported) call.unsupported.push_back(std::move(e));
     return call;
   }
 
@@ -158,6 +187,8 @@ class CompletionsClient final : public WireClientBase {
       unsupported_out.push_back(unsupported(*request.model, "the thinking level '" + std::string(to_string(choice->level)) + "'"));
     }
   }
+
+  mutable EncodedHistory history_;
 };
 
 }  // namespace

@@ -101,15 +101,26 @@ std::string completions_tool_form(const ToolSpec& tool) {
   return json::dump(json::Object{{"type", "function"}, {"function", std::move(function)}});
 }
 
+json::Value completions_system(const Request& request, const CompletionsProfile& profile) {
+  return json::Object{{"role", profile.supports_developer_role ? "developer" : "system"}, {"content", request.system}};
+}
+
 CompletionsEncoding completions_messages(const Request& request, std::span<const Message> view,
                                          const CompletionsProfile& profile,
                                          const std::map<std::string, std::vector<ToolBytes>, std::less<>>& declared_after) {
   CompletionsEncoding enc;
   json::Array& out = enc.messages;
   out.reserve(view.size() + 1);
-  if (!request.system.empty()) {
-    out.push_back(json::Object{{"role", profile.supports_developer_role ? "developer" : "system"}, {"content", request.system}});
-  }
+  if (!request.system.empty()) out.push_back(completions_system(request, profile));
+  json::Array items = completions_items(view, profile, declared_after);
+  for (auto& item : items) out.push_back(std::move(item));
+  return enc;
+}
+
+json::Array completions_items(std::span<const Message> view, const CompletionsProfile& profile,
+                              const std::map<std::string, std::vector<ToolBytes>, std::less<>>& declared_after) {
+  json::Array out;
+  out.reserve(view.size());
   for (std::size_t i = 0; i < view.size();) {
     if (const auto* user = std::get_if<UserMessage>(&view[i])) {
       out.push_back(json::Object{{"role", "user"}, {"content", user_parts(user->content)}});
@@ -150,7 +161,7 @@ CompletionsEncoding completions_messages(const Request& request, std::span<const
       }
     }
   }
-  return enc;
+  return out;
 }
 
 }  // namespace agentkit::providers::detail

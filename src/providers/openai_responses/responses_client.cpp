@@ -3,6 +3,7 @@
 #include "agentkit/catalog/catalog.hpp"
 #include "agentkit/providers/cache.hpp"
 #include "agentkit/providers/openai.hpp"
+#include "../wire_common/encoded_history.hpp"
 #include "responses_wire.hpp"
 
 namespace agentkit::providers::detail {
@@ -39,7 +40,8 @@ struct ResponsesProfile {
 class ResponsesClient final : public WireClientBase {
  public:
   ResponsesClient(const WireOptions& options, std::shared_ptr<const RequestPipeline> pipeline)
-      : WireClientBase(catalog::kOpenAiResponses, options, std::move(pipeline)) {}
+      : WireClientBase(catalog::kOpenAiResponses, options, std::move(pipeline)),
+        history_(options.caching.reuse_encoded_history) {}
 
  protected:
   Result<PreparedCall> encode(const Request& request, std::span<const Message> view) const override {
@@ -48,9 +50,9 @@ class ResponsesClient final : public WireClientBase {
     PreparedCall call;
     std::map<std::string, std::vector<ToolBytes>, std::less<>> declared_after;
     json::Array tools = request.tools.empty() ? json::Array{} : tool_list(request, declared_after);
-    json::Object body{{"model", model.id}};
-    if (!request.system.empty()) body.append_unique("instructions", request.system);
-    body.append_unique("input", responses_input(view, declared_after));
+    json::Object head{{"model", model.id}};
+    if (!request.system.empty()) head.append_unique("instructions", request.system);
+    json::Object body;
     if (!tools.empty()) {
       body.append_unique("tools", std::move(tools));
       if (request.tool_choice) body.append_unique("tool_choice", tool_choice(*request.tool_choice));
@@ -90,7 +92,14 @@ class ResponsesClient final : public WireClientBase {
     }
     body.append_unique("stream", true);
     call.wire.path = "/responses";
-    call.wire.body = json::dump(body);
+    EncodedHistory::Wire wire{splits_result_runs, [&](std::span<const Message> segment, bool) {
+                                return dump_items(responses_input(segment, declared_after));
+                              }};
+    std::string context = model.vendor + '/' + model.id + '\0' + declared_context(declared_after);
+    call.wire.body = object_around(
+        std::move(head), "input",
+        [&](std::string& out) { history_.append_array(request.session_id, std::move(context), view, wire, out, *meter()); },
+        std::move(body));
     call.wire.headers.emplace_back("content-type", "application/json");
     call.wire.headers.emplace_back("accept", "text/event-stream");
     return call;
@@ -113,6 +122,7 @@ class ResponsesClient final : public WireClientBase {
     return tools;
   }
 
+  mutable EncodedHistory history_;
 };
 
 }  // namespace

@@ -1,0 +1,367 @@
+// Encoding that does not grow with history (issue 18): every wire keeps the wire form of the
+// history it sent per session and encodes only what was added. These tests hold the kept encoding
+// to the fresh one byte for byte over long randomised sessions on all five wires, count the
+// messages encoded per request, and check each invalidation (compaction, branch switch, model
+// change, a send-time repair that rewrites a sent message).
+#include <functional>
+#include <random>
+#include <string>
+#include <vector>
+
+#include "agentkit/agent.hpp"
+#include "agentkit/catalog/catalog.hpp"
+#include "agentkit/http/client.hpp"
+#include "agentkit/providers/pipeline.hpp"
+#include "agentkit/providers/anthropic.hpp"
+#include "agentkit/providers/google.hpp"
+#include "agentkit/providers/ollama.hpp"
+#include "agentkit/providers/openai.hpp"
+#include "provider_test_support.hpp"
+#include "support/catch.hpp"
+
+using namespace agentkit;
+using providers::WireClient;
+using providers::WireOptions;
+
+namespace {
+
+struct WireCase {
+  std::string name;
+  std::string vendor;
+  std::string model;
+  std::function<std::shared_ptr<WireClient>(const WireOptions&)> make;
+};
+
+std::vector<WireCase> wires() {
+  return {
+      {"openai-responses", "openai", "gpt-6.2-sol", [](const WireOptions& o) { return providers::make_openai_responses_client(o); }},
+      {"openai-completions", "deepseek", "deepseek-v4-flash",
+       [](const WireOptions& o) { return providers::make_openai_completions_client(o); }},
+      {"anthropic-messages", "anthropic", "claude-sonnet-5-5",
+       [](const WireOptions& o) { return providers::make_anthropic_messages_client(o); }},
+      {"google-generative-ai", "google", "gemini-4-hydrogen", [](const WireOptions& o) { return providers::make_google_client(o); }},
+      {"ollama-chat", "ollama", "llama3.3", [](const WireOptions& o) { return providers::make_ollama_client(o); }},
+  };
+}
+
+std::shared_ptr<const Model> row(const WireCase& w) {
+  const Model* m = catalog::Catalog::builtin().find(w.vendor, w.model);
+  REQUIRE(m);
+  return std::make_shared<const Model>(*m);
+}
+
+// Two clients of one wire: one keeps the encoded history, the other encodes every request whole.
+struct Pair {
+  explicit Pair(const WireCase& w) {
+    WireOptions on;
+    WireOptions off;
+    off.caching.reuse_encoded_history = false;
+    kept = w.make(on);
+    fresh = w.make(off);
+  }
+  std::shared_ptr<WireClient> kept;
+  std::shared_ptr<WireClient> fresh;
+};
+
+std::vector<ToolSpec> tool_set() {
+  std::vector<ToolSpec> tools;
+  for (const char* name : {"read", "grep", "late_tool"}) {
+    ToolSpec t{name, std::string("does ") + name,
+               json::parse(R"({"type":"object","properties":{"path":{"type":"string"}}})").value()};
+    t.fingerprint = fingerprint_of(t);
+    tools.push_back(std::move(t));
+  }
+  return tools;
+}
+
+ToolResultMessage result_of(const std::string& id, const std::string& text) {
+  ToolResultMessage r;
+  r.tool_use_id = id;
+  r.tool_name = "read";
+  r.content.push_back(TextBlock{text});
+  return r;
+}
+
+Request request_for(const std::shared_ptr<const Model>& model, const std::vector<Message>& history,
+                    const std::vector<ToolSpec>& tools, const std::string& session = "s-1") {
+  Request r;
+  r.model = model;
+  r.system = "You are terse.";
+  r.messages = history;
+  r.tools = tools;
+  r.session_id = session;
+  return r;
+}
+
+std::string body_of(const WireClient& client, const Request& r) {
+  auto call = client.prepare(r, {});
+  REQUIRE(call);
+  return call->wire.body;
+}
+
+// A random but well-formed-enough history step (the repair turns the rest into a valid view).
+class SessionGen {
+ public:
+  SessionGen(std::uint32_t seed, const Model& model) : rng_(seed), model_(model) {}
+
+  void step(std::vector<Message>& h) {
+    const int kind = pick(10);
+    if (h.empty() || kind < 2) {
+      h.push_back(user());
+    } else {
+      AssistantMessage a = assistant();
+      std::vector<std::string> ids;
+      for (const auto& b : a.content) {
+        if (const auto* c = std::get_if<ToolUseBlock>(&b)) ids.push_back(c->id);
+      }
+      h.push_back(std::move(a));
+      for (const auto& id : ids) {
+        if (pick(12) == 0) continue;  // an unanswered call: repair adds a synthetic result
+        h.push_back(result(id));
+      }
+      if (!ids.empty() && pick(5) == 0) h.push_back(user());  // a user message after the results
+    }
+  }
+
+  int pick(int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng_); }
+  std::string text() {
+    static const char* words[] = {"alpha", "\"quoted\"", "é ünïcode", "line\nbreak", "tab\t", "", "x"};
+    std::string out;
+    for (int i = pick(4) + 1; i > 0; --i) out += words[pick(7)];
+    return out;
+  }
+
+  UserMessage user() {
+    UserMessage u;
+    u.content.push_back(TextBlock{text()});
+    if (pick(6) == 0) u.content.push_back(ImageBlock{"image/png", "iVBORw0KGgo="});
+    if (u.content.size() == 1 && std::get<TextBlock>(u.content[0]).text.empty()) std::get<TextBlock>(u.content[0]).text = "hi";
+    return u;
+  }
+
+  AssistantMessage assistant() {
+    AssistantMessage a;
+    a.provider = model_.vendor;
+    a.api = model_.api;
+    a.model = model_.id;
+    a.stop_reason = StopReason::tool_use;
+    if (pick(3) == 0) {
+      const int id = ++n_;
+      a.content.push_back(ThinkingBlock{text(), pick(2) ? "sig-" + std::to_string(id) : "", false, "rs_" + std::to_string(id)});
+    }
+    if (pick(2) == 0) a.content.push_back(TextBlock{text()});
+    const int calls = pick(3);
+    for (int i = 0; i < calls; ++i) {
+      ToolUseBlock c;
+      const int id = ++n_;
+      c.id = "call_" + std::to_string(id) + (pick(2) ? "|fc_" + std::to_string(id) : "");
+      c.name = pick(2) ? "read" : "grep";
+      c.input = json::Raw(pick(8) ? R"({"path":"a/b.txt"})" : R"({"path":)");  // a cut-off call now and then
+      a.content.push_back(std::move(c));
+    }
+    if (calls == 0) a.stop_reason = StopReason::stop;
+    if (a.content.empty()) a.content.push_back(TextBlock{"ok"});
+    if (pick(15) == 0) a.stop_reason = StopReason::error;  // dropped by repair
+    return a;
+  }
+
+  ToolResultMessage result(const std::string& id) {
+    ToolResultMessage r;
+    r.tool_use_id = id;
+    r.tool_name = "read";
+    r.content.push_back(TextBlock{text()});
+    if (pick(8) == 0) r.content.push_back(ImageBlock{"image/png", "iVBORw0KGgo="});
+    r.is_error = pick(6) == 0;
+    if (pick(20) == 0) r.added_tool_names.push_back("late_tool");
+    return r;
+  }
+
+ private:
+  std::mt19937 rng_;
+  const Model& model_;
+  int n_ = 0;
+};
+
+}  // namespace
+
+TEST_CASE("the kept encoding equals a fresh encode byte for byte on every turn of long randomised sessions") {
+  const std::vector<ToolSpec> tools = tool_set();
+  for (const WireCase& w : wires()) {
+    for (std::uint32_t seed : {1u, 2u, 3u}) {
+      INFO(w.name << " seed " << seed);
+      Pair clients(w);
+      auto model = row(w);
+      Model other_row = *model;
+      other_row.id += "-other";  // a model change: the repair sees every old turn as foreign
+      auto other = std::make_shared<const Model>(other_row);
+      SessionGen gen(seed, *model);
+      std::vector<Message> h;
+      auto current = model;
+      for (int turn = 0; turn < 160; ++turn) {
+        gen.step(h);
+        const int event = gen.pick(40);
+        if (event == 0 && h.size() > 4) {  // compaction: a summary replaces the oldest messages
+          const std::size_t cut = 1 + static_cast<std::size_t>(gen.pick(static_cast<int>(h.size() - 2)));
+          h.erase(h.begin(), h.begin() + static_cast<std::ptrdiff_t>(cut));
+          h.insert(h.begin(), UserMessage{{TextBlock{"summary of earlier work"}}});
+        } else if (event == 1 && h.size() > 4) {  // branch switch: back to an earlier point, new path
+          h.resize(static_cast<std::size_t>(gen.pick(static_cast<int>(h.size()))));
+          gen.step(h);
+        } else if (event == 2) {
+          current = current == model ? other : model;
+        } else if (event == 3 && h.size() > 2) {  // an earlier turn now failed: repair drops it
+          for (auto& m : h) {
+            if (auto* a = std::get_if<AssistantMessage>(&m); a && gen.pick(3) == 0) {
+              a->stop_reason = StopReason::error;
+              break;
+            }
+          }
+        }
+        Request r = request_for(current, h, tools);
+        const std::string kept = body_of(*clients.kept, r);
+        const std::string fresh = body_of(*clients.fresh, r);
+        INFO("turn " << turn << " history " << h.size());
+        REQUIRE(kept == fresh);
+      }
+      CHECK(clients.kept->meter()->stats("s-1").messages_reused > 0);
+      CHECK(clients.fresh->meter()->stats("s-1").messages_reused == 0);
+    }
+  }
+}
+
+TEST_CASE("a steady-state request encodes only the messages added since the last one, on every wire") {
+  const std::vector<ToolSpec> tools = tool_set();
+  for (const WireCase& w : wires()) {
+    INFO(w.name);
+    WireOptions o;
+    auto client = w.make(o);
+    auto model = row(w);
+    std::vector<Message> h{UserMessage{{TextBlock{"start"}}}};
+    std::int64_t encoded_before = 0;
+    for (int turn = 0; turn < 30; ++turn) {
+      AssistantMessage a;
+      a.provider = model->vendor;
+      a.api = model->api;
+      a.model = model->id;
+      a.stop_reason = StopReason::tool_use;
+      a.content.push_back(ToolUseBlock{"call_" + std::to_string(turn), "read", json::Raw(R"({"path":"x"})"), ""});
+      h.push_back(std::move(a));
+      h.push_back(result_of("call_" + std::to_string(turn), "contents"));
+      body_of(*client, request_for(model, h, tools));
+      const std::int64_t encoded = client->meter()->stats("s-1").messages_encoded;
+      if (turn > 0) {
+        INFO("turn " << turn);
+        CHECK(encoded - encoded_before == 2);  // the assistant turn and its result: nothing sent before
+      }
+      encoded_before = encoded;
+    }
+    // Turn t reuses the 2t + 1 messages the previous request sent: 3 + 5 + ... + 59.
+    CHECK(client->meter()->stats("s-1").messages_reused == 899);
+  }
+}
+
+TEST_CASE("each invalidation re-encodes from the first difference and stays equal to a fresh encode") {
+  const std::vector<ToolSpec> tools = tool_set();
+  for (const WireCase& w : wires()) {
+    INFO(w.name);
+    auto model = row(w);
+    auto history = [&] {
+      std::vector<Message> h{UserMessage{{TextBlock{"start"}}}};
+      for (int turn = 0; turn < 10; ++turn) {
+        AssistantMessage a;
+        a.provider = model->vendor;
+        a.api = model->api;
+        a.model = model->id;
+        a.stop_reason = StopReason::tool_use;
+        a.content.push_back(ThinkingBlock{"plan " + std::to_string(turn), "sig" + std::to_string(turn), false, "rs_" + std::to_string(turn)});
+        a.content.push_back(ToolUseBlock{"call_" + std::to_string(turn), "read", json::Raw(R"({"path":"x"})"), ""});
+        h.push_back(std::move(a));
+        h.push_back(result_of("call_" + std::to_string(turn), "r" + std::to_string(turn)));
+      }
+      return h;
+    };
+    auto encoded_now = [&](const Pair& p, const std::shared_ptr<const Model>& m, const std::vector<Message>& h) {
+      const std::int64_t before = p.kept->meter()->stats("s-1").messages_encoded;
+      Request r = request_for(m, h, tools);
+      REQUIRE(body_of(*p.kept, r) == body_of(*p.fresh, r));
+      return p.kept->meter()->stats("s-1").messages_encoded - before;
+    };
+
+    SECTION("compaction") {
+      Pair p(w);
+      std::vector<Message> h = history();
+      encoded_now(p, model, h);
+      h.erase(h.begin(), h.begin() + 7);
+      h.insert(h.begin(), UserMessage{{TextBlock{"summary"}}});
+      CHECK(encoded_now(p, model, h) == static_cast<std::int64_t>(h.size()));
+    }
+    SECTION("branch switch") {
+      Pair p(w);
+      std::vector<Message> h = history();
+      encoded_now(p, model, h);
+      h.resize(8);  // back to the fourth turn's call, which now has another result
+      h.push_back(result_of("call_3", "another branch"));
+      CHECK(encoded_now(p, model, h) == 1);
+    }
+    SECTION("model change") {
+      Pair p(w);
+      std::vector<Message> h = history();
+      encoded_now(p, model, h);
+      Model other_row = *model;
+      other_row.id += "-next";
+      CHECK(encoded_now(p, std::make_shared<const Model>(other_row), h) == static_cast<std::int64_t>(h.size()));
+    }
+    SECTION("a send-time repair that touches a sent message") {
+      Pair p(w);
+      std::vector<Message> h = history();
+      encoded_now(p, model, h);
+      std::get<AssistantMessage>(h[3]).stop_reason = StopReason::error;  // now dropped (rule 2)
+      // The view loses that turn and its result; everything from there is encoded again.
+      CHECK(encoded_now(p, model, h) == static_cast<std::int64_t>(h.size()) - 2 - 3);
+    }
+  }
+}
+
+TEST_CASE("an agent's run encodes each message once: steady-state requests re-encode nothing already sent") {
+  // Through make_agent and the loop: five tool turns then an answer, over loopback HTTP. Request k
+  // carries the user message and k - 1 (call, result) pairs; only the last pair is new.
+  auto reply = [](int k) {
+    testing::ScriptedResponse r;
+    r.headers = http::Headers({{"Content-Type", "application/json"}});
+    const std::string output =
+        k < 6 ? R"({"id":"fc_)" + std::to_string(k) + R"(","type":"function_call","status":"completed","arguments":"{}","call_id":"call_)" +
+                    std::to_string(k) + R"(","name":"noop"})"
+              : R"({"id":"msg_6","type":"message","status":"completed","role":"assistant","content":[{"type":"output_text","text":"done"}]})";
+    r.body = R"({"id":"resp_)" + std::to_string(k) + R"(","object":"response","status":"completed","model":"gpt-6.2-sol","output":[)" +
+             output + R"(],"usage":{"input_tokens":1,"output_tokens":1}})";
+    return r;
+  };
+  std::vector<testing::ScriptedResponse> script;
+  for (int k = 1; k <= 6; ++k) script.push_back(reply(k));
+  testing::ScriptedServer server(script);
+  auto model = catalog::Catalog::builtin().resolve("openai/gpt-6.2-sol");
+  REQUIRE(model);
+  model->base_url = server.base_url();
+  RuntimeConfig rt;
+  rt.model.descriptor = *model;
+  providers::ProviderOptions wires;
+  wires.http = std::make_shared<http::HttpClient>();
+  wires.credentials.environment = providers::fixed_environment({{"OPENAI_API_KEY", "test-key"}});
+  providers::register_defaults(rt.providers, wires);
+  ToolDefinition noop;
+  noop.name = "noop";
+  noop.description = "does nothing";
+  noop.handler = [](const json::Value&, const ToolContext&) { return ToolResult::text_result("ok"); };
+  AgentDefinition def;
+  def.tools.direct.push_back(noop);
+  auto agent = make_agent(def, rt);
+  REQUIRE(agent);
+  auto result = agent->run("go");
+  REQUIRE(result);
+  REQUIRE(result->turn_count == 6);
+  CHECK(result->cache.messages_encoded == 1 + 2 * 5);  // with the whole history each time: 36
+  CHECK(result->cache.messages_reused == 1 + 3 + 5 + 7 + 9);
+  // And what went on the wire is the whole history every time.
+  json::Value last = json::parse(server.last_request().body).value();
+  CHECK(last.find("input")->as_array().size() == 11);
+}
