@@ -1,0 +1,302 @@
+// End to end, as a new user would run it (issue 18): an agent with one tool on the Responses wire
+// over plain HTTP to an instant loopback server (e2e_fake_responses_server.hpp, a child process:
+// one thread, epoll, the same bytes to every client) that streams a 15 KB tool call per turn and
+// then a text answer. Beside it, the peer: the OpenAI Agents SDK for JavaScript (tests/bench/peers,
+// pinned in its lockfile; `npm ci` there), same agent, same server, streaming on, tracing off.
+//
+// Prints: wall and client CPU per turn over a 50-turn run; per-turn cost at history depth ~0, ~500
+// and ~1,000; 200 concurrent sessions x 10 turns with a 50 ms model delay (wall, throughput, peak
+// RSS, threads, connections opened); time from process start to the first request. Client CPU is
+// the process's own (getrusage), the server's is never in it. The peer is skipped with a message
+// when node or its packages are missing.
+//
+//   bench_e2e [--sessions N]        (the concurrent part; default 200)
+#include <spawn.h>
+#include <sys/resource.h>
+#include <sys/wait.h>
+
+#include <algorithm>
+#include <atomic>
+#include <chrono>
+#include <cstdio>
+#include <cstdlib>
+#include <filesystem>
+#include <fstream>
+#include <string>
+#include <thread>
+#include <vector>
+
+#include "agentkit/agent.hpp"
+#include "agentkit/catalog/catalog.hpp"
+#include "agentkit/http/client.hpp"
+#include "agentkit/providers/pipeline.hpp"
+#include "e2e_fake_responses_server.hpp"
+
+extern char** environ;
+
+using namespace agentkit;
+
+namespace {
+
+double cpu_ms() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return (u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e3 + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e3;
+}
+
+long peak_rss_kb() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_maxrss;
+}
+
+int threads_now() {
+  std::ifstream in("/proc/self/status");
+  std::string line;
+  while (std::getline(in, line)) {
+    if (line.rfind("Threads:", 0) == 0) return std::atoi(line.c_str() + 8);
+  }
+  return 0;
+}
+
+// One plain HTTP exchange with the fake server's control endpoints.
+std::string control(const std::string& base, const std::string& method, const std::string& path) {
+  http::HttpClient client;
+  http::Request r{.method = method, .url = base + path};
+  auto resp = client.send(r, {});
+  if (!resp) return {};
+  auto body = resp->read_all(1 << 20);
+  return body ? *body : std::string();
+}
+
+long long stat_of(const std::string& json, const std::string& key) {
+  const auto at = json.find("\"" + key + "\":");
+  return at == std::string::npos ? -1 : std::atoll(json.c_str() + at + key.size() + 3);
+}
+
+struct Bench {
+  std::string base;
+  std::shared_ptr<http::HttpClient> http = std::make_shared<http::HttpClient>();
+
+  Result<Agent> agent() const {
+    auto model = catalog::Catalog::builtin().resolve("openai/gpt-6.2-sol");
+    if (!model) return model.error();
+    model->base_url = base;
+    RuntimeConfig rt;
+    rt.model.descriptor = *model;
+    rt.loop.max_turns = 10'000;
+    providers::ProviderOptions wires;
+    wires.http = http;
+    wires.credentials.environment = providers::fixed_environment({{"OPENAI_API_KEY", "bench-key"}});
+    providers::register_defaults(rt.providers, wires);
+    ToolDefinition note;
+    note.name = "write_note";
+    note.description = "Writes a note.";
+    note.input_schema = json::parse(R"({"type":"object","properties":{"text":{"type":"string"}},"required":["text"]})").value();
+    note.handler = [](const json::Value&, const ToolContext&) { return ToolResult::text_result("ok"); };
+    AgentDefinition def;
+    def.instructions = "bench";
+    def.tools.direct.push_back(note);
+    return make_agent(def, rt);
+  }
+};
+
+std::string history_of_depth(int depth) {
+  std::string messages;
+  for (int i = 0; i < depth; ++i) {
+    if (!messages.empty()) messages += ',';
+    if (i % 2 == 0) {
+      messages += R"({"role":"user","content":[{"type":"text","text":"question number )" + std::to_string(i) + R"("}]})";
+    } else {
+      messages += R"({"role":"assistant","content":[{"type":"text","text":"an answer of moderate length, number )" +
+                  std::to_string(i) + R"("}],"stop_reason":"stop","provider":"openai","api":"openai-responses","model":"gpt-6.2-sol"})";
+    }
+  }
+  return R"({"version":1,"session_id":"bench","messages":[)" + messages + "]}";
+}
+
+struct PerTurn {
+  double wall_us;
+  double cpu_us;
+};
+
+PerTurn run_turns(Agent& agent, int turns, int depth) {
+  StartOptions start;
+  if (depth > 0) start.resume = SessionHandle::parse(history_of_depth(depth)).value();
+  auto session = agent.start(start);
+  if (!session) std::exit((std::fprintf(stderr, "%s\n", session.error().to_string().c_str()), 1));
+  (void)session->run(Turn{"warm turns=2"});  // connection and schema caches warm, as in a live app
+  const double c0 = cpu_ms();
+  const auto t0 = std::chrono::steady_clock::now();
+  auto r = session->run(Turn{"go turns=" + std::to_string(turns)});
+  const auto t1 = std::chrono::steady_clock::now();
+  const double c1 = cpu_ms();
+  if (!r || r->turn_count != turns) {
+    std::fprintf(stderr, "unexpected run result: %s\n", r ? std::to_string(r->turn_count).c_str() : r.error().to_string().c_str());
+    std::exit(1);
+  }
+  return {std::chrono::duration<double, std::micro>(t1 - t0).count() / turns, (c1 - c0) * 1e3 / turns};
+}
+
+// ---- the peer -----------------------------------------------------------------------------------
+
+std::filesystem::path peer_dir() { return std::filesystem::path(AGENTKIT_SOURCE_DIR) / "tests" / "bench" / "peers"; }
+
+bool peer_available() {
+  return std::filesystem::exists(peer_dir() / "node_modules" / "@openai" / "agents") && std::system("node --version >/dev/null 2>&1") == 0;
+}
+
+// Runs the peer script; returns its JSON line ("" on failure).
+std::string peer(const std::vector<std::string>& args) {
+  std::string cmd = "cd '" + peer_dir().string() + "' && node e2e_peer.mjs";
+  for (const auto& a : args) cmd += " '" + a + "'";
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return {};
+  std::string out;
+  char buf[4096];
+  while (std::fgets(buf, sizeof buf, p)) out += buf;
+  pclose(p);
+  return out;
+}
+
+double num(const std::string& json, const std::string& key) {
+  const auto at = json.find("\"" + key + "\":");
+  return at == std::string::npos ? -1 : std::atof(json.c_str() + at + key.size() + 3);
+}
+
+// Milliseconds from spawning `argv` to the server seeing its first request.
+double first_request_ms(const std::string& base, std::vector<std::string> argv, const std::string& cwd) {
+  control(base, "POST", "/reset");
+  std::vector<char*> args;
+  for (auto& a : argv) args.push_back(a.data());
+  args.push_back(nullptr);
+  const auto here = std::filesystem::current_path();
+  if (!cwd.empty()) std::filesystem::current_path(cwd);
+  const std::int64_t t0 = bench::monotonic_ns();
+  pid_t pid = 0;
+  const int rc = posix_spawnp(&pid, args[0], nullptr, nullptr, args.data(), environ);
+  std::filesystem::current_path(here);
+  if (rc != 0) return -1;
+  int status = 0;
+  waitpid(pid, &status, 0);
+  const long long first = stat_of(control(base, "GET", "/stats"), "first_request_ns");
+  return first > 0 ? static_cast<double>(first - t0) / 1e6 : -1;
+}
+
+}  // namespace
+
+int main(int argc, char** argv) {
+  int sessions = 200;
+  for (int i = 1; i + 1 < argc; ++i) {
+    if (std::string(argv[i]) == "--sessions") sessions = std::atoi(argv[i + 1]);
+  }
+  if (argc >= 3 && std::string(argv[1]) == "--first") {
+    // The child of the start-up measurement: one model call, then exit.
+    Bench b{argv[2]};
+    auto agent = b.agent();
+    if (!agent) return 1;
+    auto r = agent->run(Turn{"go turns=1"});
+    return r ? 0 : 1;
+  }
+
+  bench::FakeResponsesServer server;
+  const std::uint16_t port = server.start();
+  if (port == 0) return (std::fprintf(stderr, "the fake server did not start\n"), 1);
+  Bench b{"http://127.0.0.1:" + std::to_string(port)};
+  auto agent = b.agent();
+  if (!agent) return (std::fprintf(stderr, "%s\n", agent.error().to_string().c_str()), 1);
+  const bool have_peer = peer_available();
+  std::printf("end to end: Responses wire over loopback HTTP, one tool, a %zu-byte SSE tool call per turn, then a text answer\n",
+              bench::tool_call_stream(0).size());
+  if (!have_peer) std::printf("  peer skipped: node or tests/bench/peers/node_modules missing (npm ci in tests/bench/peers)\n");
+
+  // 1. A 50-turn run.
+  const int turns = 50;
+  PerTurn ours = run_turns(*agent, turns, 0);
+  std::printf("\n50-turn run              ours: %8.1f us wall/turn %8.1f us CPU/turn\n", ours.wall_us, ours.cpu_us);
+  if (have_peer) {
+    const std::string j = peer({b.base, "turns", std::to_string(turns)});
+    const double wall = num(j, "wall_ms") * 1e3 / turns;
+    const double cpu = num(j, "cpu_ms") * 1e3 / turns;
+    std::printf("                     @openai/agents: %8.1f us wall/turn %8.1f us CPU/turn   peer/ours CPU = %.1fx\n", wall, cpu,
+                cpu / ours.cpu_us);
+  }
+
+  // 2. Per-turn cost at history depth.
+  std::printf("\nper-turn client CPU by history depth (10-turn runs after a resumed history)\n");
+  double depth0 = 0;
+  for (int depth : {0, 500, 1000}) {
+    PerTurn d = run_turns(*agent, 10, depth);
+    if (depth == 0) depth0 = d.cpu_us;
+    std::printf("  depth %4d        ours: %8.1f us CPU/turn (%.2fx depth 0)", depth, d.cpu_us, d.cpu_us / depth0);
+    if (have_peer) {
+      const std::string j = peer({b.base, "depth", std::to_string(depth), "10"});
+      const double cpu = num(j, "cpu_ms") * 1e3 / 10;
+      std::printf("   @openai/agents: %8.1f us   peer/ours = %.1fx", cpu, cpu / d.cpu_us);
+    }
+    std::printf("\n");
+  }
+
+  // 3. Concurrent sessions with a 50 ms model.
+  const int per_session = 10;
+  const int delay_ms = 50;
+  control(b.base, "POST", "/reset");
+  b.http->close_idle_connections();
+  std::atomic<int> peak_threads{threads_now()};
+  std::atomic<bool> sampling{true};
+  std::thread sampler([&] {
+    while (sampling.load()) {
+      peak_threads = std::max(peak_threads.load(), threads_now());
+      std::this_thread::sleep_for(std::chrono::milliseconds(5));
+    }
+  });
+  const int threads_before = threads_now();
+  const auto opened_before = b.http->stats().connections_opened;
+  const double c0 = cpu_ms();
+  const auto t0 = std::chrono::steady_clock::now();
+  std::vector<std::thread> runners;
+  std::atomic<int> failed{0};
+  for (int s = 0; s < sessions; ++s) {
+    runners.emplace_back([&] {
+      auto session = agent->start();
+      if (!session) return void(++failed);
+      auto r = session->run(Turn{"go turns=" + std::to_string(per_session) + " delay=" + std::to_string(delay_ms)});
+      if (!r || r->turn_count != per_session) ++failed;
+    });
+  }
+  for (auto& t : runners) t.join();
+  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double cpu_s = (cpu_ms() - c0) / 1e3;
+  sampling = false;
+  sampler.join();
+  const auto opened = b.http->stats().connections_opened - opened_before;
+  const double ideal = per_session * delay_ms / 1e3;
+  std::printf("\n%d sessions x %d turns, %d ms model   ours: wall %.2f s (%.2fx ideal %.2f s), %.0f turns/s, CPU %.2f s, peak RSS %.1f MiB,\n"
+              "                                       %d threads at peak (%d besides the runners' own), %lld connections opened, %d failed\n",
+              sessions, per_session, delay_ms, wall_s, wall_s / ideal, ideal, sessions * per_session / wall_s, cpu_s, peak_rss_kb() / 1024.0,
+              peak_threads.load(), peak_threads.load() - threads_before - sessions, static_cast<long long>(opened), failed.load());
+  if (have_peer) {
+    control(b.base, "POST", "/reset");
+    const std::string j = peer({b.base, "concurrent", std::to_string(sessions), std::to_string(per_session), std::to_string(delay_ms)});
+    const long long conns = stat_of(control(b.base, "GET", "/stats"), "connections") - 1;
+    const double wall = num(j, "wall_ms") / 1e3;
+    std::printf("                       @openai/agents: wall %.2f s (%.2fx ideal), %.0f turns/s, CPU %.2f s, peak RSS %.1f MiB, %.0f threads, %lld connections\n",
+                wall, wall / ideal, sessions * per_session / wall, num(j, "cpu_ms") / 1e3, num(j, "peak_rss_kb") / 1024.0, num(j, "threads"), conns);
+    std::printf("                       peer/ours: wall %.2fx, CPU %.1fx\n", wall / wall_s, num(j, "cpu_ms") / 1e3 / cpu_s);
+  }
+
+  // 4. Start-up: process start to the first request on the wire.
+  const std::string self = std::filesystem::canonical("/proc/self/exe").string();
+  double ours_first = 1e9;
+  for (int i = 0; i < 5; ++i) ours_first = std::min(ours_first, first_request_ms(b.base, {self, "--first", b.base}, ""));
+  std::printf("\nprocess start to first request   ours: %6.1f ms (best of 5)", ours_first);
+  if (have_peer) {
+    double peer_first = 1e9;
+    for (int i = 0; i < 5; ++i) {
+      peer_first = std::min(peer_first, first_request_ms(b.base, {"node", "e2e_peer.mjs", b.base, "first"}, peer_dir().string()));
+    }
+    std::printf("   @openai/agents: %6.1f ms   peer/ours = %.1fx", peer_first, peer_first / ours_first);
+  }
+  std::printf("\n");
+  return 0;
+}

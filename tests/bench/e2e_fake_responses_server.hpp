@@ -1,0 +1,365 @@
+// The end-to-end benchmark's provider: a loopback OpenAI Responses server on one thread with
+// epoll, run in a child process so its CPU is never charged to the client being measured.
+//
+// It answers every POST the same way for every client, from the request body alone:
+//   - "turns=N" in the body: the run makes N model calls; while the body holds fewer than N - 1
+//     function_call_output items the reply is a streamed tool call of about 15 KB of SSE
+//     (write_note with ~3.2 KB of arguments in 50 deltas), then a streamed text answer;
+//   - "delay=M": the reply starts M ms after the request arrived (a model's latency), timed by
+//     epoll_wait's timeout, never by sleeping;
+// GET /stats answers {"connections":..,"requests":..,"first_request_ns":..} (CLOCK_MONOTONIC), and
+// POST /reset zeroes them. Responses use Content-Length and keep the connection open.
+//
+// Thread safety: one thread owns everything; the parent talks to it over HTTP only.
+#pragma once
+
+#include <arpa/inet.h>
+#include <fcntl.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
+#include <signal.h>
+#include <sys/epoll.h>
+#include <sys/socket.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include <cerrno>
+#include <cstdint>
+#include <cstdio>
+#include <cstdlib>
+#include <cstring>
+#include <ctime>
+#include <map>
+#include <string>
+#include <string_view>
+#include <unordered_map>
+
+namespace bench {
+
+inline std::int64_t monotonic_ns() {
+  timespec ts{};
+  clock_gettime(CLOCK_MONOTONIC, &ts);
+  return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
+}
+
+inline int number_after(std::string_view body, std::string_view key, int fallback) {
+  const auto at = body.find(key);
+  if (at == std::string_view::npos) return fallback;
+  int n = 0;
+  for (std::size_t i = at + key.size(); i < body.size() && body[i] >= '0' && body[i] <= '9'; ++i) n = n * 10 + (body[i] - '0');
+  return n;
+}
+
+inline std::size_t count_of(std::string_view body, std::string_view needle) {
+  std::size_t n = 0;
+  for (auto at = body.find(needle); at != std::string_view::npos; at = body.find(needle, at + needle.size())) ++n;
+  return n;
+}
+
+inline void sse(std::string& out, std::string_view type, const std::string& data) {
+  out += "event: ";
+  out += type;
+  out += "\ndata: ";
+  out += data;
+  out += "\n\n";
+}
+
+inline std::string response_object(std::string_view id, std::string_view status, const std::string& output, bool usage) {
+  std::string r = R"({"id":")" + std::string(id) + R"(","object":"response","created_at":1785273853,"status":")" +
+                  std::string(status) + R"(","model":"gpt-6.2-sol","output":[)" + output + R"(],"parallel_tool_calls":true,"store":false,)" +
+                  R"("tool_choice":"auto","tools":[],"usage":)";
+  r += usage ? R"({"input_tokens":512,"input_tokens_details":{"cached_tokens":384},"output_tokens":800,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":1312})"
+             : "null";
+  return r + "}";
+}
+
+// The 15 KB streamed tool call of call number `k`.
+inline std::string tool_call_stream(std::size_t k) {
+  const std::string id = "resp_bench_" + std::to_string(k);
+  const std::string item = "fc_bench_" + std::to_string(k);
+  const std::string call = "call_bench_" + std::to_string(k);
+  std::string args_json = R"({"text":")";
+  std::string args;  // the arguments as JSON text
+  std::string piece = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eius ";  // 64 bytes
+  std::string out;
+  int seq = 0;
+  sse(out, "response.created", R"({"type":"response.created","response":)" + response_object(id, "in_progress", "", false) +
+                                   R"(,"sequence_number":)" + std::to_string(seq++) + "}");
+  sse(out, "response.output_item.added",
+      R"({"type":"response.output_item.added","item":{"id":")" + item + R"(","type":"function_call","status":"in_progress","arguments":"","call_id":")" +
+          call + R"(","name":"write_note"},"output_index":0,"sequence_number":)" + std::to_string(seq++) + "}");
+  auto delta = [&](const std::string& d) {
+    std::string quoted;  // d as a JSON string body (d holds quotes)
+    for (char c : d) {
+      if (c == '"' || c == '\\') quoted += '\\';
+      quoted += c;
+    }
+    sse(out, "response.function_call_arguments.delta",
+        R"({"type":"response.function_call_arguments.delta","delta":")" + quoted + R"(","item_id":")" + item +
+            R"(","output_index":0,"sequence_number":)" + std::to_string(seq++) + "}");
+    args += d;
+  };
+  delta(R"({"text":")");
+  for (int i = 0; i < 50; ++i) delta(piece);
+  delta(R"("})");
+  std::string quoted_args;
+  for (char c : args) {
+    if (c == '"' || c == '\\') quoted_args += '\\';
+    quoted_args += c;
+  }
+  const std::string done_item = R"({"id":")" + item + R"(","type":"function_call","status":"completed","arguments":")" + quoted_args +
+                                R"(","call_id":")" + call + R"(","name":"write_note"})";
+  sse(out, "response.function_call_arguments.done",
+      R"({"type":"response.function_call_arguments.done","arguments":")" + quoted_args + R"(","item_id":")" + item +
+          R"(","output_index":0,"sequence_number":)" + std::to_string(seq++) + "}");
+  sse(out, "response.output_item.done",
+      R"({"type":"response.output_item.done","item":)" + done_item + R"(,"output_index":0,"sequence_number":)" + std::to_string(seq++) + "}");
+  sse(out, "response.completed", R"({"type":"response.completed","response":)" + response_object(id, "completed", done_item, true) +
+                                     R"(,"sequence_number":)" + std::to_string(seq++) + "}");
+  (void)args_json;
+  return out;
+}
+
+inline std::string text_stream(std::size_t k) {
+  const std::string id = "resp_bench_" + std::to_string(k);
+  const std::string item = "msg_bench_" + std::to_string(k);
+  const char* words[] = {"All ", "notes ", "are ", "written", "."};
+  std::string out;
+  int seq = 0;
+  sse(out, "response.created", R"({"type":"response.created","response":)" + response_object(id, "in_progress", "", false) +
+                                   R"(,"sequence_number":)" + std::to_string(seq++) + "}");
+  sse(out, "response.output_item.added",
+      R"({"type":"response.output_item.added","item":{"id":")" + item + R"(","type":"message","status":"in_progress","content":[],"role":"assistant"},"output_index":0,"sequence_number":)" +
+          std::to_string(seq++) + "}");
+  sse(out, "response.content_part.added",
+      R"({"type":"response.content_part.added","content_index":0,"item_id":")" + item +
+          R"(","output_index":0,"part":{"type":"output_text","annotations":[],"text":""},"sequence_number":)" + std::to_string(seq++) + "}");
+  std::string text;
+  for (const char* w : words) {
+    text += w;
+    sse(out, "response.output_text.delta",
+        R"({"type":"response.output_text.delta","content_index":0,"delta":")" + std::string(w) + R"(","item_id":")" + item +
+            R"(","output_index":0,"sequence_number":)" + std::to_string(seq++) + "}");
+  }
+  sse(out, "response.output_text.done",
+      R"({"type":"response.output_text.done","content_index":0,"item_id":")" + item + R"(","output_index":0,"sequence_number":)" +
+          std::to_string(seq++) + R"(,"text":")" + text + R"("})");
+  const std::string part = R"({"type":"output_text","annotations":[],"text":")" + text + R"("})";
+  sse(out, "response.content_part.done",
+      R"({"type":"response.content_part.done","content_index":0,"item_id":")" + item + R"(","output_index":0,"part":)" + part +
+          R"(,"sequence_number":)" + std::to_string(seq++) + "}");
+  const std::string done_item = R"({"id":")" + item + R"(","type":"message","status":"completed","content":[)" + part + R"(],"role":"assistant"})";
+  sse(out, "response.output_item.done",
+      R"({"type":"response.output_item.done","item":)" + done_item + R"(,"output_index":0,"sequence_number":)" + std::to_string(seq++) + "}");
+  sse(out, "response.completed", R"({"type":"response.completed","response":)" + response_object(id, "completed", done_item, true) +
+                                     R"(,"sequence_number":)" + std::to_string(seq++) + "}");
+  return out;
+}
+
+class FakeResponsesServer {
+ public:
+  // Forks the server; returns its port (0 on failure).
+  std::uint16_t start() {
+    int fds[2];
+    if (pipe(fds) != 0) return 0;
+    pid_ = fork();
+    if (pid_ == 0) {
+      close(fds[0]);
+      serve(fds[1]);
+      _exit(0);
+    }
+    close(fds[1]);
+    std::uint16_t port = 0;
+    if (read(fds[0], &port, sizeof port) != sizeof port) port = 0;
+    close(fds[0]);
+    return port;
+  }
+  ~FakeResponsesServer() {
+    if (pid_ > 0) {
+      kill(pid_, SIGTERM);
+      waitpid(pid_, nullptr, 0);
+    }
+  }
+
+ private:
+  struct Conn {
+    std::string in;
+    std::string out;
+    std::size_t sent = 0;
+  };
+  struct Pending {
+    int fd;
+    std::string bytes;
+  };
+
+  static void set_nonblocking(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
+
+  void serve(int report_fd) {
+    int listener = socket(AF_INET, SOCK_STREAM, 0);
+    int one = 1;
+    setsockopt(listener, SOL_SOCKET, SO_REUSEADDR, &one, sizeof one);
+    sockaddr_in addr{};
+    addr.sin_family = AF_INET;
+    addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+    if (bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || listen(listener, 4096) != 0) _exit(1);
+    socklen_t len = sizeof addr;
+    getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len);
+    const std::uint16_t port = ntohs(addr.sin_port);
+    if (write(report_fd, &port, sizeof port) != sizeof port) _exit(1);
+    close(report_fd);
+    set_nonblocking(listener);
+    ep_ = epoll_create1(0);
+    epoll_event ev{};
+    ev.events = EPOLLIN;
+    ev.data.fd = listener;
+    epoll_ctl(ep_, EPOLL_CTL_ADD, listener, &ev);
+    epoll_event events[256];
+    for (;;) {
+      int timeout = -1;
+      if (!timers_.empty()) {
+        const std::int64_t wait = timers_.begin()->first - monotonic_ns();
+        timeout = wait <= 0 ? 0 : static_cast<int>(wait / 1'000'000) + 1;
+      }
+      const int n = epoll_wait(ep_, events, 256, timeout);
+      for (int i = 0; i < n; ++i) {
+        const int fd = events[i].data.fd;
+        if (fd == listener) {
+          accept_all(listener);
+        } else {
+          if (events[i].events & (EPOLLIN | EPOLLHUP | EPOLLERR)) read_from(fd);
+          if (conns_.count(fd) && (events[i].events & EPOLLOUT)) flush(fd);
+        }
+      }
+      const std::int64_t now = monotonic_ns();
+      while (!timers_.empty() && timers_.begin()->first <= now) {
+        Pending p = std::move(timers_.begin()->second);
+        timers_.erase(timers_.begin());
+        if (conns_.count(p.fd)) {
+          conns_[p.fd].out += p.bytes;
+          flush(p.fd);
+        }
+      }
+    }
+  }
+
+  void accept_all(int listener) {
+    for (;;) {
+      int fd = accept4(listener, nullptr, nullptr, SOCK_NONBLOCK);
+      if (fd < 0) return;
+      int one = 1;
+      setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+      ++connections_;
+      conns_[fd];
+      epoll_event ev{};
+      ev.events = EPOLLIN;
+      ev.data.fd = fd;
+      epoll_ctl(ep_, EPOLL_CTL_ADD, fd, &ev);
+    }
+  }
+
+  void drop(int fd) {
+    epoll_ctl(ep_, EPOLL_CTL_DEL, fd, nullptr);
+    close(fd);
+    conns_.erase(fd);
+  }
+
+  void read_from(int fd) {
+    char buf[65536];
+    for (;;) {
+      const ssize_t n = read(fd, buf, sizeof buf);
+      if (n > 0) {
+        conns_[fd].in.append(buf, static_cast<std::size_t>(n));
+        continue;
+      }
+      if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) {
+        drop(fd);
+        return;
+      }
+      break;
+    }
+    Conn& c = conns_[fd];
+    for (;;) {
+      const auto head_end = c.in.find("\r\n\r\n");
+      if (head_end == std::string::npos) return;
+      std::string head = c.in.substr(0, head_end);
+      std::size_t length = 0;
+      for (std::size_t at = 0; at < head.size();) {
+        auto eol = head.find("\r\n", at);
+        if (eol == std::string::npos) eol = head.size();
+        std::string line = head.substr(at, eol - at);
+        if (line.size() > 15 && strncasecmp(line.c_str(), "content-length:", 15) == 0) length = std::strtoul(line.c_str() + 15, nullptr, 10);
+        at = eol + 2;
+      }
+      if (c.in.size() < head_end + 4 + length) return;
+      std::string body = c.in.substr(head_end + 4, length);
+      c.in.erase(0, head_end + 4 + length);
+      answer(fd, head, body);
+    }
+  }
+
+  void answer(int fd, const std::string& head, const std::string& body) {
+    if (head.rfind("GET /stats", 0) == 0) {
+      const std::string json = R"({"connections":)" + std::to_string(connections_) + R"(,"requests":)" + std::to_string(requests_) +
+                               R"(,"first_request_ns":)" + std::to_string(first_request_ns_) + "}";
+      respond(fd, "application/json", json, 0);
+      return;
+    }
+    if (head.rfind("POST /reset", 0) == 0) {
+      connections_ = 1;  // this one
+      requests_ = 0;
+      first_request_ns_ = 0;
+      respond(fd, "application/json", "{}", 0);
+      return;
+    }
+    if (requests_++ == 0) first_request_ns_ = monotonic_ns();
+    const int turns = number_after(body, "turns=", 2);
+    const int delay = number_after(body, "delay=", 0);
+    const std::size_t done = count_of(body, "function_call_output");
+    const bool call = static_cast<int>(done) + 1 < turns;
+    respond(fd, "text/event-stream", call ? tool_call_stream(done) : text_stream(done), delay);
+  }
+
+  void respond(int fd, const char* type, const std::string& body, int delay_ms) {
+    std::string bytes = "HTTP/1.1 200 OK\r\ncontent-type: " + std::string(type) + "\r\ncontent-length: " + std::to_string(body.size()) +
+                        "\r\n\r\n" + body;
+    if (delay_ms > 0) {
+      timers_.emplace(monotonic_ns() + static_cast<std::int64_t>(delay_ms) * 1'000'000, Pending{fd, std::move(bytes)});
+      return;
+    }
+    conns_[fd].out += bytes;
+    flush(fd);
+  }
+
+  void flush(int fd) {
+    Conn& c = conns_[fd];
+    while (c.sent < c.out.size()) {
+      const ssize_t n = write(fd, c.out.data() + c.sent, c.out.size() - c.sent);
+      if (n < 0) {
+        if (errno == EAGAIN || errno == EWOULDBLOCK) break;
+        drop(fd);
+        return;
+      }
+      c.sent += static_cast<std::size_t>(n);
+    }
+    epoll_event ev{};
+    ev.data.fd = fd;
+    if (c.sent == c.out.size()) {
+      c.out.clear();
+      c.sent = 0;
+      ev.events = EPOLLIN;
+    } else {
+      ev.events = EPOLLIN | EPOLLOUT;
+    }
+    epoll_ctl(ep_, EPOLL_CTL_MOD, fd, &ev);
+  }
+
+  pid_t pid_ = -1;
+  int ep_ = -1;
+  std::unordered_map<int, Conn> conns_;
+  std::multimap<std::int64_t, Pending> timers_;
+  std::int64_t connections_ = 0;
+  std::int64_t requests_ = 0;
+  std::int64_t first_request_ns_ = 0;
+};
+
+}  // namespace bench
