@@ -338,7 +338,8 @@ Result<Response> HttpClient::State::send(const Request& request, agentkit::stop_
     const bool may_retry = reused && attempt == 0;
     ++requests_sent;
     auto w = stream->write_all(wire, IoDeadline::after(idle, stop));
-    if (w && request.body.size() > kInlineBodyBytes) w = stream->write_all(request.body, IoDeadline::after(idle, stop));
+    if (w && request.body.size() > kInlineBodyBytes)
+      w = stream->write_all(request.body, IoDeadline::after(idle, stop));
     if (!w) {
       if (may_retry && w.error().code == Errc::io_error) {
         ++stale_retries;

@@ -41,7 +41,8 @@ namespace {
 double cpu_ms() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
-  return (u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e3 + (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e3;
+  return (u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e3 +
+         (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e3;
 }
 
 long peak_rss_kb() {
@@ -92,8 +93,13 @@ struct Bench {
     ToolDefinition note;
     note.name = "write_note";
     note.description = "Writes a note.";
-    note.input_schema = json::parse(R"({"type":"object","properties":{"text":{"type":"string"}},"required":["text"]})").value();
-    note.handler = [](const json::Value&, const ToolContext&) { return ToolResult::text_result("ok"); };
+    note.input_schema =
+        json::parse(
+            R"({"type":"object","properties":{"text":{"type":"string"}},"required":["text"]})")
+            .value();
+    note.handler = [](const json::Value&, const ToolContext&) {
+      return ToolResult::text_result("ok");
+    };
     AgentDefinition def;
     def.instructions = "bench";
     def.tools.direct.push_back(note);
@@ -106,10 +112,14 @@ std::string history_of_depth(int depth) {
   for (int i = 0; i < depth; ++i) {
     if (!messages.empty()) messages += ',';
     if (i % 2 == 0) {
-      messages += R"({"role":"user","content":[{"type":"text","text":"question number )" + std::to_string(i) + R"("}]})";
+      messages += R"({"role":"user","content":[{"type":"text","text":"question number )" +
+                  std::to_string(i) + R"("}]})";
     } else {
-      messages += R"({"role":"assistant","content":[{"type":"text","text":"an answer of moderate length, number )" +
-                  std::to_string(i) + R"("}],"stop_reason":"stop","provider":"openai","api":"openai-responses","model":"gpt-6.2-sol"})";
+      messages += R"({"role":"assistant","content":[{"type":"text","text":)"
+                  R"("an answer of moderate length, number )" +
+                  std::to_string(i) +
+                  R"("}],"stop_reason":"stop","provider":"openai",)"
+                  R"("api":"openai-responses","model":"gpt-6.2-sol"})";
     }
   }
   return R"({"version":1,"session_id":"bench","messages":[)" + messages + "]}";
@@ -132,18 +142,23 @@ PerTurn run_turns(Agent& agent, int turns, int depth) {
   const auto t1 = std::chrono::steady_clock::now();
   const double c1 = cpu_ms();
   if (!r || r->turn_count != turns) {
-    std::fprintf(stderr, "unexpected run result: %s\n", r ? std::to_string(r->turn_count).c_str() : r.error().to_string().c_str());
+    std::fprintf(stderr, "unexpected run result: %s\n",
+                 r ? std::to_string(r->turn_count).c_str() : r.error().to_string().c_str());
     std::exit(1);
   }
-  return {std::chrono::duration<double, std::micro>(t1 - t0).count() / turns, (c1 - c0) * 1e3 / turns};
+  return {std::chrono::duration<double, std::micro>(t1 - t0).count() / turns,
+          (c1 - c0) * 1e3 / turns};
 }
 
 // ---- the peer -----------------------------------------------------------------------------------
 
-std::filesystem::path peer_dir() { return std::filesystem::path(AGENTKIT_SOURCE_DIR) / "tests" / "bench" / "peers"; }
+std::filesystem::path peer_dir() {
+  return std::filesystem::path(AGENTKIT_SOURCE_DIR) / "tests" / "bench" / "peers";
+}
 
 bool peer_available() {
-  return std::filesystem::exists(peer_dir() / "node_modules" / "@openai" / "agents") && std::system("node --version >/dev/null 2>&1") == 0;
+  return std::filesystem::exists(peer_dir() / "node_modules" / "@openai" / "agents") &&
+         std::system("node --version >/dev/null 2>&1") == 0;
 }
 
 // Runs the peer script; returns its JSON line ("" on failure).
@@ -165,7 +180,8 @@ double num(const std::string& json, const std::string& key) {
 }
 
 // Milliseconds from spawning `argv` to the server seeing its first request.
-double first_request_ms(const std::string& base, std::vector<std::string> argv, const std::string& cwd) {
+double first_request_ms(const std::string& base, std::vector<std::string> argv,
+                        const std::string& cwd) {
   control(base, "POST", "/reset");
   std::vector<char*> args;
   for (auto& a : argv) args.push_back(a.data());
@@ -206,20 +222,28 @@ int main(int argc, char** argv) {
   auto agent = b.agent();
   if (!agent) return (std::fprintf(stderr, "%s\n", agent.error().to_string().c_str()), 1);
   const bool have_peer = peer_available();
-  std::printf("end to end: Responses wire over loopback HTTP, one tool, a %zu-byte SSE tool call per turn, then a text answer\n",
-              bench::tool_call_stream(0).size());
-  if (!have_peer) std::printf("  peer skipped: node or tests/bench/peers/node_modules missing (npm ci in tests/bench/peers)\n");
+  std::printf(
+      "end to end: Responses wire over loopback HTTP, one tool, a %zu-byte SSE tool call per turn, "
+      "then a text answer\n",
+      bench::tool_call_stream(0).size());
+  if (!have_peer)
+    std::printf(
+        "  peer skipped: node or tests/bench/peers/node_modules missing (npm ci in "
+        "tests/bench/peers)\n");
 
   // 1. A 50-turn run.
   const int turns = 50;
   PerTurn ours = run_turns(*agent, turns, 0);
-  std::printf("\n50-turn run              ours: %8.1f us wall/turn %8.1f us CPU/turn\n", ours.wall_us, ours.cpu_us);
+  std::printf("\n50-turn run              ours: %8.1f us wall/turn %8.1f us CPU/turn\n",
+              ours.wall_us, ours.cpu_us);
   if (have_peer) {
     const std::string j = peer({b.base, "turns", std::to_string(turns)});
     const double wall = num(j, "wall_ms") * 1e3 / turns;
     const double cpu = num(j, "cpu_ms") * 1e3 / turns;
-    std::printf("                     @openai/agents: %8.1f us wall/turn %8.1f us CPU/turn   peer/ours CPU = %.1fx\n", wall, cpu,
-                cpu / ours.cpu_us);
+    std::printf(
+        "                     @openai/agents: %8.1f us wall/turn %8.1f us CPU/turn   peer/ours CPU "
+        "= %.1fx\n",
+        wall, cpu, cpu / ours.cpu_us);
   }
 
   // 2. Per-turn cost at history depth.
@@ -228,7 +252,8 @@ int main(int argc, char** argv) {
   for (int depth : {0, 500, 1000}) {
     PerTurn d = run_turns(*agent, 10, depth);
     if (depth == 0) depth0 = d.cpu_us;
-    std::printf("  depth %4d        ours: %8.1f us CPU/turn (%.2fx depth 0)", depth, d.cpu_us, d.cpu_us / depth0);
+    std::printf("  depth %4d        ours: %8.1f us CPU/turn (%.2fx depth 0)", depth, d.cpu_us,
+                d.cpu_us / depth0);
     if (have_peer) {
       const std::string j = peer({b.base, "depth", std::to_string(depth), "10"});
       const double cpu = num(j, "cpu_ms") * 1e3 / 10;
@@ -260,42 +285,58 @@ int main(int argc, char** argv) {
     runners.emplace_back([&] {
       auto session = agent->start();
       if (!session) return void(++failed);
-      auto r = session->run(Turn{"go turns=" + std::to_string(per_session) + " delay=" + std::to_string(delay_ms)});
+      auto r = session->run(
+          Turn{"go turns=" + std::to_string(per_session) + " delay=" + std::to_string(delay_ms)});
       if (!r || r->turn_count != per_session) ++failed;
     });
   }
   for (auto& t : runners) t.join();
-  const double wall_s = std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+  const double wall_s =
+      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
   const double cpu_s = (cpu_ms() - c0) / 1e3;
   sampling = false;
   sampler.join();
   const auto opened = b.http->stats().connections_opened - opened_before;
   const double ideal = per_session * delay_ms / 1e3;
-  std::printf("\n%d sessions x %d turns, %d ms model   ours: wall %.2f s (%.2fx ideal %.2f s), %.0f turns/s, CPU %.2f s, peak RSS %.1f MiB,\n"
-              "                                       %d threads at peak (%d besides the runners' own), %lld connections opened, %d failed\n",
-              sessions, per_session, delay_ms, wall_s, wall_s / ideal, ideal, sessions * per_session / wall_s, cpu_s, peak_rss_kb() / 1024.0,
-              peak_threads.load(), peak_threads.load() - threads_before - sessions, static_cast<long long>(opened), failed.load());
+  std::printf(
+      "\n%d sessions x %d turns, %d ms model   ours: wall %.2f s (%.2fx ideal %.2f s), %.0f "
+      "turns/s, CPU %.2f s, peak RSS %.1f MiB,\n"
+      "                                       %d threads at peak (%d besides the runners' own), "
+      "%lld connections opened, %d failed\n",
+      sessions, per_session, delay_ms, wall_s, wall_s / ideal, ideal,
+      sessions * per_session / wall_s, cpu_s, peak_rss_kb() / 1024.0, peak_threads.load(),
+      peak_threads.load() - threads_before - sessions, static_cast<long long>(opened),
+      failed.load());
   if (have_peer) {
     control(b.base, "POST", "/reset");
-    const std::string j = peer({b.base, "concurrent", std::to_string(sessions), std::to_string(per_session), std::to_string(delay_ms)});
+    const std::string j = peer({b.base, "concurrent", std::to_string(sessions),
+                                std::to_string(per_session), std::to_string(delay_ms)});
     const long long conns = stat_of(control(b.base, "GET", "/stats"), "connections") - 1;
     const double wall = num(j, "wall_ms") / 1e3;
-    std::printf("                       @openai/agents: wall %.2f s (%.2fx ideal), %.0f turns/s, CPU %.2f s, peak RSS %.1f MiB, %.0f threads, %lld connections\n",
-                wall, wall / ideal, sessions * per_session / wall, num(j, "cpu_ms") / 1e3, num(j, "peak_rss_kb") / 1024.0, num(j, "threads"), conns);
-    std::printf("                       peer/ours: wall %.2fx, CPU %.1fx\n", wall / wall_s, num(j, "cpu_ms") / 1e3 / cpu_s);
+    std::printf(
+        "                       @openai/agents: wall %.2f s (%.2fx ideal), %.0f turns/s, CPU %.2f "
+        "s, peak RSS %.1f MiB, %.0f threads, %lld connections\n",
+        wall, wall / ideal, sessions * per_session / wall, num(j, "cpu_ms") / 1e3,
+        num(j, "peak_rss_kb") / 1024.0, num(j, "threads"), conns);
+    std::printf("                       peer/ours: wall %.2fx, CPU %.1fx\n", wall / wall_s,
+                num(j, "cpu_ms") / 1e3 / cpu_s);
   }
 
   // 4. Start-up: process start to the first request on the wire.
   const std::string self = std::filesystem::canonical("/proc/self/exe").string();
   double ours_first = 1e9;
-  for (int i = 0; i < 5; ++i) ours_first = std::min(ours_first, first_request_ms(b.base, {self, "--first", b.base}, ""));
+  for (int i = 0; i < 5; ++i)
+    ours_first = std::min(ours_first, first_request_ms(b.base, {self, "--first", b.base}, ""));
   std::printf("\nprocess start to first request   ours: %6.1f ms (best of 5)", ours_first);
   if (have_peer) {
     double peer_first = 1e9;
     for (int i = 0; i < 5; ++i) {
-      peer_first = std::min(peer_first, first_request_ms(b.base, {"node", "e2e_peer.mjs", b.base, "first"}, peer_dir().string()));
+      peer_first = std::min(
+          peer_first,
+          first_request_ms(b.base, {"node", "e2e_peer.mjs", b.base, "first"}, peer_dir().string()));
     }
-    std::printf("   @openai/agents: %6.1f ms   peer/ours = %.1fx", peer_first, peer_first / ours_first);
+    std::printf("   @openai/agents: %6.1f ms   peer/ours = %.1fx", peer_first,
+                peer_first / ours_first);
   }
   std::printf("\n");
   return 0;

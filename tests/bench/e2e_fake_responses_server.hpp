@@ -46,13 +46,16 @@ inline int number_after(std::string_view body, std::string_view key, int fallbac
   const auto at = body.find(key);
   if (at == std::string_view::npos) return fallback;
   int n = 0;
-  for (std::size_t i = at + key.size(); i < body.size() && body[i] >= '0' && body[i] <= '9'; ++i) n = n * 10 + (body[i] - '0');
+  for (std::size_t i = at + key.size(); i < body.size() && body[i] >= '0' && body[i] <= '9'; ++i)
+    n = n * 10 + (body[i] - '0');
   return n;
 }
 
 inline std::size_t count_of(std::string_view body, std::string_view needle) {
   std::size_t n = 0;
-  for (auto at = body.find(needle); at != std::string_view::npos; at = body.find(needle, at + needle.size())) ++n;
+  for (auto at = body.find(needle); at != std::string_view::npos;
+       at = body.find(needle, at + needle.size()))
+    ++n;
   return n;
 }
 
@@ -64,11 +67,16 @@ inline void sse(std::string& out, std::string_view type, const std::string& data
   out += "\n\n";
 }
 
-inline std::string response_object(std::string_view id, std::string_view status, const std::string& output, bool usage) {
-  std::string r = R"({"id":")" + std::string(id) + R"(","object":"response","created_at":1785273853,"status":")" +
-                  std::string(status) + R"(","model":"gpt-6.2-sol","output":[)" + output + R"(],"parallel_tool_calls":true,"store":false,)" +
+inline std::string response_object(std::string_view id, std::string_view status,
+                                   const std::string& output, bool usage) {
+  std::string r = R"({"id":")" + std::string(id) +
+                  R"(","object":"response","created_at":1785273853,"status":")" +
+                  std::string(status) + R"(","model":"gpt-6.2-sol","output":[)" + output +
+                  R"(],"parallel_tool_calls":true,"store":false,)" +
                   R"("tool_choice":"auto","tools":[],"usage":)";
-  r += usage ? R"({"input_tokens":512,"input_tokens_details":{"cached_tokens":384},"output_tokens":800,"output_tokens_details":{"reasoning_tokens":0},"total_tokens":1312})"
+  r += usage ? R"({"input_tokens":512,"input_tokens_details":{"cached_tokens":384},)"
+               R"("output_tokens":800,"output_tokens_details":{"reasoning_tokens":0},)"
+               R"("total_tokens":1312})"
              : "null";
   return r + "}";
 }
@@ -80,14 +88,18 @@ inline std::string tool_call_stream(std::size_t k) {
   const std::string call = "call_bench_" + std::to_string(k);
   std::string args_json = R"({"text":")";
   std::string args;  // the arguments as JSON text
-  std::string piece = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eius ";  // 64 bytes
+  std::string piece =
+      "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eius ";  // 64 bytes
   std::string out;
   int seq = 0;
-  sse(out, "response.created", R"({"type":"response.created","response":)" + response_object(id, "in_progress", "", false) +
-                                   R"(,"sequence_number":)" + std::to_string(seq++) + "}");
+  sse(out, "response.created",
+      R"({"type":"response.created","response":)" + response_object(id, "in_progress", "", false) +
+          R"(,"sequence_number":)" + std::to_string(seq++) + "}");
   sse(out, "response.output_item.added",
-      R"({"type":"response.output_item.added","item":{"id":")" + item + R"(","type":"function_call","status":"in_progress","arguments":"","call_id":")" +
-          call + R"(","name":"write_note"},"output_index":0,"sequence_number":)" + std::to_string(seq++) + "}");
+      R"({"type":"response.output_item.added","item":{"id":")" + item +
+          R"(","type":"function_call","status":"in_progress","arguments":"","call_id":")" + call +
+          R"(","name":"write_note"},"output_index":0,"sequence_number":)" + std::to_string(seq++) +
+          "}");
   auto delta = [&](const std::string& d) {
     std::string quoted;  // d as a JSON string body (d holds quotes)
     for (char c : d) {
@@ -95,8 +107,9 @@ inline std::string tool_call_stream(std::size_t k) {
       quoted += c;
     }
     sse(out, "response.function_call_arguments.delta",
-        R"({"type":"response.function_call_arguments.delta","delta":")" + quoted + R"(","item_id":")" + item +
-            R"(","output_index":0,"sequence_number":)" + std::to_string(seq++) + "}");
+        R"({"type":"response.function_call_arguments.delta","delta":")" + quoted +
+            R"(","item_id":")" + item + R"(","output_index":0,"sequence_number":)" +
+            std::to_string(seq++) + "}");
     args += d;
   };
   delta(R"({"text":")");
@@ -107,15 +120,20 @@ inline std::string tool_call_stream(std::size_t k) {
     if (c == '"' || c == '\\') quoted_args += '\\';
     quoted_args += c;
   }
-  const std::string done_item = R"({"id":")" + item + R"(","type":"function_call","status":"completed","arguments":")" + quoted_args +
-                                R"(","call_id":")" + call + R"(","name":"write_note"})";
+  const std::string done_item =
+      R"({"id":")" + item + R"(","type":"function_call","status":"completed","arguments":")" +
+      quoted_args + R"(","call_id":")" + call + R"(","name":"write_note"})";
   sse(out, "response.function_call_arguments.done",
-      R"({"type":"response.function_call_arguments.done","arguments":")" + quoted_args + R"(","item_id":")" + item +
-          R"(","output_index":0,"sequence_number":)" + std::to_string(seq++) + "}");
+      R"({"type":"response.function_call_arguments.done","arguments":")" + quoted_args +
+          R"(","item_id":")" + item + R"(","output_index":0,"sequence_number":)" +
+          std::to_string(seq++) + "}");
   sse(out, "response.output_item.done",
-      R"({"type":"response.output_item.done","item":)" + done_item + R"(,"output_index":0,"sequence_number":)" + std::to_string(seq++) + "}");
-  sse(out, "response.completed", R"({"type":"response.completed","response":)" + response_object(id, "completed", done_item, true) +
-                                     R"(,"sequence_number":)" + std::to_string(seq++) + "}");
+      R"({"type":"response.output_item.done","item":)" + done_item +
+          R"(,"output_index":0,"sequence_number":)" + std::to_string(seq++) + "}");
+  sse(out, "response.completed",
+      R"({"type":"response.completed","response":)" +
+          response_object(id, "completed", done_item, true) + R"(,"sequence_number":)" +
+          std::to_string(seq++) + "}");
   (void)args_json;
   return out;
 }
@@ -126,33 +144,46 @@ inline std::string text_stream(std::size_t k) {
   const char* words[] = {"All ", "notes ", "are ", "written", "."};
   std::string out;
   int seq = 0;
-  sse(out, "response.created", R"({"type":"response.created","response":)" + response_object(id, "in_progress", "", false) +
-                                   R"(,"sequence_number":)" + std::to_string(seq++) + "}");
+  sse(out, "response.created",
+      R"({"type":"response.created","response":)" + response_object(id, "in_progress", "", false) +
+          R"(,"sequence_number":)" + std::to_string(seq++) + "}");
   sse(out, "response.output_item.added",
-      R"({"type":"response.output_item.added","item":{"id":")" + item + R"(","type":"message","status":"in_progress","content":[],"role":"assistant"},"output_index":0,"sequence_number":)" +
+      R"({"type":"response.output_item.added","item":{"id":")" + item +
+          R"(","type":"message","status":"in_progress","content":[],"role":"assistant"},)"
+          R"("output_index":0,"sequence_number":)" +
           std::to_string(seq++) + "}");
   sse(out, "response.content_part.added",
       R"({"type":"response.content_part.added","content_index":0,"item_id":")" + item +
-          R"(","output_index":0,"part":{"type":"output_text","annotations":[],"text":""},"sequence_number":)" + std::to_string(seq++) + "}");
+          R"(","output_index":0,"part":{"type":"output_text","annotations":[],"text":""},)"
+          R"("sequence_number":)" +
+          std::to_string(seq++) + "}");
   std::string text;
   for (const char* w : words) {
     text += w;
     sse(out, "response.output_text.delta",
-        R"({"type":"response.output_text.delta","content_index":0,"delta":")" + std::string(w) + R"(","item_id":")" + item +
-            R"(","output_index":0,"sequence_number":)" + std::to_string(seq++) + "}");
+        R"({"type":"response.output_text.delta","content_index":0,"delta":")" + std::string(w) +
+            R"(","item_id":")" + item + R"(","output_index":0,"sequence_number":)" +
+            std::to_string(seq++) + "}");
   }
   sse(out, "response.output_text.done",
-      R"({"type":"response.output_text.done","content_index":0,"item_id":")" + item + R"(","output_index":0,"sequence_number":)" +
-          std::to_string(seq++) + R"(,"text":")" + text + R"("})");
+      R"({"type":"response.output_text.done","content_index":0,"item_id":")" + item +
+          R"(","output_index":0,"sequence_number":)" + std::to_string(seq++) + R"(,"text":")" +
+          text + R"("})");
   const std::string part = R"({"type":"output_text","annotations":[],"text":")" + text + R"("})";
   sse(out, "response.content_part.done",
-      R"({"type":"response.content_part.done","content_index":0,"item_id":")" + item + R"(","output_index":0,"part":)" + part +
-          R"(,"sequence_number":)" + std::to_string(seq++) + "}");
-  const std::string done_item = R"({"id":")" + item + R"(","type":"message","status":"completed","content":[)" + part + R"(],"role":"assistant"})";
+      R"({"type":"response.content_part.done","content_index":0,"item_id":")" + item +
+          R"(","output_index":0,"part":)" + part + R"(,"sequence_number":)" +
+          std::to_string(seq++) + "}");
+  const std::string done_item = R"({"id":")" + item +
+                                R"(","type":"message","status":"completed","content":[)" + part +
+                                R"(],"role":"assistant"})";
   sse(out, "response.output_item.done",
-      R"({"type":"response.output_item.done","item":)" + done_item + R"(,"output_index":0,"sequence_number":)" + std::to_string(seq++) + "}");
-  sse(out, "response.completed", R"({"type":"response.completed","response":)" + response_object(id, "completed", done_item, true) +
-                                     R"(,"sequence_number":)" + std::to_string(seq++) + "}");
+      R"({"type":"response.output_item.done","item":)" + done_item +
+          R"(,"output_index":0,"sequence_number":)" + std::to_string(seq++) + "}");
+  sse(out, "response.completed",
+      R"({"type":"response.completed","response":)" +
+          response_object(id, "completed", done_item, true) + R"(,"sequence_number":)" +
+          std::to_string(seq++) + "}");
   return out;
 }
 
@@ -201,7 +232,9 @@ class FakeResponsesServer {
     sockaddr_in addr{};
     addr.sin_family = AF_INET;
     addr.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
-    if (bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 || listen(listener, 4096) != 0) _exit(1);
+    if (bind(listener, reinterpret_cast<sockaddr*>(&addr), sizeof addr) != 0 ||
+        listen(listener, 4096) != 0)
+      _exit(1);
     socklen_t len = sizeof addr;
     getsockname(listener, reinterpret_cast<sockaddr*>(&addr), &len);
     const std::uint16_t port = ntohs(addr.sin_port);
@@ -287,7 +320,8 @@ class FakeResponsesServer {
         auto eol = head.find("\r\n", at);
         if (eol == std::string::npos) eol = head.size();
         std::string line = head.substr(at, eol - at);
-        if (line.size() > 15 && strncasecmp(line.c_str(), "content-length:", 15) == 0) length = std::strtoul(line.c_str() + 15, nullptr, 10);
+        if (line.size() > 15 && strncasecmp(line.c_str(), "content-length:", 15) == 0)
+          length = std::strtoul(line.c_str() + 15, nullptr, 10);
         at = eol + 2;
       }
       if (c.in.size() < head_end + 4 + length) return;
@@ -299,7 +333,8 @@ class FakeResponsesServer {
 
   void answer(int fd, const std::string& head, const std::string& body) {
     if (head.rfind("GET /stats", 0) == 0) {
-      const std::string json = R"({"connections":)" + std::to_string(connections_) + R"(,"requests":)" + std::to_string(requests_) +
+      const std::string json = R"({"connections":)" + std::to_string(connections_) +
+                               R"(,"requests":)" + std::to_string(requests_) +
                                R"(,"first_request_ns":)" + std::to_string(first_request_ns_) + "}";
       respond(fd, "application/json", json, 0);
       return;
@@ -320,10 +355,11 @@ class FakeResponsesServer {
   }
 
   void respond(int fd, const char* type, const std::string& body, int delay_ms) {
-    std::string bytes = "HTTP/1.1 200 OK\r\ncontent-type: " + std::string(type) + "\r\ncontent-length: " + std::to_string(body.size()) +
-                        "\r\n\r\n" + body;
+    std::string bytes = "HTTP/1.1 200 OK\r\ncontent-type: " + std::string(type) +
+                        "\r\ncontent-length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
     if (delay_ms > 0) {
-      timers_.emplace(monotonic_ns() + static_cast<std::int64_t>(delay_ms) * 1'000'000, Pending{fd, std::move(bytes)});
+      timers_.emplace(monotonic_ns() + static_cast<std::int64_t>(delay_ms) * 1'000'000,
+                      Pending{fd, std::move(bytes)});
       return;
     }
     conns_[fd].out += bytes;

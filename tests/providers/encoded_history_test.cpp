@@ -34,13 +34,16 @@ struct WireCase {
 
 std::vector<WireCase> wires() {
   return {
-      {"openai-responses", "openai", "gpt-6.2-sol", [](const WireOptions& o) { return providers::make_openai_responses_client(o); }},
+      {"openai-responses", "openai", "gpt-6.2-sol",
+       [](const WireOptions& o) { return providers::make_openai_responses_client(o); }},
       {"openai-completions", "deepseek", "deepseek-v4-flash",
        [](const WireOptions& o) { return providers::make_openai_completions_client(o); }},
       {"anthropic-messages", "anthropic", "claude-sonnet-5-5",
        [](const WireOptions& o) { return providers::make_anthropic_messages_client(o); }},
-      {"google-generative-ai", "google", "gemini-4-hydrogen", [](const WireOptions& o) { return providers::make_google_client(o); }},
-      {"ollama-chat", "ollama", "llama3.3", [](const WireOptions& o) { return providers::make_ollama_client(o); }},
+      {"google-generative-ai", "google", "gemini-4-hydrogen",
+       [](const WireOptions& o) { return providers::make_google_client(o); }},
+      {"ollama-chat", "ollama", "llama3.3",
+       [](const WireOptions& o) { return providers::make_ollama_client(o); }},
   };
 }
 
@@ -125,7 +128,8 @@ class SessionGen {
 
   int pick(int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng_); }
   std::string text() {
-    static const char* words[] = {"alpha", "\"quoted\"", "é ünïcode", "line\nbreak", "tab\t", "", "x"};
+    static const char* words[] = {"alpha", "\"quoted\"", "é ünïcode", "line\nbreak",
+                                  "tab\t", "",           "x"};
     std::string out;
     for (int i = pick(4) + 1; i > 0; --i) out += words[pick(7)];
     return out;
@@ -135,7 +139,8 @@ class SessionGen {
     UserMessage u;
     u.content.push_back(TextBlock{text()});
     if (pick(6) == 0) u.content.push_back(ImageBlock{"image/png", "iVBORw0KGgo="});
-    if (u.content.size() == 1 && std::get<TextBlock>(u.content[0]).text.empty()) std::get<TextBlock>(u.content[0]).text = "hi";
+    if (u.content.size() == 1 && std::get<TextBlock>(u.content[0]).text.empty())
+      std::get<TextBlock>(u.content[0]).text = "hi";
     return u;
   }
 
@@ -147,7 +152,8 @@ class SessionGen {
     a.stop_reason = StopReason::tool_use;
     if (pick(3) == 0) {
       const int id = ++n_;
-      a.content.push_back(ThinkingBlock{text(), pick(2) ? "sig-" + std::to_string(id) : "", false, "rs_" + std::to_string(id)});
+      a.content.push_back(ThinkingBlock{text(), pick(2) ? "sig-" + std::to_string(id) : "", false,
+                                        "rs_" + std::to_string(id)});
     }
     if (pick(2) == 0) a.content.push_back(TextBlock{text()});
     const int calls = pick(3);
@@ -156,7 +162,8 @@ class SessionGen {
       const int id = ++n_;
       c.id = "call_" + std::to_string(id) + (pick(2) ? "|fc_" + std::to_string(id) : "");
       c.name = pick(2) ? "read" : "grep";
-      c.input = json::Raw(pick(8) ? R"({"path":"a/b.txt"})" : R"({"path":)");  // a cut-off call now and then
+      c.input = json::Raw(pick(8) ? R"({"path":"a/b.txt"})"
+                                  : R"({"path":)");  // a cut-off call now and then
       a.content.push_back(std::move(c));
     }
     if (calls == 0) a.stop_reason = StopReason::stop;
@@ -184,7 +191,9 @@ class SessionGen {
 
 }  // namespace
 
-TEST_CASE("the kept encoding equals a fresh encode byte for byte on every turn of long randomised sessions") {
+TEST_CASE(
+    "the kept encoding equals a fresh encode byte for byte on every turn of long randomised "
+    "sessions") {
   const std::vector<ToolSpec> tools = tool_set();
   for (const WireCase& w : wires()) {
     for (std::uint32_t seed : {1u, 2u, 3u}) {
@@ -201,10 +210,12 @@ TEST_CASE("the kept encoding equals a fresh encode byte for byte on every turn o
         gen.step(h);
         const int event = gen.pick(40);
         if (event == 0 && h.size() > 4) {  // compaction: a summary replaces the oldest messages
-          const std::size_t cut = 1 + static_cast<std::size_t>(gen.pick(static_cast<int>(h.size() - 2)));
+          const std::size_t cut =
+              1 + static_cast<std::size_t>(gen.pick(static_cast<int>(h.size() - 2)));
           h.erase(h.begin(), h.begin() + static_cast<std::ptrdiff_t>(cut));
           h.insert(h.begin(), UserMessage{{TextBlock{"summary of earlier work"}}});
-        } else if (event == 1 && h.size() > 4) {  // branch switch: back to an earlier point, new path
+        } else if (event == 1 &&
+                   h.size() > 4) {  // branch switch: back to an earlier point, new path
           h.resize(static_cast<std::size_t>(gen.pick(static_cast<int>(h.size()))));
           gen.step(h);
         } else if (event == 2) {
@@ -229,7 +240,8 @@ TEST_CASE("the kept encoding equals a fresh encode byte for byte on every turn o
   }
 }
 
-TEST_CASE("a steady-state request encodes only the messages added since the last one, on every wire") {
+TEST_CASE(
+    "a steady-state request encodes only the messages added since the last one, on every wire") {
   const std::vector<ToolSpec> tools = tool_set();
   for (const WireCase& w : wires()) {
     INFO(w.name);
@@ -244,14 +256,16 @@ TEST_CASE("a steady-state request encodes only the messages added since the last
       a.api = model->api;
       a.model = model->id;
       a.stop_reason = StopReason::tool_use;
-      a.content.push_back(ToolUseBlock{"call_" + std::to_string(turn), "read", json::Raw(R"({"path":"x"})"), ""});
+      a.content.push_back(
+          ToolUseBlock{"call_" + std::to_string(turn), "read", json::Raw(R"({"path":"x"})"), ""});
       h.push_back(std::move(a));
       h.push_back(result_of("call_" + std::to_string(turn), "contents"));
       body_of(*client, request_for(model, h, tools));
       const std::int64_t encoded = client->meter()->stats("s-1").messages_encoded;
       if (turn > 0) {
         INFO("turn " << turn);
-        CHECK(encoded - encoded_before == 2);  // the assistant turn and its result: nothing sent before
+        CHECK(encoded - encoded_before ==
+              2);  // the assistant turn and its result: nothing sent before
       }
       encoded_before = encoded;
     }
@@ -260,7 +274,8 @@ TEST_CASE("a steady-state request encodes only the messages added since the last
   }
 }
 
-TEST_CASE("each invalidation re-encodes from the first difference and stays equal to a fresh encode") {
+TEST_CASE(
+    "each invalidation re-encodes from the first difference and stays equal to a fresh encode") {
   const std::vector<ToolSpec> tools = tool_set();
   for (const WireCase& w : wires()) {
     INFO(w.name);
@@ -273,14 +288,18 @@ TEST_CASE("each invalidation re-encodes from the first difference and stays equa
         a.api = model->api;
         a.model = model->id;
         a.stop_reason = StopReason::tool_use;
-        a.content.push_back(ThinkingBlock{"plan " + std::to_string(turn), "sig" + std::to_string(turn), false, "rs_" + std::to_string(turn)});
-        a.content.push_back(ToolUseBlock{"call_" + std::to_string(turn), "read", json::Raw(R"({"path":"x"})"), ""});
+        a.content.push_back(ThinkingBlock{"plan " + std::to_string(turn),
+                                          "sig" + std::to_string(turn), false,
+                                          "rs_" + std::to_string(turn)});
+        a.content.push_back(
+            ToolUseBlock{"call_" + std::to_string(turn), "read", json::Raw(R"({"path":"x"})"), ""});
         h.push_back(std::move(a));
         h.push_back(result_of("call_" + std::to_string(turn), "r" + std::to_string(turn)));
       }
       return h;
     };
-    auto encoded_now = [&](const Pair& p, const std::shared_ptr<const Model>& m, const std::vector<Message>& h) {
+    auto encoded_now = [&](const Pair& p, const std::shared_ptr<const Model>& m,
+                           const std::vector<Message>& h) {
       const std::int64_t before = p.kept->meter()->stats("s-1").messages_encoded;
       Request r = request_for(m, h, tools);
       REQUIRE(body_of(*p.kept, r) == body_of(*p.fresh, r));
@@ -309,7 +328,8 @@ TEST_CASE("each invalidation re-encodes from the first difference and stays equa
       encoded_now(p, model, h);
       Model other_row = *model;
       other_row.id += "-next";
-      CHECK(encoded_now(p, std::make_shared<const Model>(other_row), h) == static_cast<std::int64_t>(h.size()));
+      CHECK(encoded_now(p, std::make_shared<const Model>(other_row), h) ==
+            static_cast<std::int64_t>(h.size()));
     }
     SECTION("a send-time repair that touches a sent message") {
       Pair p(w);
@@ -322,17 +342,23 @@ TEST_CASE("each invalidation re-encodes from the first difference and stays equa
   }
 }
 
-TEST_CASE("an agent's run encodes each message once: steady-state requests re-encode nothing already sent") {
+TEST_CASE(
+    "an agent's run encodes each message once: steady-state requests re-encode nothing already "
+    "sent") {
   // Through make_agent and the loop: five tool turns then an answer, over loopback HTTP. Request k
   // carries the user message and k - 1 (call, result) pairs; only the last pair is new.
   auto reply = [](int k) {
     testing::ScriptedResponse r;
     r.headers = http::Headers({{"Content-Type", "application/json"}});
     const std::string output =
-        k < 6 ? R"({"id":"fc_)" + std::to_string(k) + R"(","type":"function_call","status":"completed","arguments":"{}","call_id":"call_)" +
+        k < 6 ? R"({"id":"fc_)" + std::to_string(k) +
+                    R"(","type":"function_call","status":"completed","arguments":"{}",)"
+                    R"("call_id":"call_)" +
                     std::to_string(k) + R"(","name":"noop"})"
-              : R"({"id":"msg_6","type":"message","status":"completed","role":"assistant","content":[{"type":"output_text","text":"done"}]})";
-    r.body = R"({"id":"resp_)" + std::to_string(k) + R"(","object":"response","status":"completed","model":"gpt-6.2-sol","output":[)" +
+              : R"({"id":"msg_6","type":"message","status":"completed","role":"assistant",)"
+                R"("content":[{"type":"output_text","text":"done"}]})";
+    r.body = R"({"id":"resp_)" + std::to_string(k) +
+             R"(","object":"response","status":"completed","model":"gpt-6.2-sol","output":[)" +
              output + R"(],"usage":{"input_tokens":1,"output_tokens":1}})";
     return r;
   };
@@ -351,7 +377,9 @@ TEST_CASE("an agent's run encodes each message once: steady-state requests re-en
   ToolDefinition noop;
   noop.name = "noop";
   noop.description = "does nothing";
-  noop.handler = [](const json::Value&, const ToolContext&) { return ToolResult::text_result("ok"); };
+  noop.handler = [](const json::Value&, const ToolContext&) {
+    return ToolResult::text_result("ok");
+  };
   AgentDefinition def;
   def.tools.direct.push_back(noop);
   auto agent = make_agent(def, rt);

@@ -38,7 +38,8 @@ class AnthropicClient final : public WireClientBase {
                         compat_flag(model, "supports_long_cache_retention", false);
 
     json::Object body;
-    std::int64_t max_tokens = request.max_tokens ? *request.max_tokens : default_max_tokens(request, view);
+    std::int64_t max_tokens =
+        request.max_tokens ? *request.max_tokens : default_max_tokens(request, view);
     if (!request.tools.empty()) {
       body.append_unique("tools", tools(request, marks));
       if (request.tool_choice) body.append_unique("tool_choice", tool_choice(*request.tool_choice));
@@ -70,8 +71,8 @@ class AnthropicClient final : public WireClientBase {
     if (!request.system.empty()) head.append_unique("system", system(request.system, marks));
     call.wire.path = "/v1/messages";
     call.wire.body = object_around(
-        std::move(head), "messages", [&](std::string& out) { append_messages(request, view, marks, out); },
-        std::move(body));
+        std::move(head), "messages",
+        [&](std::string& out) { append_messages(request, view, marks, out); }, std::move(body));
     call.wire.headers.emplace_back("content-type", "application/json");
     call.wire.headers.emplace_back("accept", "text/event-stream");
     call.wire.headers.emplace_back("anthropic-version", std::string(kAnthropicApiVersion));
@@ -88,21 +89,24 @@ class AnthropicClient final : public WireClientBase {
  private:
   // The messages array: the history kept from the session's previous request, then the rest,
   // the rolling breakpoint on the last message (never in the kept bytes).
-  void append_messages(const Request& request, std::span<const Message> view, const Breakpoints& marks,
-                       std::string& out) const {
+  void append_messages(const Request& request, std::span<const Message> view,
+                       const Breakpoints& marks, std::string& out) const {
     const bool compaction = options().anthropic.server_compaction;
     bool marked_tail = !marks.enabled;
-    EncodedHistory::Wire wire{splits_result_runs_and_following_user, [&](std::span<const Message> segment, bool last) {
+    EncodedHistory::Wire wire{splits_result_runs_and_following_user,
+                              [&](std::span<const Message> segment, bool last) {
                                 json::Array items = anthropic_messages(segment, compaction);
                                 EncodedHistory::Segment encoded = dump_items(items);
                                 if (last && !items.empty()) {
                                   marked_tail = true;
-                                  if (stamp_rolling_breakpoint(items, marks)) encoded.body_items = dump_items(items).items;
+                                  if (stamp_rolling_breakpoint(items, marks))
+                                    encoded.body_items = dump_items(items).items;
                                 }
                                 return encoded;
                               }};
     const std::size_t start = out.size();
-    std::string context = request.model->vendor + '/' + request.model->id + (compaction ? "\0c" : "\0-");
+    std::string context =
+        request.model->vendor + '/' + request.model->id + (compaction ? "\0c" : "\0-");
     history_.append_array(request.session_id, std::move(context), view, wire, out, *meter());
     if (marked_tail || view.empty()) return;
     // The last message encoded to nothing, so the mark belongs on an earlier one: encode whole.

@@ -79,7 +79,8 @@ void CacheMeter::record_serialised(std::string_view session_id, std::int64_t sch
   state_->at(session_id).schemas_serialised += schemas;
 }
 
-void CacheMeter::record_encoded(std::string_view session_id, std::int64_t encoded, std::int64_t reused) {
+void CacheMeter::record_encoded(std::string_view session_id, std::int64_t encoded,
+                                std::int64_t reused) {
   std::lock_guard lock(state_->mu);
   CacheStats& s = state_->at(session_id);
   s.messages_encoded += encoded;

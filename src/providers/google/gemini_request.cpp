@@ -261,8 +261,10 @@ char content_role(const Message& m) {
   const auto& a = std::get<AssistantMessage>(m);
   for (const auto& block : a.content) {
     if (const auto* t = std::get_if<TextBlock>(&block); t && !t->text.empty()) return 'm';
-    if (const auto* thought = std::get_if<ThinkingBlock>(&block); thought && replayable(*thought)) return 'm';
-    if (std::holds_alternative<ToolUseBlock>(block) || std::holds_alternative<ImageBlock>(block)) return 'm';
+    if (const auto* thought = std::get_if<ThinkingBlock>(&block); thought && replayable(*thought))
+      return 'm';
+    if (std::holds_alternative<ToolUseBlock>(block) || std::holds_alternative<ImageBlock>(block))
+      return 'm';
   }
   return 0;
 }

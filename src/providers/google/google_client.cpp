@@ -23,12 +23,15 @@ std::int64_t estimated_tokens(std::string_view text) {
 
 class GoogleClient final : public WireClientBase {
  public:
-  GoogleClient(const WireOptions& options, const GoogleOptions& google, std::shared_ptr<const RequestPipeline> pipeline,
+  GoogleClient(const WireOptions& options, const GoogleOptions& google,
+               std::shared_ptr<const RequestPipeline> pipeline,
                std::shared_ptr<CacheDirectory> directory)
       : WireClientBase(catalog::kGoogleGenerativeAi, options, pipeline),
         cache_options_(google.cached_content),
         directory_(directory),
-        creator_(directory ? std::make_unique<CacheCreator>(directory, pipeline, google.cached_content) : nullptr),
+        creator_(directory
+                     ? std::make_unique<CacheCreator>(directory, pipeline, google.cached_content)
+                     : nullptr),
         history_(options.caching.reuse_encoded_history) {}
 
  protected:
@@ -40,8 +43,8 @@ class GoogleClient final : public WireClientBase {
                                 return EncodedHistory::Segment{contents_items(segment), {}};
                               }};
     RequestParts parts = encode_request(request, view, tools, *answer, [&](std::string& out) {
-      history_.append_array(request.session_id, request.model->vendor + '/' + request.model->id, view, wire, out,
-                            *meter());
+      history_.append_array(request.session_id, request.model->vendor + '/' + request.model->id,
+                            view, wire, out, *meter());
     });
     PreparedCall call;
     call.wire.path = stream_path(request.model->id);

@@ -14,7 +14,8 @@ namespace {
 
 class OllamaClient final : public WireClientBase {
  public:
-  OllamaClient(const WireOptions& options, const OllamaOptions& ollama, std::shared_ptr<const RequestPipeline> pipeline)
+  OllamaClient(const WireOptions& options, const OllamaOptions& ollama,
+               std::shared_ptr<const RequestPipeline> pipeline)
       : WireClientBase(catalog::kOllamaChat, options, std::move(pipeline)),
         ollama_(ollama),
         history_(options.caching.reuse_encoded_history) {}
@@ -24,7 +25,8 @@ class OllamaClient final : public WireClientBase {
     const auto tools = declared_tools(request);
     Result<ToolBytes> answer = native_answer(request, SchemaDialect::ollama);
     if (!answer) return answer.error();
-    OllamaRequest encoded = encode_request(request, view, tools, ollama_, *answer, &history_, meter().get());
+    OllamaRequest encoded =
+        encode_request(request, view, tools, ollama_, *answer, &history_, meter().get());
     PreparedCall call;
     call.wire.path = std::string(kChatPath);
     call.wire.headers = {{"content-type", "application/json"}};

@@ -28,7 +28,8 @@ class ObjectWriter {
   }
   ObjectWriter& text(std::string_view key, std::string_view value) { return member(key, json_string(value)); }
   // A member whose value `write` appends in place.
-  ObjectWriter& member_written(std::string_view key, const std::function<void(std::string&)>& write) {
+  ObjectWriter& member_written(std::string_view key,
+                               const std::function<void(std::string&)>& write) {
     out_ += out_.size() == 1 ? "" : ",";
     json::append_quoted(out_, key);
     out_ += ':';
@@ -162,7 +163,8 @@ Error forced_choice_unsupported(const Request& request) {
 
 OllamaRequest encode_request(const Request& request, std::span<const Message> view,
                              std::span<const ToolBytes> tool_bytes, const OllamaOptions& options,
-                             const ToolBytes& answer_schema, EncodedHistory* history, CacheMeter* meter) {
+                             const ToolBytes& answer_schema, EncodedHistory* history,
+                             CacheMeter* meter) {
   OllamaRequest out;
   ObjectWriter body;
   body.text("model", request.model->id);
@@ -176,8 +178,8 @@ OllamaRequest encode_request(const Request& request, std::span<const Message> vi
                                       return encoded;
                                     }};
     body.member_written("messages", [&](std::string& into) {
-      history->append_array(request.session_id, request.model->vendor + '/' + request.model->id, view, wire, into,
-                            *meter, lead);
+      history->append_array(request.session_id, request.model->vendor + '/' + request.model->id,
+                            view, wire, into, *meter, lead);
     });
   } else {
     body.member("messages", messages_json(request, view));

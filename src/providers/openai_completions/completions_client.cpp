@@ -66,7 +66,8 @@ class CompletionsClient final : public WireClientBase {
     if (!request.tools.empty()) tools = tool_list(request, declared_after);
     // OpenRouter's Anthropic rows mark the last user message, which may lie anywhere in the
     // history: those requests are encoded whole (the kept history serves unmarked wires only).
-    const bool stamped = profile.cache_control_format == "anthropic" && options().caching.retention != CacheRetention::none;
+    const bool stamped = profile.cache_control_format == "anthropic" &&
+                         options().caching.retention != CacheRetention::none;
     json::Object head{{"model", model.id}};
     if (stamped) {
       CompletionsEncoding enc = completions_messages(request, view, profile, declared_after);
@@ -119,18 +120,20 @@ class CompletionsClient final : public WireClientBase {
         json::dump_to(lead, completions_system(request, profile));
         lead += ',';
       }
-      EncodedHistory::Wire wire{splits_result_runs_and_following_user, [&](std::span<const Message> segment, bool) {
-                                  return dump_items(completions_items(segment, profile, declared_after));
-                                }};
+      EncodedHistory::Wire wire{
+          splits_result_runs_and_following_user, [&](std::span<const Message> segment, bool) {
+            return dump_items(completions_items(segment, profile, declared_after));
+          }};
       std::string context = model.vendor + '/' + model.id + '\0' + model.base_url + '\0' +
                             (profile.allows_null_assistant_content ? "n" : "-") +
                             (profile.allows_user_after_tool_result ? "u" : "-") +
-                            (profile.requires_tool_result_name ? "r" : "-") + profile.thinking_format + '\0' +
-                            declared_context(declared_after);
+                            (profile.requires_tool_result_name ? "r" : "-") +
+                            profile.thinking_format + '\0' + declared_context(declared_after);
       call.wire.body = object_around(
           std::move(head), "messages",
           [&](std::string& out) {
-            history_.append_array(request.session_id, std::move(context), view, wire, out, *meter(), lead);
+            history_.append_array(request.session_id, std::move(context), view, wire, out, *meter(),
+                                  lead);
           },
           std::move(body));
     }

@@ -102,7 +102,8 @@ std::string completions_tool_form(const ToolSpec& tool) {
 }
 
 json::Value completions_system(const Request& request, const CompletionsProfile& profile) {
-  return json::Object{{"role", profile.supports_developer_role ? "developer" : "system"}, {"content", request.system}};
+  return json::Object{{"role", profile.supports_developer_role ? "developer" : "system"},
+                      {"content", request.system}};
 }
 
 CompletionsEncoding completions_messages(const Request& request, std::span<const Message> view,
@@ -117,8 +118,9 @@ CompletionsEncoding completions_messages(const Request& request, std::span<const
   return enc;
 }
 
-json::Array completions_items(std::span<const Message> view, const CompletionsProfile& profile,
-                              const std::map<std::string, std::vector<ToolBytes>, std::less<>>& declared_after) {
+json::Array completions_items(
+    std::span<const Message> view, const CompletionsProfile& profile,
+    const std::map<std::string, std::vector<ToolBytes>, std::less<>>& declared_after) {
   json::Array out;
   out.reserve(view.size());
   for (std::size_t i = 0; i < view.size();) {

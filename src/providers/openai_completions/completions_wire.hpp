@@ -50,8 +50,9 @@ CompletionsEncoding completions_messages(const Request& request, std::span<const
 // The system (or developer) message of the request.
 json::Value completions_system(const Request& request, const CompletionsProfile& profile);
 // The messages of `view` alone (no system message): what completions_messages appends after it.
-json::Array completions_items(std::span<const Message> view, const CompletionsProfile& profile,
-                              const std::map<std::string, std::vector<ToolBytes>, std::less<>>& declared_after);
+json::Array completions_items(
+    std::span<const Message> view, const CompletionsProfile& profile,
+    const std::map<std::string, std::vector<ToolBytes>, std::less<>>& declared_after);
 
 class CompletionsDecoder final : public ReplyDecoder {
  public:

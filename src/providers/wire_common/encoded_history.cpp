@@ -13,13 +13,16 @@ bool is_result(const Message& m) { return std::holds_alternative<ToolResultMessa
 
 }  // namespace
 
-bool splits_result_runs(const Message& before, const Message& after) { return !(is_result(before) && is_result(after)); }
+bool splits_result_runs(const Message& before, const Message& after) {
+  return !(is_result(before) && is_result(after));
+}
 
 bool splits_result_runs_and_following_user(const Message& before, const Message& after) {
   return !(is_result(before) && (is_result(after) || std::holds_alternative<UserMessage>(after)));
 }
 
-std::size_t EncodedHistory::reusable_boundary(const Entry& entry, std::span<const Message> view, const Wire& wire) {
+std::size_t EncodedHistory::reusable_boundary(const Entry& entry, std::span<const Message> view,
+                                              const Wire& wire) {
   // The last message is always encoded fresh (it may be marked), so at most view.size() - 1.
   const std::size_t limit = std::min(entry.messages.size(), view.empty() ? 0 : view.size() - 1);
   std::size_t same = 0;
@@ -30,8 +33,9 @@ std::size_t EncodedHistory::reusable_boundary(const Entry& entry, std::span<cons
   return 0;
 }
 
-void EncodedHistory::append_array(std::string_view session, std::string context, std::span<const Message> view,
-                                  const Wire& wire, std::string& out, CacheMeter& meter, std::string_view lead) {
+void EncodedHistory::append_array(std::string_view session, std::string context,
+                                  std::span<const Message> view, const Wire& wire, std::string& out,
+                                  CacheMeter& meter, std::string_view lead) {
   Entry entry;
   if (enabled_) {
     std::lock_guard lock(mu_);
@@ -46,7 +50,8 @@ void EncodedHistory::append_array(std::string_view session, std::string context,
   } else {
     entry.context = std::move(context);
   }
-  entry.messages.erase(entry.messages.begin() + static_cast<std::ptrdiff_t>(kept), entry.messages.end());
+  entry.messages.erase(entry.messages.begin() + static_cast<std::ptrdiff_t>(kept),
+                       entry.messages.end());
   entry.bytes.resize(kept == 0 ? 0 : entry.offsets[kept]);
   entry.offsets.resize(kept + 1);
   entry.offsets[kept] = entry.bytes.size();
@@ -71,7 +76,8 @@ void EncodedHistory::append_array(std::string_view session, std::string context,
   }
   if (out.size() > start + 1 && out.back() == ',') out.back() = ']';
   else out += ']';
-  meter.record_encoded(session, static_cast<std::int64_t>(view.size() - kept), static_cast<std::int64_t>(kept));
+  meter.record_encoded(session, static_cast<std::int64_t>(view.size() - kept),
+                       static_cast<std::int64_t>(kept));
 
   if (!enabled_) return;
   std::lock_guard lock(mu_);
@@ -88,7 +94,8 @@ EncodedHistory::Segment dump_items(const json::Array& items) {
   return out;
 }
 
-std::string declared_context(const std::map<std::string, std::vector<ToolBytes>, std::less<>>& declared_after) {
+std::string declared_context(
+    const std::map<std::string, std::vector<ToolBytes>, std::less<>>& declared_after) {
   std::string out;
   for (const auto& [id, tools] : declared_after) {
     out += id;
@@ -102,8 +109,8 @@ std::string declared_context(const std::map<std::string, std::vector<ToolBytes>,
   return out;
 }
 
-std::string object_around(json::Value head, std::string_view key, const std::function<void(std::string&)>& write,
-                          json::Value tail) {
+std::string object_around(json::Value head, std::string_view key,
+                          const std::function<void(std::string&)>& write, json::Value tail) {
   std::string out;
   json::dump_to(out, head);  // "{...}" with at least one member
   out.back() = ',';

@@ -63,8 +63,9 @@ class EncodedHistory {
   // Appends the JSON array of the items of `view` to `out`. `context` is everything besides the
   // messages that the items depend on. Counts the messages encoded and reused on `meter`.
   // `lead`: items (each followed by ',') that go first in the array, outside the kept bytes.
-  void append_array(std::string_view session, std::string context, std::span<const Message> view, const Wire& wire,
-                    std::string& out, CacheMeter& meter, std::string_view lead = {});
+  void append_array(std::string_view session, std::string context, std::span<const Message> view,
+                    const Wire& wire, std::string& out, CacheMeter& meter,
+                    std::string_view lead = {});
 
  private:
   struct Entry {
@@ -73,7 +74,8 @@ class EncodedHistory {
     std::string bytes;                 // their items, each followed by ','
     std::vector<std::size_t> offsets;  // offsets[b]: bytes before boundary b; npos inside a segment
   };
-  static std::size_t reusable_boundary(const Entry& entry, std::span<const Message> view, const Wire& wire);
+  static std::size_t reusable_boundary(const Entry& entry, std::span<const Message> view,
+                                       const Wire& wire);
 
   bool enabled_;
   std::mutex mu_;
@@ -83,11 +85,12 @@ class EncodedHistory {
 // The items as a segment: each dumped and followed by ','.
 EncodedHistory::Segment dump_items(const json::Array& items);
 // The context text of the tools re-declared in prose after tool results (REQ-CACHE-10).
-std::string declared_context(const std::map<std::string, std::vector<ToolBytes>, std::less<>>& declared_after);
+std::string declared_context(
+    const std::map<std::string, std::vector<ToolBytes>, std::less<>>& declared_after);
 // The body {head..., "key": <array>, tail...} with the array written in place by `write`: the
 // history's bytes go once into the body's own buffer.
-std::string object_around(json::Value head, std::string_view key, const std::function<void(std::string&)>& write,
-                          json::Value tail);
+std::string object_around(json::Value head, std::string_view key,
+                          const std::function<void(std::string&)>& write, json::Value tail);
 
 // Cheap predicates for the usual groups: a run of tool results; and a run with the user message
 // that follows it.

@@ -387,7 +387,8 @@ void WireClientBase::run_call(Call& call, StreamOptions options, agentkit::stop_
     if (user_on_response) user_on_response(status, headers);
   };
   ContentTypeRouter router(reply, content_type);
-  std::optional<CallFailure> failure = pipeline_->run(model, std::move(call.prepared.wire), options, router, stop);
+  std::optional<CallFailure> failure =
+      pipeline_->run(model, std::move(call.prepared.wire), options, router, stop);
   // REQ-PROV-05: priced against the model that served it, a failed turn's usage included.
   AssistantMessage& message = call.out.message();
   price_served(message.usage, model, reply.served_model, *catalog_, reply.service_tier);
