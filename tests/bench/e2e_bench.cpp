@@ -93,10 +93,7 @@ struct Bench {
     ToolDefinition note;
     note.name = "write_note";
     note.description = "Writes a note.";
-    note.input_schema =
-        json::parse(
-            R"({"type":"object","properties":{"text":{"type":"string"}},"required":["text"]})")
-            .value();
+    note.input_schema = schema::object({schema::required("text", schema::string())});
     note.handler = [](const json::Value&, const ToolContext&) {
       return ToolResult::text_result("ok");
     };
@@ -135,7 +132,10 @@ PerTurn run_turns(Agent& agent, int turns, int depth) {
   if (depth > 0) start.resume = SessionHandle::parse(history_of_depth(depth)).value();
   auto session = agent.start(start);
   if (!session) std::exit((std::fprintf(stderr, "%s\n", session.error().to_string().c_str()), 1));
-  (void)session->run(Turn{"warm turns=2"});  // connection and schema caches warm, as in a live app
+  if (auto w = session->run(Turn{"warm turns=2"}); !w || w->turn_count != 2) {
+    std::fprintf(stderr, "the warm-up run failed: %s\n", w ? w->error_message.c_str() : w.error().to_string().c_str());
+    std::exit(1);
+  }  // connection and schema caches warm, as in a live app
   const double c0 = cpu_ms();
   const auto t0 = std::chrono::steady_clock::now();
   auto r = session->run(Turn{"go turns=" + std::to_string(turns)});
@@ -211,7 +211,7 @@ int main(int argc, char** argv) {
     Bench b{argv[2]};
     auto agent = b.agent();
     if (!agent) return 1;
-    auto r = agent->run(Turn{"go turns=1"});
+    auto r = agent->run("go turns=1");
     return r ? 0 : 1;
   }
 
