@@ -1,5 +1,6 @@
 // agentkit/plugins.hpp — plugins: four categories of extension (backends, tool providers, session
-// storage, event hooks), the registry that lives on RuntimeConfig, JSON manifests and command hooks.
+// storage, event hooks), the registry that lives on RuntimeConfig, JSON manifests and command
+// hooks.
 //
 //   using namespace agentkit;
 //   // A hook that refuses to let the model delete anything; every other method keeps its no-op.
@@ -7,7 +8,8 @@
 //    public:
 //     std::string name() const override { return "no-deletes"; }
 //     HookDecision before_tool_call(const HookToolCall& call) override {
-//       if (call.tool_name == "delete_file") return HookDecision::block("Deleting is not allowed here.");
+//       if (call.tool_name == "delete_file")
+//         return HookDecision::block("Deleting is not allowed here.");
 //       return HookDecision::no_opinion();
 //     }
 //   };
@@ -133,10 +135,11 @@ struct HookCompaction {
   std::int64_t tokens_after = 0;
 };
 
-// ---- The four categories --------------------------------------------------------------------------
+// ---- The four categories ------------------------------------------------------------------------
 
-// What every plugin has (PluginConfig, the list an agent loads, is in agentkit/extensions.hpp): a name, unique among the plugins an agent loads ([A-Za-z0-9_.-], 1-64
-// characters). A class may implement several categories; it is still one plugin.
+// What every plugin has (PluginConfig, the list an agent loads, is in agentkit/extensions.hpp):
+// a name, unique among the plugins an agent loads ([A-Za-z0-9_.-], 1-64 characters). A class
+// may implement several categories; it is still one plugin.
 class Plugin {
  public:
   virtual ~Plugin() = default;
@@ -180,7 +183,7 @@ class EventHookPlugin : public virtual Plugin {
   virtual void on_compaction(const HookCompaction&) {}
 };
 
-// ---- Manifests --------------------------------------------------------------------------------------
+// ---- Manifests ----------------------------------------------------------------------------------
 
 // Settings of a command hook: an external program asked about each tool call.
 //
@@ -236,7 +239,7 @@ inline constexpr std::size_t kMaxManifestBytes = 64 * 1024;
 Result<PluginManifest> parse_plugin_manifest(std::string_view bytes,
                                              const std::filesystem::path& file);
 
-// ---- Validation ------------------------------------------------------------------------------------
+// ---- Validation ---------------------------------------------------------------------------------
 
 // What loading a PluginConfig found. `problems` make make_agent fail; `warnings` do not.
 struct PluginReport {

@@ -315,7 +315,7 @@ std::string_view kind_name(Problem::Kind kind) noexcept {
 
 }  // namespace agentkit::audit
 
-// ---- The records of a run ------------------------------------------------------------------------
+// ---- The records of a run -----------------------------------------------------------------------
 
 namespace agentkit::detail {
 namespace {

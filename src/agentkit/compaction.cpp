@@ -6,6 +6,8 @@
 
 #include "agentkit/catalog/catalog.hpp"
 #include "agentkit/session/log.hpp"
+#include "audit_sites.hpp"
+#include "plugins.hpp"
 
 namespace agentkit::detail {
 namespace {
@@ -71,6 +73,8 @@ Summary summarise(RunContext& rc, const CompactionPlan& plan, const CompactionCh
       },
       thrown);
   out.usage = reply.usage;
+  // A model call like any other for whoever proves afterwards what the agent did.
+  if (returned) audit_model_call(rc, reply);
   if (!returned) {
     out.failure = "the summary call threw: " + thrown;
   } else if (reply.stop_reason == StopReason::aborted) {
@@ -142,6 +146,7 @@ bool compact_if_due(RunContext& rc, std::string_view system, std::span<const Too
   rc.emit(start);
   Summary summary = summarise(rc, *plan, cp);
   run_usage += summary.usage;
+  if (rc.budget) rc.budget->charge(summary.usage);  // a delegation's slice pays for it too
   {
     std::lock_guard lock(s.mu);
     s.usage += summary.usage;  // the budget sees the summary too, though no middleware did
@@ -162,10 +167,12 @@ bool compact_if_due(RunContext& rc, std::string_view system, std::span<const Too
   end.ok = true;
   end.tokens_after = after;
   end.summary = next.summary;
+  const std::size_t kept = s.history.size() - plan->cut + plan->pinned.size();
   {
     std::lock_guard lock(s.mu);
     s.compaction = std::move(next);
   }
+  notify_compaction(rc, HookCompaction{s.id, s.history.size(), kept + 1, before, after});
   rc.emit(std::move(end));
   return true;
 }

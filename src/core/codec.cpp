@@ -586,19 +586,21 @@ json::Object event_fields(const Event& e) {
             return o;
           },
           [](const CompactionStartEvent& ev) {
-            return json::Object{{"trigger", to_string(ev.trigger)},
-                                {"tokens_before", ev.tokens_before},
-                                {"context_window", ev.context_window},
-                                {"messages_summarised", static_cast<std::int64_t>(ev.messages_summarised)},
-                                {"messages_kept", static_cast<std::int64_t>(ev.messages_kept)}};
+            return json::Object{
+                {"trigger", to_string(ev.trigger)},
+                {"tokens_before", ev.tokens_before},
+                {"context_window", ev.context_window},
+                {"messages_summarised", static_cast<std::int64_t>(ev.messages_summarised)},
+                {"messages_kept", static_cast<std::int64_t>(ev.messages_kept)}};
           },
           [](const CompactionEndEvent& ev) {
-            json::Object o{{"ok", ev.ok},
-                           {"trigger", to_string(ev.trigger)},
-                           {"tokens_before", ev.tokens_before},
-                           {"tokens_after", ev.tokens_after},
-                           {"messages_summarised", static_cast<std::int64_t>(ev.messages_summarised)},
-                           {"usage", to_json(ev.usage)}};
+            json::Object o{
+                {"ok", ev.ok},
+                {"trigger", to_string(ev.trigger)},
+                {"tokens_before", ev.tokens_before},
+                {"tokens_after", ev.tokens_after},
+                {"messages_summarised", static_cast<std::int64_t>(ev.messages_summarised)},
+                {"usage", to_json(ev.usage)}};
             put_string_if(o, "summary", ev.summary);
             put_string_if(o, "error", ev.error);
             return o;

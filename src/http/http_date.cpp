@@ -15,7 +15,7 @@
 namespace agentkit::http {
 namespace {
 
-// ---- HTTP dates (RFC 9110 §5.6.7) ----------------------------------------------------------------
+// ---- HTTP dates (RFC 9110 §5.6.7) ---------------------------------------------------------------
 
 constexpr std::array<std::string_view, 12> kMonths = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
                                                       "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};

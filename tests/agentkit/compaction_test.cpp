@@ -6,6 +6,8 @@
 #include <set>
 #include <thread>
 
+#include "agentkit/audit.hpp"
+#include "agentkit/plugins.hpp"
 #include "agentkit/catalog/catalog.hpp"
 #include "agentkit/session/log.hpp"
 #include "harness.hpp"
@@ -615,4 +617,38 @@ TEST_CASE("a batch approved after a hold is kept whole when the request after it
   REQUIRE(std::holds_alternative<ToolResultMessage>(sent.back()));
   CHECK(std::get<ToolResultMessage>(sent.back()).tool_use_id == "d1");
   CHECK(*deploy.calls == 1);
+}
+
+TEST_CASE(
+    "a compaction reaches the plugins' event hooks and the audit trail, and its summary call is "
+    "a model call of the record") {
+  struct Seen final : EventHookPlugin {
+    std::string name() const override { return "seen"; }
+    void on_compaction(const HookCompaction& c) override { compactions.push_back(c.tokens_after); }
+    std::vector<std::int64_t> compactions;
+  };
+  struct Lines final : audit::Sink {
+    Result<void> append(std::string_view line) override {
+      text += line;
+      return {};
+    }
+    std::string text;
+  };
+  auto hook = std::make_shared<Seen>();
+  auto lines = std::make_shared<Lines>();
+  RuntimeConfig rt = small_window();
+  rt.extensions.plugins.builtins.push_back(hook);
+  rt.observability.audit = audit::make_trail(lines);
+  auto fx = rig({}, {}, rt);
+  auto s = fx.agent.start().value();
+  for (int i = 1; i <= 9; ++i) REQUIRE(s.run(padded("u" + std::to_string(i), 400)));
+  REQUIRE(fx.summaries->load() == 1);
+  REQUIRE(hook->compactions.size() == 1);
+  CHECK(hook->compactions[0] > 0);
+  // Nine runs of one model call each, and the summary call.
+  std::size_t model_calls = 0;
+  for (std::size_t at = 0;
+       (at = lines->text.find(R"("type":"model_call")", at)) != std::string::npos; ++at)
+    ++model_calls;
+  CHECK(model_calls == 10);
 }

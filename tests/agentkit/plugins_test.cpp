@@ -612,9 +612,8 @@ TEST_CASE("a manifest describes a command hook whose relative program is the man
           "[plugins]") {
   TempDir dir;
   script(dir, "hooks/guard.sh", "echo 'from the manifest hook' >&2\nexit 2");
-  dir.write(
-      "guard.json",
-      R"({"name": "guard", "command_hook": {"command": ["./hooks/guard.sh"], "tools": ["execute"], "timeout_ms": 5000}})");
+  dir.write("guard.json", R"({"name": "guard", "command_hook": {"command": ["./hooks/guard.sh"],)"
+                          R"( "tools": ["execute"], "timeout_ms": 5000}})");
   auto tool = counting_tool("execute");
   RuntimeConfig rt;
   rt.extensions.plugins.manifest_dirs = {dir.path()};
@@ -625,7 +624,7 @@ TEST_CASE("a manifest describes a command hook whose relative program is the man
   CHECK(what_the_model_read(fx) == "from the manifest hook");
 }
 
-// ---- The manifest parser's bounds (it reads untrusted bytes) -------------------------------------
+// ---- The manifest parser's bounds (it reads untrusted bytes) ------------------------------------
 
 TEST_CASE("the manifest parser refuses oversized, deep, duplicated and mistyped input",
           "[plugins]") {

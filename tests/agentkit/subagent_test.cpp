@@ -8,6 +8,8 @@
 #include <functional>
 #include <mutex>
 
+#include "agentkit/audit.hpp"
+#include "agentkit/plugins.hpp"
 #include "agentkit/subagent.hpp"
 
 #include "harness.hpp"
@@ -483,4 +485,68 @@ TEST_CASE("a resumed parent lists what its children did from the snapshot") {
   // user prompt, tool call, tool result, final answer
   REQUIRE(runs[0].transcript.size() == 4);
   CHECK(text_of_message(runs[0].transcript.back()) == "done");
+}
+
+TEST_CASE("a child's tool call blocked by the parent's hook never runs, and the child reads why") {
+  struct NoDanger final : EventHookPlugin {
+    std::string name() const override { return "no-danger"; }
+    HookDecision before_tool_call(const HookToolCall& call) override {
+      if (call.tool_name == "danger") return HookDecision::block("the lead's hook says no");
+      return HookDecision::no_opinion();
+    }
+  };
+  auto danger = counting_tool("danger");
+  RuntimeConfig rt;
+  rt.extensions.plugins.builtins.push_back(std::make_shared<NoDanger>());
+  SubagentDefinition d = helper();
+  d.tools.direct = {danger.definition};
+  auto t = tree(
+      {subagent_tool(d)}, parent_calls({faux::tool_call("c1", "helper", prompt_args("x"))}),
+      [](const Request& r) {
+        if (assistant_turns(r) == 0)
+          return faux::tool_call_response({faux::tool_call("k1", "danger", "{}")});
+        return faux::text_response("gave up");
+      },
+      rt);
+  auto r = t.agent.run("go");
+  REQUIRE(r);
+  CHECK(*danger.calls == 0);
+  auto runs = subagent_runs(r->messages);
+  REQUIRE(runs.size() == 1);
+  auto child_results = results_of(runs[0].transcript);
+  REQUIRE(child_results.size() == 1);
+  CHECK(child_results[0].is_error);
+  CHECK(text_of_result(child_results[0]).find("the lead's hook says no") != std::string::npos);
+}
+
+TEST_CASE("a child's tool calls and model calls reach the parent's audit trail") {
+  struct Lines final : audit::Sink {
+    Result<void> append(std::string_view line) override {
+      std::lock_guard lock(mu);
+      text += line;
+      return {};
+    }
+    std::mutex mu;
+    std::string text;
+  };
+  auto lines = std::make_shared<Lines>();
+  auto probe = counting_tool("probe");
+  RuntimeConfig rt;
+  rt.observability.audit = audit::make_trail(lines);
+  SubagentDefinition d = helper();
+  d.tools.direct = {probe.definition};
+  auto t = tree(
+      {subagent_tool(d)}, parent_calls({faux::tool_call("c1", "helper", prompt_args("x"))}),
+      [](const Request& r) {
+        if (assistant_turns(r) == 0)
+          return faux::tool_call_response({faux::tool_call("k1", "probe", "{}")});
+        return faux::text_response("probed");
+      },
+      rt);
+  REQUIRE(t.agent.run("go"));
+  CHECK(*probe.calls == 1);
+  std::lock_guard lock(lines->mu);
+  CHECK(lines->text.find(R"("tool":"probe")") != std::string::npos);
+  CHECK(lines->text.find(R"("tool":"helper")") != std::string::npos);
+  CHECK(audit::verify(lines->text).problems.empty());
 }

@@ -133,7 +133,8 @@ PerTurn run_turns(Agent& agent, int turns, int depth) {
   auto session = agent.start(start);
   if (!session) std::exit((std::fprintf(stderr, "%s\n", session.error().to_string().c_str()), 1));
   if (auto w = session->run(Turn{"warm turns=2"}); !w || w->turn_count != 2) {
-    std::fprintf(stderr, "the warm-up run failed: %s\n", w ? w->error_message.c_str() : w.error().to_string().c_str());
+    std::fprintf(stderr, "the warm-up run failed: %s\n",
+                 w ? w->error_message.c_str() : w.error().to_string().c_str());
     std::exit(1);
   }  // connection and schema caches warm, as in a live app
   const double c0 = cpu_ms();

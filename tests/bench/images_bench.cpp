@@ -2,8 +2,8 @@
 // 12-megapixel JPEG and a 4-megapixel PNG, downscale the photo to 2000 px, encode it as JPEG and
 // PNG; then the normaliser's cost on an image that already fits (it must read headers only).
 // Prints best-of-N milliseconds of process CPU time (both sides, so a loaded machine's scheduling
-// does not enter the ratio; wall time alongside) and our/Pillow ratios; asserts nothing. The fixtures are made by
-// Pillow from the shared pillars-2048x2048.jpg into a scratch folder.
+// does not enter the ratio; wall time alongside) and our/Pillow ratios; asserts nothing. The
+// fixtures are made by Pillow from the shared pillars-2048x2048.jpg into a scratch folder.
 //   bench_images [--repeat N]
 #include <algorithm>
 #include <chrono>

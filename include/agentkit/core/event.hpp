@@ -190,13 +190,12 @@ struct CompactionEndEvent {
 
 struct SubagentEvent;
 
-using Event =
-    std::variant<AgentStartEvent, AgentEndEvent, TurnStartEvent, TurnEndEvent, UserMessageEvent,
-                 MessageStartEvent, MessageUpdateEvent, MessageEndEvent, BlockStartEvent,
-                 TextDeltaEvent, ThinkingDeltaEvent, ToolArgumentsDeltaEvent, BlockEndEvent,
-                 ToolExecutionStartEvent, ToolExecutionUpdateEvent, ToolExecutionEndEvent,
-                 CacheEvent, ErrorEvent, ToolLogEvent, SubagentEvent, CompactionStartEvent,
-                 CompactionEndEvent>;
+using Event = std::variant<AgentStartEvent, AgentEndEvent, TurnStartEvent, TurnEndEvent,
+                           UserMessageEvent, MessageStartEvent, MessageUpdateEvent, MessageEndEvent,
+                           BlockStartEvent, TextDeltaEvent, ThinkingDeltaEvent,
+                           ToolArgumentsDeltaEvent, BlockEndEvent, ToolExecutionStartEvent,
+                           ToolExecutionUpdateEvent, ToolExecutionEndEvent, CacheEvent, ErrorEvent,
+                           ToolLogEvent, SubagentEvent, CompactionStartEvent, CompactionEndEvent>;
 
 // An event of a subagent's run (agentkit/subagent.hpp), delivered to the parent's observers and
 // subscribers. `path` names the delegation from the top: "researcher:call_1", and one level

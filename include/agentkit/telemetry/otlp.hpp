@@ -14,7 +14,8 @@
 // JSON encoding: lowerCamelCase fields, hex trace and span ids, enums as integers, 64-bit integers
 // as decimal strings. Only 429, 502, 503 and 504 are retried, with exponential backoff or the
 // Retry-After the collector sends (delta-seconds or an HTTP date; capped by max_retry_delay: a
-// batch never waits longer); any other answer drops the batch and is counted. A 200 with partial_success adds its rejected count.
+// batch never waits longer); any other answer drops the batch and is counted. A 200 with
+// partial_success adds its rejected count.
 // Metrics (gen_ai.client.token.usage, gen_ai.client.operation.duration,
 // gen_ai.client.operation.time_to_first_chunk) are aggregated from the finished chat spans into
 // cumulative histograms and exported after each span batch.
