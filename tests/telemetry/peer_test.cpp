@@ -1,7 +1,9 @@
 // The differential against the official OpenTelemetry JS SDK (tests/telemetry/peers, pinned by
 // its package-lock.json): our OTLP/HTTP JSON request for a scripted agent run, and the request the
 // SDK's own OTLPTraceExporter sends for the same trace, agree on every field after the
-// canonicalisation and the ledger of accepted differences in peers/replay_trace.mjs.
+// canonicalisation and the ledger of accepted differences in peers/replay_trace.mjs; and the
+// protobuf JSON mapping generated from opentelemetry-proto decodes our body without loss
+// (peers/decode_protobuf_json.mjs).
 #include <filesystem>
 
 #include "agentkit/agent.hpp"
@@ -30,8 +32,10 @@ TEST_CASE(
     "our OTLP request for a scripted run agrees with the official JS SDK's for the same trace") {
   const std::filesystem::path peers = AGENTKIT_TELEMETRY_PEERS;
   auto node = find_program("node");
-  bool installed = std::filesystem::exists(
-      peers / "node_modules/@opentelemetry/exporter-trace-otlp-http/package.json");
+  bool installed =
+      std::filesystem::exists(
+          peers / "node_modules/@opentelemetry/exporter-trace-otlp-http/package.json") &&
+      std::filesystem::exists(peers / "node_modules/otlp-transformer-protobuf/package.json");
   if (!node || !installed) {
     if (peers_required())
       FAIL("the OpenTelemetry JS SDK is missing (run `npm ci` in tests/telemetry/peers)");
@@ -87,4 +91,16 @@ TEST_CASE(
   CHECK(r.find("differences")->size() == 0);
   CHECK(r.find("content_type")->as_string() == "application/json");
   CHECK(r.find("sdk")->find("spans")->size() == 5);
+
+  // The loopback receiver's decoder: the protobuf JSON mapping generated from opentelemetry-proto
+  // reads our body, and nothing is lost through the binary wire format and back.
+  auto decoded = dir.path() / "protobuf.json";
+  auto proto = run_program({*node, (peers / "decode_protobuf_json.mjs").string(), ours.string(),
+                            decoded.string()});
+  INFO(proto.err);
+  REQUIRE(proto.exit_code == 0);
+  json::Value d = json::parse(read_file(decoded)).value();
+  INFO(json::dump(d));
+  CHECK(d.find("differences")->size() == 0);
+  CHECK(d.find("spans")->to_int64() == std::optional<std::int64_t>(5));
 }
