@@ -95,8 +95,8 @@ TEST_CASE(
   // The loopback receiver's decoder: the protobuf JSON mapping generated from opentelemetry-proto
   // reads our body, and nothing is lost through the binary wire format and back.
   auto decoded = dir.path() / "protobuf.json";
-  auto proto = run_program({*node, (peers / "decode_protobuf_json.mjs").string(), ours.string(),
-                            decoded.string()});
+  auto proto = run_program(
+      {*node, (peers / "decode_protobuf_json.mjs").string(), ours.string(), decoded.string()});
   INFO(proto.err);
   REQUIRE(proto.exit_code == 0);
   json::Value d = json::parse(read_file(decoded)).value();
