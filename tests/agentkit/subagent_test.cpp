@@ -277,10 +277,12 @@ TEST_CASE("a delegation past the depth limit is refused with an error the model 
   SubagentOptions opts;
   opts.max_depth = 1;
   std::shared_ptr<ToolDefinition> self = std::make_shared<ToolDefinition>();
-  SubagentFactory factory = [self]() -> Result<AgentDefinition> {
+  // Weak: the tool holds the factory, so a strong capture would be a cycle that never frees.
+  std::weak_ptr<ToolDefinition> weak = self;
+  SubagentFactory factory = [weak]() -> Result<AgentDefinition> {
     AgentDefinition d;
     d.instructions = "CHILD";
-    d.tools.direct = {*self};
+    d.tools.direct = {*weak.lock()};
     return d;
   };
   *self = subagent_tool("recurse", "Delegates to itself.", factory, opts);
