@@ -1,5 +1,7 @@
 // The audit trail (agentkit/audit.hpp) through the public entry points: what a run records, the
 // hash chain and its verifier, torn files, and a failing sink.
+#include <unistd.h>
+
 #include <filesystem>
 #include <fstream>
 #include <sstream>
