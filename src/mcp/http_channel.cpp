@@ -2,7 +2,9 @@
 
 #include <array>
 #include <atomic>
+#include <condition_variable>
 #include <list>
+#include <memory>
 #include <mutex>
 #include <thread>
 
@@ -33,6 +35,11 @@ constexpr std::chrono::milliseconds kDefaultRetry{1000};
 constexpr std::chrono::milliseconds kLongestRetry{60'000};
 constexpr int kMaxResumes = 5;
 constexpr int kMaxEmptyListens = 3;
+// How long the notifications/initialized post waits for the standalone GET stream to be answered.
+// A server may send a request (elicitation, say) on that stream as soon as the first tool call
+// arrives, and a server with no stream yet drops it, so the session's first request must not
+// overtake the GET. A server that is slower than this is not waited for any longer.
+constexpr std::chrono::milliseconds kListenerOpenWait{5000};
 
 // Sleeps `how_long`, waking early when `stop` fires; false when it fired.
 bool pause(std::chrono::milliseconds how_long, const agentkit::stop_token& stop) {
@@ -353,16 +360,42 @@ class HttpChannel final : public Channel {
   // its own (requests such as elicitation, notifications). A server that offers none answers 405.
   void start_listening(const std::string& version) {
     if (era_of(version) != Era::legacy || closed_.load()) return;
-    std::lock_guard lock(mu_);
-    if (listener_.joinable()) return;
-    listener_ =
-        agentkit::jthread([this, version](agentkit::stop_token st) { listen(version, st); });
+    auto opened = std::make_shared<OpenSignal>();
+    {
+      std::lock_guard lock(mu_);
+      if (listener_.joinable()) return;
+      listener_ = agentkit::jthread([this, version, opened](agentkit::stop_token st) {
+        listen(version, *opened, st);
+        opened->raise();  // a listener that never sent its GET must not hold the caller
+      });
+    }
+    std::unique_lock lock(opened->mu);
+    opened->cv.wait_for(lock, kListenerOpenWait, [&] { return opened->done || closed_.load(); });
   }
 
-  void listen(const std::string& version, agentkit::stop_token stop) {
+  // Raised once the first GET of the standalone stream has an answer (or failed).
+  struct OpenSignal {
+    std::mutex mu;
+    std::condition_variable cv;
+    bool done = false;
+    void raise() {
+      {
+        std::lock_guard lock(mu);
+        done = true;
+      }
+      cv.notify_all();
+    }
+  };
+
+  void listen(const std::string& version, OpenSignal& opened, agentkit::stop_token stop) {
     StreamPosition pos;
+    bool first = true;
     for (int empty = 0; empty < kMaxEmptyListens && !stop.stop_requested() && !closed_.load();) {
       auto resp = send_get(pos.last_event_id, version, stop);
+      if (first) {
+        first = false;
+        opened.raise();
+      }
       if (!resp) {
         ++empty;
       } else if (!is_success(resp->status()) || !is_event_stream(*resp)) {

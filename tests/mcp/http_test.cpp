@@ -5,6 +5,7 @@
 #include <sys/socket.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cctype>
 #include <mutex>
@@ -576,4 +577,81 @@ TEST_CASE(
     REQUIRE(!missing);
     CHECK(missing.error().message.find("web") != std::string::npos);
   }
+}
+
+namespace {
+
+// A hand-rolled 2025-11-25 server whose standalone GET stream is slow to answer, recording the
+// order in which it answered the GET and received each later request. A server sends its own
+// requests (elicitation, say) on that stream and drops them while it has none, so a first tool
+// call that overtakes the GET would lose them.
+struct SlowListenServer {
+  std::mutex mu;
+  std::vector<std::string> events;  // "GET answered", then each POST's method
+  std::atomic<bool> stopping{false};
+  std::optional<http::HttpServer> server;
+
+  SlowListenServer() {
+    auto s = http::HttpServer::start(
+        {}, [this](const http::ServerRequest& req, http::ResponseWriter& out) {
+          if (req.method == "GET") return answer_get(out);
+          auto msg = json::parse(req.body).value();
+          const std::string method = msg.find("method") ? msg.find("method")->as_string() : "";
+          record(method);
+          const std::string id = msg.find("id") ? json::dump(*msg.find("id")) : "null";
+          if (method == "initialize") {
+            (void)out.respond(
+                200, {{"Content-Type", "application/json"}, {"Mcp-Session-Id", "s1"}},
+                R"({"jsonrpc":"2.0","id":)" + id +
+                    R"(,"result":{"protocolVersion":"2025-11-25","capabilities":{"tools":{}},)"
+                    R"("serverInfo":{"name":"slow","version":"1"}}})");
+          } else if (msg.find("id")) {
+            (void)out.respond(200, {{"Content-Type", "application/json"}},
+                              R"({"jsonrpc":"2.0","id":)" + id + R"(,"result":{"tools":[]}})");
+          } else {
+            (void)out.respond(202, {}, "");
+          }
+        });
+    REQUIRE(s);
+    server.emplace(std::move(*s));
+  }
+  ~SlowListenServer() { stopping.store(true); }
+
+  void record(std::string what) {
+    std::lock_guard lock(mu);
+    events.push_back(std::move(what));
+  }
+
+  void answer_get(http::ResponseWriter& out) {
+    std::this_thread::sleep_for(300ms);
+    record("GET answered");  // before the headers go out, so no later request can precede it
+    (void)out.start_stream(200, {{"Content-Type", "text/event-stream"}});
+    (void)out.write(": open\n\n");
+    for (int i = 0; i < 100 && !stopping.load(); ++i) std::this_thread::sleep_for(20ms);
+    (void)out.finish();
+  }
+};
+
+}  // namespace
+
+TEST_CASE("a 2025-11-25 session's first request waits for its standalone stream to be answered") {
+  SlowListenServer srv;
+  mcp::ServerConfig config{.name = "slow",
+                           .transport = mcp::HttpTarget{.url = srv.server->base_url() + "/mcp"},
+                           .negotiation = mcp::Negotiation::legacy};
+  auto client = mcp::Client::connect(config, mcp_test::quick_options());
+  REQUIRE(client);
+  REQUIRE(client->list_tools());
+  std::vector<std::string> seen;
+  {
+    std::lock_guard lock(srv.mu);
+    seen = srv.events;
+  }
+  const auto at = [&](std::string_view what) {
+    return std::find(seen.begin(), seen.end(), what) - seen.begin();
+  };
+  REQUIRE(at("GET answered") < static_cast<std::ptrdiff_t>(seen.size()));
+  CHECK(at("GET answered") < at("tools/list"));
+  srv.stopping.store(true);
+  (void)client->close();
 }
