@@ -248,4 +248,22 @@ Result<std::string> percent_decode(std::string_view text) {
   return out;
 }
 
+std::string form_encode(std::string_view value) {
+  static constexpr char kHex[] = "0123456789ABCDEF";
+  std::string out;
+  out.reserve(value.size());
+  for (const unsigned char c : value) {
+    const bool plain = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
+                       c == '*' || c == '-' || c == '.' || c == '_';
+    if (plain) {
+      out += static_cast<char>(c);
+    } else {
+      out += '%';
+      out += kHex[c >> nibble_bits];
+      out += kHex[c & 0xF];
+    }
+  }
+  return out;
+}
+
 }  // namespace agentkit::http

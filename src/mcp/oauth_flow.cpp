@@ -38,29 +38,11 @@ std::string pkce_challenge(std::string_view verifier) {
       base64::Alphabet::url);
 }
 
-// application/x-www-form-urlencoded (WHATWG URL §5.2), also used for query parameters.
-std::string form_encode(std::string_view s) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    const bool plain = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') ||
-                       c == '-' || c == '.' || c == '_' || c == '~';
-    if (plain) {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 0xF];
-    }
-  }
-  return out;
-}
-
 void add_param(std::string& form, std::string_view name, std::string_view value) {
   if (!form.empty()) form += '&';
   form += name;
   form += '=';
-  form += form_encode(value);
+  form += http::form_encode(value);
 }
 
 // The token endpoint authentication method for a client with `secret` (RFC 6749 §2.3.1; RFC 8414
@@ -603,8 +585,8 @@ Result<TokenAnswer> OAuthSession::token_request(const std::string& endpoint, std
   http::Request req{.method = "POST", .url = endpoint};
   if (method == "client_secret_basic" && !secret.empty()) {
     // RFC 6749 §2.3.1: id and secret are form-encoded before they are joined and base64'd.
-    req.headers.add("Authorization",
-                    "Basic " + base64::encode(form_encode(id) + ":" + form_encode(secret)));
+    req.headers.add("Authorization", "Basic " + base64::encode(http::form_encode(id) + ":" +
+                                                               http::form_encode(secret)));
   } else {
     add_param(form, "client_id", id);
     if (method == "client_secret_post" && !secret.empty()) add_param(form, "client_secret", secret);

@@ -1,4 +1,5 @@
 // The OAuth 2 refresh-token grant (RFC 6749 §6) against a token endpoint.
+#include "agentkit/http/url.hpp"
 #include "agentkit/providers/credentials.hpp"
 #include "agentkit/wire/decode.hpp"
 
@@ -7,24 +8,6 @@ namespace {
 
 // Largest token-endpoint answer read; a real one is a few hundred bytes.
 constexpr std::size_t kMaxTokenResponseBytes = 64 * 1024;
-
-// application/x-www-form-urlencoded (WHATWG URL §5.2): unreserved bytes as is, the rest %XX.
-std::string form_encode(std::string_view s) {
-  static constexpr char kHex[] = "0123456789ABCDEF";
-  std::string out;
-  for (unsigned char c : s) {
-    bool plain = (c >= 'A' && c <= 'Z') || (c >= 'a' && c <= 'z') || (c >= '0' && c <= '9') || c == '-' ||
-                 c == '.' || c == '_' || c == '*';
-    if (plain) {
-      out += static_cast<char>(c);
-    } else {
-      out += '%';
-      out += kHex[c >> 4];
-      out += kHex[c & 0xF];
-    }
-  }
-  return out;
-}
 
 std::string string_member(const json::Value& doc, std::string_view key) {
   const json::Value* v = doc.find(key);
@@ -44,8 +27,9 @@ OAuthRefresher token_endpoint_refresher(std::shared_ptr<http::HttpTransport> tra
     http::Request req{.method = "POST", .url = url};
     req.headers.add("Content-Type", "application/x-www-form-urlencoded");
     req.headers.add("Accept", "application/json");
-    req.body = "grant_type=refresh_token&refresh_token=" + form_encode(current.refresh_token.reveal());
-    if (!client.empty()) req.body += "&client_id=" + form_encode(client);
+    req.body = "grant_type=refresh_token&refresh_token=" +
+               http::form_encode(current.refresh_token.reveal());
+    if (!client.empty()) req.body += "&client_id=" + http::form_encode(client);
     auto remaining = std::chrono::duration_cast<std::chrono::milliseconds>(ctx.deadline - clock->now());
     req.first_byte_timeout = std::max(remaining, std::chrono::milliseconds(1));
     req.idle_timeout = req.first_byte_timeout;

@@ -135,3 +135,20 @@ TEST_CASE("proxy URLs may carry userinfo when asked, still with one '@' at most"
   CHECK_FALSE(parse_url("http://a@b@proxy:1", proxy));
   CHECK_FALSE(agentkit::http::percent_decode("%g0"));
 }
+
+TEST_CASE("form_encode leaves exactly the form's unreserved bytes plain and decodes back") {
+  std::string all;
+  for (int b = 0; b < 256; ++b) all += static_cast<char>(b);
+  const std::string encoded = agentkit::http::form_encode(all);
+  CHECK(agentkit::http::percent_decode(encoded).value() == all);
+  std::string plain;
+  for (std::size_t i = 0; i < encoded.size(); ++i) {
+    if (encoded[i] == '%') {
+      i += 2;
+    } else {
+      plain += encoded[i];
+    }
+  }
+  CHECK(plain == "*-.0123456789ABCDEFGHIJKLMNOPQRSTUVWXYZ_abcdefghijklmnopqrstuvwxyz");
+  CHECK(agentkit::http::form_encode("a b~c/d+e") == "a%20b%7Ec%2Fd%2Be");
+}

@@ -69,4 +69,9 @@ Result<Url> parse_url(std::string_view text, UrlOptions options = {});
 // Decodes %XX escapes; a malformed escape is Errc::parse_error. Used for proxy credentials.
 Result<std::string> percent_decode(std::string_view text);
 
+// One value of an application/x-www-form-urlencoded body or query (WHATWG URL §5.2): ASCII
+// letters, digits and `*-._` as they are, every other byte as %XX (a space too, which every form
+// decoder reads as it reads '+'). Used for OAuth token requests and client_secret_basic.
+std::string form_encode(std::string_view value);
+
 }  // namespace agentkit::http
