@@ -30,6 +30,11 @@ void attach_log(SessionCore& s, const AgentCore& agent, StartOptions& options) {
     s.history = std::move(state.messages);
     s.entry_ids = std::move(state.entry_ids);
     s.committed = s.history.size();
+    // A message the codec cannot read is left out of the context; the person running the
+    // session hears which, and its line stays in the log.
+    for (const session::Repair& r : state.unreadable) {
+      report(s, make_error(Errc::parse_error, "session log: " + r.detail));
+    }
     if (state.compaction) {
       // The fold put the summary first: the session goes on under that checkpoint, and the
       // kept replies' usage (made for the longer context) anchors no estimate.

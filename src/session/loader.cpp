@@ -455,14 +455,16 @@ Result<Message> message_of(const Entry& e) {
   if (e.type != EntryType::message || m == nullptr) {
     return make_error(Errc::invalid_argument, "entry '" + e.id + "' holds no message");
   }
-  if (const json::Raw* raw = m->get_raw()) {
+  const auto decode = [&]() -> Result<Message> {
+    const json::Raw* raw = m->get_raw();
+    if (raw == nullptr) return message_from_json(*m);
     Result<json::Value> tree = raw->parse();
-    if (!tree) {
-      return make_error(Errc::parse_error, "entry '" + e.id + "': " + tree.error().message);
-    }
+    if (!tree) return tree.error();
     return message_from_json(*tree);
-  }
-  return message_from_json(*m);
+  };
+  Result<Message> out = decode();
+  if (!out) return make_error(out.error().code, "entry '" + e.id + "': " + out.error().message);
+  return out;
 }
 
 Result<ModelRef> model_of(const Entry& e) {

@@ -221,7 +221,18 @@ Resumed fold(std::span<const Entry> entries, std::string_view leaf) {
   out.approvals = approvals.finish();
   for (std::size_t i = context_start(path, out); i < path.size(); ++i) {
     if (path[i]->type == EntryType::compaction) continue;  // an earlier one, before the kept point
-    if (auto m = context_message(*path[i])) {
+    if (path[i]->type == EntryType::message) {
+      // Decoded here rather than at load (the loader keeps a message as its bytes), so the
+      // fold is where an undecodable one is found; it is reported, never dropped unseen.
+      Result<Message> m = message_of(*path[i]);
+      if (!m) {
+        out.unreadable.push_back(
+            {RepairKind::corrupt_line, 0, m.error().message + "; left out of the context"});
+        continue;
+      }
+      out.messages.push_back(std::move(*m));
+      out.entry_ids.push_back(path[i]->id);
+    } else if (auto m = context_message(*path[i])) {
       out.messages.push_back(std::move(*m));
       out.entry_ids.push_back(path[i]->id);
     }

@@ -180,3 +180,30 @@ TEST_CASE("an agent at another thinking level over the log appends one thinking_
   CHECK(folded_thinking(memory) == std::nullopt);
   CHECK(lines_of(memory.bytes()).size() == 1 + 1 + 3 + 2 * 5);
 }
+
+TEST_CASE("a session started over a log with an unreadable message reports it and runs on") {
+  session::MemoryStore memory;
+  {
+    auto log = session::Log::create(std::make_unique<session::MemoryStore>(memory), {}).value();
+    REQUIRE(log.append_message(user_text("earlier")));
+  }
+  // A line a newer writer might leave: valid JSON, a role this codec does not know.
+  const std::string id = session::parse_log(memory.bytes()).entries.back().id;
+  REQUIRE(memory.append(R"({"id":"odd","parent_id":")" + id +
+                        R"(","type":"message","timestamp":"t","message":{"role":"martian"}})"
+                        "\n"));
+  auto fx = faux_agent({faux::text_response("ok")});
+  std::vector<Error> reported;
+  StartOptions options;
+  options.log = shared(session::Log::open(std::make_unique<session::MemoryStore>(memory), {}));
+  options.on_log_error = [&](const Error& e) { reported.push_back(e); };
+  auto s = fx.agent.start(std::move(options)).value();
+  REQUIRE(reported.size() == 1);
+  CHECK(reported[0].message.find("entry 'odd'") != std::string::npos);
+  REQUIRE(s.run("go on"));
+  auto requests = fx.faux->requests();
+  REQUIRE(requests.size() == 1);
+  REQUIRE(requests[0].messages.size() == 2);  // "earlier", then "go on"
+  CHECK(text_of_message(requests[0].messages[0]) == "earlier");
+  CHECK(memory.bytes().find(R"("role":"martian")") != std::string::npos);
+}

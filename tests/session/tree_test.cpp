@@ -202,3 +202,26 @@ TEST_CASE("without a model change, resume takes the provenance of the last assis
   CHECK(state.model == session::ModelRef{"google", "google-generative-ai", "gemini-2.5-pro"});
   CHECK_FALSE(state.thinking.has_value());
 }
+
+TEST_CASE("a message the codec cannot read is listed by the fold, never dropped unseen") {
+  const std::string header =
+      R"({"type":"session","version":1,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"})";
+  const auto message = [](std::string_view id, std::string_view parent, std::string_view body) {
+    std::string p = parent.empty() ? "null" : "\"" + std::string(parent) + "\"";
+    return R"({"id":")" + std::string(id) + R"(","parent_id":)" + p +
+           R"(,"type":"message","timestamp":"t","message":)" + std::string(body) + "}\n";
+  };
+  const std::string good = R"({"role":"user","content":[{"type":"text","text":"hi"}]})";
+  const std::string bytes = header + "\n" + message("e1", "", good) +
+                            message("e2", "e1", R"({"role":"martian","content":[]})") +
+                            message("e3", "e2", good);
+  session::LoadResult loaded = session::parse_log(bytes);
+  CHECK(loaded.repairs.empty());  // valid JSON: the loader keeps the line as it is
+  session::Resumed folded = session::fold(loaded.entries, "e3");
+  CHECK(folded.entry_ids == std::vector<std::string>{"e1", "e3"});
+  REQUIRE(folded.unreadable.size() == 1);
+  CHECK(folded.unreadable[0].kind == session::RepairKind::corrupt_line);
+  CHECK(folded.unreadable[0].detail.find("entry 'e2'") != std::string::npos);
+  CHECK(folded.unreadable[0].detail.find("role") != std::string::npos);
+  CHECK(session::to_jsonl(loaded) == bytes);  // the line is still there, byte for byte
+}

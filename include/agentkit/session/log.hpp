@@ -214,6 +214,11 @@ struct Resumed {
   // The held batch at the end of the branch (empty when there is none): a session started over
   // the log waits for decisions on `pending`, or finishes the decided batch on its next run.
   ApprovalState approvals;
+  // The message entries of the context whose payload is valid JSON but no message the codec
+  // reads (a newer role, a missing member): each left out of `messages`, its line still in the
+  // log. Kind corrupt_line, line 0, the detail naming the entry and the codec's reason. A
+  // session started over the log reports each through ErrorEvent and on_log_error.
+  std::vector<Repair> unreadable;
   std::string leaf;
 };
 Resumed fold(std::span<const Entry> entries, std::string_view leaf);
