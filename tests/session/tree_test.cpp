@@ -204,8 +204,8 @@ TEST_CASE("without a model change, resume takes the provenance of the last assis
 }
 
 TEST_CASE("a message the codec cannot read is listed by the fold, never dropped unseen") {
-  const std::string header =
-      R"({"type":"session","version":1,"id":"s1","timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"})";
+  const std::string header = R"({"type":"session","version":1,"id":"s1",)"
+                             R"("timestamp":"2026-01-01T00:00:00.000Z","cwd":"/w"})";
   const auto message = [](std::string_view id, std::string_view parent, std::string_view body) {
     std::string p = parent.empty() ? "null" : "\"" + std::string(parent) + "\"";
     return R"({"id":")" + std::string(id) + R"(","parent_id":)" + p +
