@@ -4,13 +4,18 @@
 //   using namespace agentkit;
 //   auto store = std::make_shared<providers::FileCredentialStore>(home / ".agentkit/creds.json");
 //   mcp::ClientOptions options;
-//   options.tokens = mcp_token_store(store);   // entries "mcp:<server name>", kind oauth
+//   options.tokens = mcp_token_store(store);   // "mcp:<server>" and "mcp-client:<server>"
 //
 // Each server's tokens are one StoredCredential of kind oauth under the vendor key
 // "mcp:<server name>": the access and refresh tokens as Secrets, the expiry, and the resource the
-// token was issued for in `base_url` (a token is only ever sent to that resource). The client id
-// and token endpoint are not stored: a refresh after a restart rediscovers them from the server's
-// metadata, so it succeeds for a pre-registered client id and falls back to a new login otherwise.
+// token was issued for in `base_url` (a token is only ever sent to that resource). Beside it,
+// under "mcp-client:<server name>", an entry of kind api_key whose key (a Secret) is a JSON
+// record of the rest of OAuthTokens: the issuer, the token endpoint, the client id, the secret
+// of a dynamically registered client, how it authenticates, the redirect it was registered with
+// and the granted scope. A later run over the same store therefore refreshes as the same client
+// (no second registration, no second login), and notices a resource that moved to another
+// authorization server by the issuer. An entry written before the record existed has tokens
+// only: its refresh finds the endpoint and the client again from the server's metadata.
 //
 // Thread safety: the returned store may be called from many threads at once; writes go through
 // CredentialStore::modify, serialised per server.

@@ -83,6 +83,26 @@ bool resource_covers(const http::Url& resource, const http::Url& server) {
   return server.path.rfind(parent, 0) == 0;
 }
 
+// True when `a` and `b` name the same authorization server (RFC 8414 issuers compare as URLs:
+// scheme and host case-insensitively, no fragment).
+bool same_server(const std::string& a, const std::string& b) {
+  auto ua = http::parse_url(a);
+  auto ub = http::parse_url(b);
+  if (!ua || !ub) return a == b;
+  return canonical(*ua) == canonical(*ub);
+}
+
+// True when a client registered with redirect `registered` may log in with redirect `now`: the
+// same URI, or loopback ones that differ only in their port (RFC 8252 §7.3: an authorization
+// server allows any port on a loopback redirect, which a desktop program picks afresh each run).
+bool compatible_redirect(const std::string& registered, const std::string& now) {
+  if (registered == now) return true;
+  auto a = http::parse_url(registered);
+  auto b = http::parse_url(now);
+  return a && b && is_loopback(*a) && a->scheme == b->scheme && a->host == b->host &&
+         a->path == b->path && a->query == b->query;
+}
+
 std::vector<std::string> split_scopes(std::string_view scope) {
   std::vector<std::string> out;
   std::size_t i = 0;
@@ -142,7 +162,17 @@ void OAuthSession::load_once() {
       context_.note("the stored OAuth token was issued for another resource and is not used");
     return;
   }
-  current_ = std::move(**stored);
+  OAuthTokens tokens = std::move(**stored);
+  const OAuthSettings& s = context_.settings;
+  // A pre-registered client's secret is the embedder's: it comes from the settings, not the store.
+  if (!s.client_id.empty() && tokens.client_id == s.client_id) tokens.client_secret = s.client_secret;
+  if (!tokens.registered_redirect_uri.empty() && !tokens.client_id.empty() &&
+      !tokens.issuer.empty()) {
+    registration_ = tokens;
+    registration_->access_token.clear();
+    registration_->refresh_token.clear();
+  }
+  current_ = std::move(tokens);
 }
 
 bool OAuthSession::expiring(const OAuthTokens& tokens) const {
@@ -216,21 +246,34 @@ bool OAuthSession::authorization_server_moved(const std::optional<AuthChallenge>
   std::string before;
   {
     std::lock_guard lock(mu_);
-    if (!discovered_) return false;
-    before = discovered_->resource.authorization_servers.front();
+    if (discovered_) {
+      before = discovered_->resource.authorization_servers.front();
+    } else if (current_ && !current_->issuer.empty()) {
+      before = current_->issuer;  // tokens of an earlier run: the store says who issued them
+    } else if (registration_) {
+      before = registration_->issuer;
+    }
   }
+  if (before.empty()) return false;
   // A refused token may mean the resource now trusts another authorization server (SEP-2352):
   // its metadata says so. Credentials are bound to the server that issued them, so everything
   // learnt from the old one is forgotten and the flow starts again at the new one.
   auto now = fetch_resource_metadata(challenge, stop);
-  if (!now || now->authorization_servers.front() == before) return false;
+  if (!now || same_server(now->authorization_servers.front(), before)) return false;
   if (context_.note)
     context_.note("the protected resource now names authorization server " +
                   now->authorization_servers.front() + " (was " + before +
                   "); logging in there with a new client registration");
-  std::lock_guard lock(mu_);
-  discovered_.reset();
-  current_.reset();
+  {
+    std::lock_guard lock(mu_);
+    discovered_.reset();
+    current_.reset();
+    registration_.reset();
+  }
+  // Void for this resource now: a later run must not load them again.
+  if (auto forgotten = context_.store->save(context_.server, std::nullopt); !forgotten && context_.note)
+    context_.note("forgetting the old authorization server's tokens failed: " +
+                  forgotten.error().message);
   return true;
 }
 
@@ -359,6 +402,19 @@ Result<void> OAuthSession::identify_client(Discovered& found, agentkit::stop_tok
     found.auth_method = auth_method_for(found.server, found.client_secret);
     return {};
   }
+  if (reusable_registration(found.server.issuer)) {
+    // Registered at this server in an earlier run (the store kept it): the same client again.
+    std::lock_guard lock(mu_);
+    found.client_id = registration_->client_id;
+    found.client_secret = registration_->client_secret;
+    found.auth_method = registration_->token_endpoint_auth_method.empty()
+                            ? auth_method_for(found.server, found.client_secret)
+                            : registration_->token_endpoint_auth_method;
+    found.registered_redirect_uri = registration_->registered_redirect_uri;
+    if (context_.note)
+      context_.note("using the OAuth client registered earlier at " + found.server.issuer);
+    return {};
+  }
   if (!s.client_metadata_url.empty() && found.server.client_id_metadata_document_supported) {
     found.client_id = s.client_metadata_url;
     return {};
@@ -403,6 +459,7 @@ Result<void> OAuthSession::identify_client(Discovered& found, agentkit::stop_tok
   if (!reg) return error(Errc::protocol_error, reg.error().message);
   found.client_id = reg->client_id;
   found.client_secret = reg->client_secret;
+  found.registered_redirect_uri = s.redirect_uri;
   // The method the registration settled on wins; else what the metadata offers.
   found.auth_method = reg->token_endpoint_auth_method.empty() || found.client_secret.empty()
                           ? auth_method_for(found.server, found.client_secret)
@@ -471,7 +528,7 @@ Result<void> OAuthSession::client_credentials(const std::optional<AuthChallenge>
   if (answer->scope.empty()) answer->scope = scope;
   if (context_.note)
     context_.note("obtained an OAuth token (client credentials) from " + found->server.issuer);
-  return adopt(*answer, found->client_id, found->server.token_endpoint, resource);
+  return adopt(*answer, client_of(*found));
 }
 
 Result<void> OAuthSession::authorize_fully(const std::optional<AuthChallenge>& challenge,
@@ -538,44 +595,45 @@ Result<void> OAuthSession::authorize_fully(const std::optional<AuthChallenge>& c
   if (!answer) return std::move(answer).error();
   if (answer->scope.empty()) answer->scope = scope;
   if (context_.note) context_.note("obtained an OAuth token from " + found->server.issuer);
-  return adopt(*answer, found->client_id, found->server.token_endpoint, resource);
+  return adopt(*answer, client_of(*found));
 }
 
 Result<void> OAuthSession::refresh(agentkit::stop_token stop) {
   OAuthTokens had;
-  std::string secret;
-  std::string method = "none";
   {
     std::lock_guard lock(mu_);
     if (!current_ || current_->refresh_token.empty())
       return error(Errc::unauthenticated, "has no refresh token");
     had = *current_;
-    if (discovered_) {
-      secret = discovered_->client_secret;
-      method = discovered_->auth_method;
-    }
   }
-  if (had.token_endpoint.empty() || had.client_id.empty()) {
-    // A store that keeps only the tokens (the credential store): find the endpoint again.
+  if (had.token_endpoint.empty() || had.client_id.empty() ||
+      had.token_endpoint_auth_method.empty()) {
+    // A store that kept only the tokens: find the endpoint and the client again.
     auto found = discover(std::nullopt, stop);
     if (!found) return std::move(found).error();
-    had.token_endpoint = found->server.token_endpoint;
-    if (had.client_id.empty()) had.client_id = found->client_id;
-    secret = found->client_secret;
-    method = found->auth_method;
+    if (had.token_endpoint.empty()) had.token_endpoint = found->server.token_endpoint;
+    if (had.issuer.empty()) had.issuer = found->server.issuer;
+    if (had.client_id.empty() || had.client_id == found->client_id) {
+      had.client_id = found->client_id;
+      had.client_secret = found->client_secret;
+      had.token_endpoint_auth_method = found->auth_method;
+      had.registered_redirect_uri = found->registered_redirect_uri;
+    }
   }
   std::string form;
   add_param(form, "grant_type", "refresh_token");
   add_param(form, "refresh_token", had.refresh_token);
   add_param(form, "resource", had.resource);
-  auto answer =
-      token_request(had.token_endpoint, std::move(form), had.client_id, secret, method, stop);
+  const std::string method =
+      had.token_endpoint_auth_method.empty() ? "none" : had.token_endpoint_auth_method;
+  auto answer = token_request(had.token_endpoint, std::move(form), had.client_id,
+                              had.client_secret, method, stop);
   if (!answer) return std::move(answer).error();
   // RFC 6749 §6: an answer without a new refresh token keeps the old one.
   if (answer->refresh_token.empty()) answer->refresh_token = had.refresh_token;
   if (answer->scope.empty()) answer->scope = had.scope;
   if (context_.note) context_.note("refreshed the OAuth token");
-  return adopt(*answer, had.client_id, had.token_endpoint, had.resource);
+  return adopt(*answer, std::move(had));
 }
 
 Result<TokenAnswer> OAuthSession::token_request(const std::string& endpoint, std::string form,
@@ -617,21 +675,45 @@ Result<TokenAnswer> OAuthSession::token_request(const std::string& endpoint, std
   return answer;
 }
 
-Result<void> OAuthSession::adopt(const TokenAnswer& answer, const std::string& client_id,
-                                 const std::string& token_endpoint, const std::string& resource) {
-  OAuthTokens tokens;
+OAuthTokens OAuthSession::client_of(const Discovered& found) {
+  OAuthTokens t;
+  t.resource = found.resource.resource;
+  t.client_id = found.client_id;
+  t.token_endpoint = found.server.token_endpoint;
+  t.issuer = found.server.issuer;
+  t.client_secret = found.client_secret;
+  t.token_endpoint_auth_method = found.auth_method;
+  t.registered_redirect_uri = found.registered_redirect_uri;
+  return t;
+}
+
+bool OAuthSession::reusable_registration(const std::string& issuer) const {
+  std::lock_guard lock(mu_);
+  return registration_ && same_server(registration_->issuer, issuer) &&
+         compatible_redirect(registration_->registered_redirect_uri,
+                             context_.settings.redirect_uri);
+}
+
+Result<void> OAuthSession::adopt(const TokenAnswer& answer, OAuthTokens client) {
+  OAuthTokens tokens = std::move(client);
   tokens.access_token = answer.access_token;
   tokens.refresh_token = answer.refresh_token;
+  tokens.expires_at.reset();
   if (answer.expires_in)
     tokens.expires_at = std::chrono::system_clock::now() + std::chrono::seconds(*answer.expires_in);
   tokens.scope = answer.scope;
-  tokens.resource = resource;
-  tokens.client_id = client_id;
-  tokens.token_endpoint = token_endpoint;
-  if (auto saved = context_.store->save(context_.server, tokens); !saved) {
-    return error(saved.error().code, "storing the OAuth token failed: " + saved.error().message);
+  OAuthTokens saved = tokens;
+  // A pre-registered client's secret stays in the embedder's settings, not in a second place.
+  if (saved.registered_redirect_uri.empty()) saved.client_secret.clear();
+  if (auto stored = context_.store->save(context_.server, saved); !stored) {
+    return error(stored.error().code, "storing the OAuth token failed: " + stored.error().message);
   }
   std::lock_guard lock(mu_);
+  if (!tokens.registered_redirect_uri.empty()) {
+    registration_ = tokens;
+    registration_->access_token.clear();
+    registration_->refresh_token.clear();
+  }
   current_ = std::move(tokens);
   return {};
 }

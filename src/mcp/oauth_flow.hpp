@@ -55,6 +55,8 @@ class OAuthSession {
     // How the token endpoint is told who we are: "client_secret_basic", "client_secret_post" or
     // "none" (client_id in the form, no secret).
     std::string auth_method = "none";
+    // The redirect_uri of a dynamic registration made (or reused) here; empty otherwise.
+    std::string registered_redirect_uri;
   };
 
   void load_once();
@@ -82,8 +84,14 @@ class OAuthSession {
   Result<TokenAnswer> token_request(const std::string& endpoint, std::string form,
                                     const std::string& id, const std::string& secret,
                                     const std::string& method, agentkit::stop_token stop);
-  Result<void> adopt(const TokenAnswer& answer, const std::string& client_id,
-                     const std::string& token_endpoint, const std::string& resource);
+  // Keeps the tokens of `answer` with `client` (the non-token fields: resource, client, issuer,
+  // token endpoint), in memory and in the store.
+  Result<void> adopt(const TokenAnswer& answer, OAuthTokens client);
+  // The non-token fields of tokens obtained through `found`.
+  static OAuthTokens client_of(const Discovered& found);
+  // True when a stored dynamic registration may identify us at `issuer` (same server, a
+  // compatible redirect).
+  bool reusable_registration(const std::string& issuer) const;
   Result<http::Response> get_json(const std::string& url, agentkit::stop_token stop);
   Error error(Errc code, std::string message) const;
 
@@ -93,6 +101,9 @@ class OAuthSession {
   bool loaded_ = false;
   std::optional<OAuthTokens> current_;
   std::optional<Discovered> discovered_;
+  // The dynamic registration the stored tokens were issued to (client and issuer fields only),
+  // kept when the tokens are dropped so a new login reuses it; none once the resource moved.
+  std::optional<OAuthTokens> registration_;
 };
 
 // Sends `build()` with the bearer, and on a 401 or a 403 insufficient_scope recovers and sends

@@ -113,6 +113,7 @@ void AuthServer::handle(const http::ServerRequest& req, http::ResponseWriter& ou
     {
       std::lock_guard lock(mu);
       registered_clients.push_back(id);
+      if (!issue_secret.empty()) client_secrets_[id] = issue_secret;
       registration_requests.push_back(body ? *body : json::Value());
     }
     json::Object answer;
@@ -150,7 +151,28 @@ void AuthServer::handle(const http::ServerRequest& req, http::ResponseWriter& ou
 
 void AuthServer::token(const http::ServerRequest& req, http::ResponseWriter& out) {
   auto form = form_params(req.body);
+  // The client names itself in a Basic header (client_secret_basic, each half form-encoded) or in
+  // the form; a client registered with a secret must present it (RFC 6749 §2.3, §6).
+  const auto member = [&](const std::string& name) {
+    auto it = form.find(name);
+    return it == form.end() ? std::string() : it->second;
+  };
+  std::string client = member("client_id");
+  std::string presented = member("client_secret");
+  if (const auto basic = req.headers.get("Authorization"); basic && basic->starts_with("Basic ")) {
+    if (auto pair = base64::decode(basic->substr(6)); pair && pair->find(':') != std::string::npos) {
+      const auto half = [](std::string_view text) { return form_params("v=" + std::string(text))["v"]; };
+      client = half(pair->substr(0, pair->find(':')));
+      presented = half(pair->substr(pair->find(':') + 1));
+    }
+  }
   std::unique_lock lock(mu);
+  if (auto secret = client_secrets_.find(client); secret != client_secrets_.end() && secret->second != presented) {
+    token_forms.push_back(form);
+    lock.unlock();
+    respond_json(out, 401, {{"error", "invalid_client"}});
+    return;
+  }
   token_forms.push_back(form);
   if (token_answers_html) {
     lock.unlock();
@@ -172,13 +194,6 @@ void AuthServer::token(const http::ServerRequest& req, http::ResponseWriter& out
     const std::string expected = base64::encode(
         std::string_view(reinterpret_cast<const char*>(digest.data()), digest.size()),
         base64::Alphabet::url);
-    // The client is named in the form, or by a Basic header (client_secret_basic).
-    std::string client = form["client_id"];
-    const auto basic = req.headers.get("Authorization");
-    if (basic && basic->starts_with("Basic ")) {
-      auto pair = base64::decode(basic->substr(6));
-      if (pair) client = pair->substr(0, pair->find(':'));
-    }
     if (expected != code.challenge || client != code.client_id ||
         form["redirect_uri"] != code.redirect_uri || form["resource"] != code.resource) {
       lock.unlock();
@@ -191,7 +206,9 @@ void AuthServer::token(const http::ServerRequest& req, http::ResponseWriter& out
     ++code_grants;
   } else if (form["grant_type"] == "refresh_token") {
     auto it = refresh_.find(form["refresh_token"]);
-    if (it == refresh_.end() || form["resource"] != it->second.resource) {
+    // A refresh token is redeemed only by the client it was issued to.
+    if (refuse_refresh || it == refresh_.end() || form["resource"] != it->second.resource ||
+        client != it->second.client_id) {
       lock.unlock();
       respond_json(out, 400, {{"error", "invalid_grant"}});
       return;

@@ -53,6 +53,7 @@ class AuthServer {
   std::int64_t first_expires_in = 3600;   // expires_in of authorization_code grants
   std::int64_t refresh_expires_in = 3600;
   std::chrono::milliseconds refresh_delay{0};  // a slow refresh, so concurrent callers pile up
+  bool refuse_refresh = false;  // every refresh_token grant answered invalid_grant
   std::vector<std::string> scopes_supported{"mcp:tools"};
 
   // What happened.
@@ -78,6 +79,7 @@ class AuthServer {
   };
   std::map<std::string, Code> codes_;
   std::map<std::string, IssuedToken> refresh_;
+  std::map<std::string, std::string> client_secrets_;  // registered client -> its issued secret
   int counter_ = 0;
   std::optional<http::HttpServer> server_;
 };

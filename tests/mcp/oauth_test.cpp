@@ -326,6 +326,140 @@ TEST_CASE(
   CHECK(f.auth.refresh_grants.load() == 0);
 }
 
+namespace {
+
+// Makes the stored tokens of "hosted" expire in a second, as if the run that obtained them ended
+// an hour ago.
+void age_stored_tokens(mcp::OAuthTokenStore& store) {
+  auto stored = store.load("hosted").value();
+  REQUIRE(stored);
+  stored->expires_at = std::chrono::system_clock::now() + 1s;
+  REQUIRE(store.save("hosted", stored));
+}
+
+std::string basic(std::string_view id, std::string_view secret) {
+  return "Basic " + base64::encode(std::string(id) + ":" + std::string(secret));
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a new client over the same token store refreshes as the dynamically registered client, "
+    "secret and all") {
+  Flow f;
+  f.auth.issue_secret = "registered-secret-0123456789";
+  {
+    auto first = f.connect();
+    REQUIRE(first);
+    REQUIRE(first->call_tool("echo", json::Object{{"text", "one"}}));
+  }
+  age_stored_tokens(*f.store);
+  // A new process: a new client object over the same store.
+  auto second = f.connect();
+  REQUIRE(second);
+  REQUIRE(second->call_tool("echo", json::Object{{"text", "two"}}));
+  CHECK(f.auth.refresh_grants.load() == 1);
+  CHECK(f.auth.code_grants.load() == 1);
+  {
+    std::lock_guard lock(f.auth.mu);
+    CHECK(f.auth.registered_clients == std::vector<std::string>{"client-1"});
+    REQUIRE(f.auth.authorization_headers.size() == 2);  // the code exchange, then the refresh
+    CHECK(f.auth.authorization_headers[1] == basic("client-1", "registered-secret-0123456789"));
+  }
+  auto stored = f.store->load("hosted").value();
+  REQUIRE(stored);
+  CHECK(stored->issuer == f.auth.issuer());
+  CHECK(stored->client_id == "client-1");
+  CHECK(stored->registered_redirect_uri == f.redirect.redirect_uri());
+  for (const auto& note : second->diagnostics().notes)
+    CHECK(note.find("registered-secret") == std::string::npos);
+}
+
+TEST_CASE(
+    "a pre-registered client's secret is not copied into the token store, and a restart still "
+    "refreshes with it") {
+  Flow f;
+  {
+    auto first = f.connect({.client_id = "preset", .client_secret = "preset-secret"});
+    REQUIRE(first);
+  }
+  auto stored = f.store->load("hosted").value();
+  REQUIRE(stored);
+  CHECK(stored->client_id == "preset");
+  CHECK(stored->client_secret.empty());
+  CHECK(stored->registered_redirect_uri.empty());
+  age_stored_tokens(*f.store);
+  auto second = f.connect({.client_id = "preset", .client_secret = "preset-secret"});
+  REQUIRE(second);
+  CHECK(f.auth.refresh_grants.load() == 1);
+  CHECK(f.auth.code_grants.load() == 1);
+  std::lock_guard lock(f.auth.mu);
+  REQUIRE(f.auth.authorization_headers.size() == 2);  // the code exchange, then the refresh
+  CHECK(f.auth.authorization_headers[1] == basic("preset", "preset-secret"));
+}
+
+TEST_CASE(
+    "after a restart a refused refresh logs in again as the same registered client, from a new "
+    "loopback port") {
+  Flow f;
+  f.auth.issue_secret = "registered-secret-0123456789";
+  REQUIRE(f.connect());
+  age_stored_tokens(*f.store);
+  f.auth.refuse_refresh = true;
+  // The new process listens for its redirect on another port.
+  auto redirect = mcp::LoopbackRedirect::start().value();
+  REQUIRE(redirect.redirect_uri() != f.redirect.redirect_uri());
+  auto options = f.options();
+  options.authorize = redirect.authorizer(f.auth.browser());
+  auto second = mcp::Client::connect(f.config({.redirect_uri = redirect.redirect_uri()}), options);
+  REQUIRE(second);
+  CHECK(f.auth.code_grants.load() == 2);
+  std::lock_guard lock(f.auth.mu);
+  CHECK(f.auth.registered_clients == std::vector<std::string>{"client-1"});
+  REQUIRE(f.auth.authorize_queries.size() == 2);
+  CHECK(f.auth.authorize_queries[1]["client_id"] == "client-1");
+  CHECK(f.auth.authorize_queries[1]["redirect_uri"] == redirect.redirect_uri());
+}
+
+TEST_CASE(
+    "a new client notices from the stored issuer that the resource moved, and never refreshes at "
+    "the old authorization server") {
+  Flow f;
+  f.auth.client_prefix = "old-";
+  REQUIRE(f.connect());
+  mcp_test::AuthServer moved;
+  moved.client_prefix = "new-";
+  f.resource.moved_to = &moved;
+  auto second = f.connect();
+  REQUIRE(second);
+  REQUIRE(second->call_tool("echo", json::Object{{"text", "after"}}));
+  CHECK(f.auth.refresh_grants.load() == 0);
+  CHECK(f.auth.code_grants.load() == 1);
+  {
+    std::lock_guard lock(moved.mu);
+    CHECK(moved.registered_clients == std::vector<std::string>{"new-1"});
+    for (auto& form : moved.token_forms) CHECK(form["client_id"].rfind("old-", 0) != 0);
+  }
+  auto stored = f.store->load("hosted").value();
+  REQUIRE(stored);
+  CHECK(stored->issuer == moved.issuer());
+  CHECK(stored->client_id == "new-1");
+}
+
+TEST_CASE("a resource found moved erases the old server's tokens from the store, even when the new login fails") {
+  Flow f;
+  REQUIRE(f.connect());
+  REQUIRE(f.store->load("hosted").value());
+  mcp_test::AuthServer moved;
+  moved.offer_s256 = false;  // the new server cannot be logged into
+  f.resource.moved_to = &moved;
+  auto second = f.connect();
+  REQUIRE(!second);
+  CHECK(mentions(second.error(), "S256"));
+  CHECK(!f.store->load("hosted").value());  // a later run does not load the void tokens again
+  CHECK(f.auth.refresh_grants.load() == 0);
+}
+
 TEST_CASE(
     "the client_credentials grant trades the id and secret for a token: no browser, no "
     "registration, no PKCE") {

@@ -35,6 +35,10 @@
 // however many calls need it; they live in the OAuthTokenStore (memory by default, or the
 // application's credential store through agentkit/mcp_credentials.hpp), keyed by server name and
 // bound to the resource they were issued for: a stored token for another resource is never sent.
+// With the tokens the store keeps the client they were issued to (a dynamic registration's id and
+// secret) and the issuer, so a later run over the same store refreshes, or logs in again, as the
+// same client without registering anew, and a resource that has moved to another authorization
+// server since is noticed at its first refusal, before anything is sent to the old server.
 // The access token goes only in the Authorization header of requests to the server's own endpoint
 // (never to a metadata, registration or token endpoint, never to another origin) and never into
 // an error message, note or log line.
@@ -124,6 +128,22 @@ struct OAuthTokens {
   std::string resource{};        // the resource (RFC 8707) the token was issued for
   std::string client_id{};       // the client the token belongs to (needed to refresh it)
   std::string token_endpoint{};  // where it is refreshed
+  // The authorization server that issued the tokens (its metadata's `issuer`). When the
+  // resource's metadata names another one, the resource has moved: the tokens and the client
+  // registration are dropped unused, and nothing of them is sent to either server.
+  std::string issuer{};
+  // The secret of a client this library registered dynamically (RFC 7591), kept so a later run
+  // refreshes and logs in as the same client; empty for a public client and for a pre-registered
+  // OAuthSettings::client_id (its secret stays in the settings). A secret, like the tokens.
+  std::string client_secret{};
+  // How the client authenticates at the token endpoint: "none", "client_secret_basic" or
+  // "client_secret_post"; empty: not known (found again from the metadata).
+  std::string token_endpoint_auth_method{};
+  // The redirect_uri a dynamic registration was made with; empty when the client was not
+  // registered by this library (a pre-registered id, a client ID metadata document). A new login
+  // reuses the registration when its redirect is this one, or a loopback one that differs only in
+  // its port (RFC 8252 §7.3).
+  std::string registered_redirect_uri{};
   friend bool operator==(const OAuthTokens&, const OAuthTokens&) = default;
 };
 
