@@ -424,26 +424,30 @@ TEST_CASE(
 TEST_CASE(
     "a new client notices from the stored issuer that the resource moved, and never refreshes at "
     "the old authorization server") {
-  Flow f;
-  f.auth.client_prefix = "old-";
-  REQUIRE(f.connect());
-  mcp_test::AuthServer moved;
-  moved.client_prefix = "new-";
-  f.resource.moved_to = &moved;
-  auto second = f.connect();
-  REQUIRE(second);
-  REQUIRE(second->call_tool("echo", json::Object{{"text", "after"}}));
-  CHECK(f.auth.refresh_grants.load() == 0);
-  CHECK(f.auth.code_grants.load() == 1);
-  {
-    std::lock_guard lock(moved.mu);
-    CHECK(moved.registered_clients == std::vector<std::string>{"new-1"});
-    for (auto& form : moved.token_forms) CHECK(form["client_id"].rfind("old-", 0) != 0);
+  for (bool preset : {false, true}) {
+    INFO((preset ? "pre-registered client" : "dynamically registered client"));
+    const mcp::OAuthSettings settings = preset ? mcp::OAuthSettings{.client_id = "preset"} : mcp::OAuthSettings{};
+    Flow f;
+    f.auth.client_prefix = "old-";
+    REQUIRE(f.connect(settings));
+    mcp_test::AuthServer moved;
+    moved.client_prefix = "new-";
+    f.resource.moved_to = &moved;
+    auto second = f.connect(settings);
+    REQUIRE(second);
+    REQUIRE(second->call_tool("echo", json::Object{{"text", "after"}}));
+    CHECK(f.auth.refresh_grants.load() == 0);
+    CHECK(f.auth.code_grants.load() == 1);
+    {
+      std::lock_guard lock(moved.mu);
+      CHECK(moved.registered_clients == (preset ? std::vector<std::string>{} : std::vector<std::string>{"new-1"}));
+      for (auto& form : moved.token_forms) CHECK(form["grant_type"] == "authorization_code");
+    }
+    auto stored = f.store->load("hosted").value();
+    REQUIRE(stored);
+    CHECK(stored->issuer == moved.issuer());
+    CHECK(stored->client_id == (preset ? "preset" : "new-1"));
   }
-  auto stored = f.store->load("hosted").value();
-  REQUIRE(stored);
-  CHECK(stored->issuer == moved.issuer());
-  CHECK(stored->client_id == "new-1");
 }
 
 TEST_CASE("a resource found moved erases the old server's tokens from the store, even when the new login fails") {
