@@ -126,7 +126,7 @@ std::optional<ToolInfo> cached_tool(ClientState& state, std::string_view name) {
   return std::nullopt;
 }
 
-Result<json::Value> answer_inputs(ClientState& state, const InputRequiredResult& asked) {
+Result<json::Value> answer_inputs(const ClientState& state, const InputRequiredResult& asked) {
   json::Object responses;
   if (!asked.input_requests) return json::Value(std::move(responses));
   for (const auto& [key, request] : asked.input_requests->entries) {
@@ -136,6 +136,53 @@ Result<json::Value> answer_inputs(ClientState& state, const InputRequiredResult&
   }
   return json::Value(std::move(responses));
 }
+
+}  // namespace
+
+bool may_ask_for_input(std::string_view method) {
+  return method == kToolsCall || method == "prompts/get" || method == "resources/read";
+}
+
+Result<InputRoundsReply> send_with_input_rounds(const ClientState& state, const Connection& conn, std::string_view method,
+                                                const json::Value& params, agentkit::stop_token stop,
+                                                const RequestOptions& how, std::string_view what) {
+  json::Value responses;
+  std::optional<std::string> request_state;
+  for (int round = 0;; ++round) {
+    json::Value sent = params;
+    if (round > 0 && sent.is_object()) {
+      sent.as_object().set("inputResponses", responses);
+      // Byte-exact and never parsed; left out when the server gave none.
+      if (request_state) sent.as_object().set("requestState", *request_state);
+    }
+    auto reply = send_request(state, conn, std::string(method), std::move(sent), stop, how);
+    if (!reply) return std::move(reply).error();
+    if (!reply->ok) return InputRoundsReply{std::move(*reply), round};
+    const json::Value* type = reply->result.find("resultType");
+    const std::string_view result_type = type && type->is_string() ? std::string_view(type->as_string()) : kComplete;
+    if (result_type == kComplete) return InputRoundsReply{std::move(*reply), round};
+    if (result_type != kInputRequired) {
+      return make_error(Errc::protocol_error, state.label() + " answered " + std::string(method) +
+                                                  " with unknown resultType '" + std::string(result_type) + "'");
+    }
+    if (round >= state.options.max_input_rounds) {
+      return make_error(Errc::limit_exceeded,
+                        state.label() + " still asked for input after " + std::to_string(round) + " rounds of " +
+                            std::string(what) + "; giving up (ClientOptions::max_input_rounds)");
+    }
+    auto asked = wire::bind<InputRequiredResult>(reply->result, wire::UnknownFields::reject);
+    if (!asked) {
+      return make_error(Errc::protocol_error, state.label() + " sent an input_required result that breaks the protocol: " +
+                                                  asked.error().message);
+    }
+    auto answered = answer_inputs(state, *asked);
+    if (!answered) return std::move(answered).error();
+    responses = std::move(*answered);
+    request_state = asked->request_state;
+  }
+}
+
+namespace {
 
 // The client span of one tools/call (MCP semantic conventions), ended when it goes out of scope.
 class McpCallSpan {
@@ -228,56 +275,28 @@ Result<CallResult> call_tool_of(const std::shared_ptr<ClientState>& state, std::
   if (control.on_log) how.log_level = "debug";
   McpCallSpan traced(control.span, name, **conn, state->config.name);
   if (conn.value()->request_scoped) how.traceparent = traced.traceparent();
-  json::Value responses;
-  std::optional<std::string> request_state;
-  for (int round = 0;; ++round) {
-    json::Object params;
-    params.append_unique("name", std::string(name));
-    params.append_unique("arguments", args);
-    if (round > 0) params.append_unique("inputResponses", responses);
-    if (request_state) params.append_unique("requestState", *request_state);  // byte-exact, never parsed
-    if (!(*conn)->request_scoped && !traced.traceparent().empty()) {
-      params.append_unique("_meta", json::Object{{"traceparent", traced.traceparent()}});
-    }
-    auto reply = send_request(*state, **conn, std::string(kToolsCall), json::Value(std::move(params)), control.stop, how);
-    if (!reply) return std::move(reply).error();
-    if (!reply->ok) return peer_error(*state, kToolsCall, reply->error);
-    const json::Value* type = reply->result.find("resultType");
-    const std::string_view result_type = type && type->is_string() ? std::string_view(type->as_string()) : kComplete;
-    if (result_type == kInputRequired) {
-      if (round >= state->options.max_input_rounds) {
-        return make_error(Errc::limit_exceeded,
-                          state->label() + " still asked for input after " + std::to_string(round) +
-                              " rounds of tool '" + std::string(name) + "'; giving up (ClientOptions::max_input_rounds)");
-      }
-      auto asked = wire::bind<InputRequiredResult>(reply->result, wire::UnknownFields::reject);
-      if (!asked) {
-        return make_error(Errc::protocol_error, state->label() + " sent an input_required result that breaks the protocol: " +
-                                                    asked.error().message);
-      }
-      auto answered = answer_inputs(*state, *asked);
-      if (!answered) return std::move(answered).error();
-      responses = std::move(*answered);
-      request_state = asked->request_state;
-      continue;
-    }
-    if (result_type != kComplete) {
-      return make_error(Errc::protocol_error, state->label() + " answered tools/call with unknown resultType '" +
-                                                  std::string(result_type) + "'");
-    }
-    auto result = wire::bind<CallToolResult>(reply->result, wire::UnknownFields::reject);
-    if (!result) {
-      return make_error(Errc::protocol_error,
-                        state->label() + " sent a tools/call result that breaks the protocol: " + result.error().message);
-    }
-    CallResult out;
-    traced.succeeded(result->is_error.value_or(false));
-    out.content = std::move(result->content);
-    out.structured_content = std::move(result->structured_content);
-    out.is_error = result->is_error.value_or(false);
-    out.input_rounds = round;
-    return out;
+  json::Object params;
+  params.append_unique("name", std::string(name));
+  params.append_unique("arguments", args);
+  if (!(*conn)->request_scoped && !traced.traceparent().empty()) {
+    params.append_unique("_meta", json::Object{{"traceparent", traced.traceparent()}});
   }
+  auto answered = send_with_input_rounds(*state, **conn, kToolsCall, json::Value(std::move(params)), control.stop,
+                                         how, "tool '" + std::string(name) + "'");
+  if (!answered) return std::move(answered).error();
+  if (!answered->reply.ok) return peer_error(*state, kToolsCall, answered->reply.error);
+  auto result = wire::bind<CallToolResult>(answered->reply.result, wire::UnknownFields::reject);
+  if (!result) {
+    return make_error(Errc::protocol_error,
+                      state->label() + " sent a tools/call result that breaks the protocol: " + result.error().message);
+  }
+  CallResult out;
+  traced.succeeded(result->is_error.value_or(false));
+  out.content = std::move(result->content);
+  out.structured_content = std::move(result->structured_content);
+  out.is_error = result->is_error.value_or(false);
+  out.input_rounds = answered->rounds;
+  return out;
 }
 
 }  // namespace
@@ -570,10 +589,21 @@ Result<json::Value> Client::request(std::string_view method, json::Value params,
   if (!state_) return fail(Errc::closed, "MCP client was moved from");
   auto conn = detail::live_connection(state_, stop);
   if (!conn) return std::move(conn).error();
-  auto reply = detail::send_request(*state_, **conn, std::string(method), std::move(params), stop);
-  if (!reply) return std::move(reply).error();
-  if (!reply->ok) return detail::peer_error(*state_, method, reply->error);
-  return std::move(reply->result);
+  if (!detail::may_ask_for_input(method)) {
+    auto reply = detail::send_request(*state_, **conn, std::string(method), std::move(params), stop);
+    if (!reply) return std::move(reply).error();
+    if (!reply->ok) return detail::peer_error(*state_, method, reply->error);
+    return std::move(reply->result);
+  }
+  // tools/call, prompts/get and resources/read may ask for input first (MRTR), like a tool call.
+  std::string what(method);
+  if (const json::Value* n = params.find(method == "resources/read" ? "uri" : "name"); n && n->is_string()) {
+    what += " '" + n->as_string() + "'";
+  }
+  auto answered = detail::send_with_input_rounds(*state_, **conn, method, params, stop, {}, what);
+  if (!answered) return std::move(answered).error();
+  if (!answered->reply.ok) return detail::peer_error(*state_, method, answered->reply.error);
+  return std::move(answered->reply.result);
 }
 
 Result<void> Client::close() {

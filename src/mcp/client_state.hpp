@@ -110,6 +110,21 @@ struct RequestOptions {
 Result<CallReply> send_request(const ClientState& state, const Connection& conn, std::string method,
                                json::Value params, agentkit::stop_token stop, const RequestOptions& how = {});
 
+struct InputRoundsReply {
+  CallReply reply;  // the final answer: a complete result, or the server's error
+  int rounds = 0;   // input_required rounds it took
+};
+// True for the methods a server may answer with input_required (tools/call, prompts/get,
+// resources/read).
+bool may_ask_for_input(std::string_view method);
+// Sends `method` and answers its input_required rounds (2026-07-28): every input request through
+// the embedder's providers, then the same params again with inputResponses and the byte-exact
+// requestState, under a new id; at most max_input_rounds rounds. `what` names the request in
+// errors ("tool 'x'").
+Result<InputRoundsReply> send_with_input_rounds(const ClientState& state, const Connection& conn, std::string_view method,
+                                                const json::Value& params, agentkit::stop_token stop,
+                                                const RequestOptions& how, std::string_view what);
+
 // Fulfils one input request (legacy server-to-client request, or a modern inputRequests entry).
 Result<json::Value> fulfil_input(const ClientState& state, Era era, const std::string& method, const json::Value& params);
 

@@ -534,7 +534,10 @@ Reply ServerCore::dispatch(std::string_view method, const json::Value& params, R
   Reply reply = answer(method, params, scope);
   if (reply.result && reply.result->is_object()) {
     // A call's outcome is computed per request; lists and resource reads may be reused until ttlMs.
-    const bool cacheable = method != "tools/call" && method != "prompts/get";
+    // An input_required answer is a question for this request, never cacheable.
+    const json::Value* type = reply.result->find(kResultType);
+    const bool asking = type != nullptr && type->get_string() == std::optional<std::string_view>("input_required");
+    const bool cacheable = method != "tools/call" && method != "prompts/get" && !asking;
     reply.result = decorate(std::move(*reply.result), scope.era, cacheable);
   }
   return reply;
@@ -766,6 +769,10 @@ Reply ServerCore::call_tool(const json::Value& params, RequestScope& scope) {
   json::Value arguments = p->arguments.value_or(json::Value(json::Object{}));
   if (!arguments.is_object()) return invalid_params("tools/call arguments must be an object");
 
+  RoundTarget target{"tools/call", tool->name, arguments, "tool '" + tool->name + "'",
+                     [era = scope.era](std::string why) {
+                       return Reply::success(content_json(ServerToolResult::error(std::move(why)), era));
+                     }};
   ToolCall call;
   call.name = tool->name;
   call.arguments = arguments;
@@ -777,7 +784,7 @@ Reply ServerCore::call_tool(const json::Value& params, RequestScope& scope) {
   int round = 0;
   if (p->request_state) {
     // Attacker-controlled until proven ours: sealed, unexpired, and for this very call.
-    auto sealed = open_request_state(*p->request_state, tool->name, arguments);
+    auto sealed = open_request_state(*p->request_state, target);
     if (!sealed) return invalid_params("requestState is invalid, expired, or belongs to another request");
     call.state = sealed->handler_state;
     round = sealed->round;
@@ -805,47 +812,46 @@ Reply ServerCore::call_tool(const json::Value& params, RequestScope& scope) {
       return Reply::success(content_json(*done, scope.era));
     }
     const auto& asked = std::get<InputRequired>(outcome);
-    if (round >= options_.max_input_rounds) {
-      const std::string why = "tool '" + tool->name + "' asked for input more than " +
-                              std::to_string(options_.max_input_rounds) + " times";
-      return Reply::success(content_json(ServerToolResult::error(why), scope.era));
-    }
-    json::Object requests;
-    if (auto stop_here = check_input_round(asked, tool->name, scope, requests)) return std::move(*stop_here);
-    if (scope.era == Era::modern) return input_required_reply(std::move(requests), asked, tool->name, arguments, round);
-    // Legacy: ask the client ourselves over the session, then run the handler again.
-    json::Object answers;
-    for (const auto& [key, request] : asked.requests) {
-      const std::string method = request.find("method")->as_string();
-      const json::Value* rp = request.find("params");
-      auto reply = scope.ask_client(method, rp ? *rp : json::Value(json::Object{}), scope.stop);
-      if (!reply || !reply->ok) {
-        const std::string why = !reply ? reply.error().message : reply->error.message;
-        return Reply::success(content_json(ServerToolResult::error("the client did not answer " + method + ": " + why), scope.era));
-      }
-      answers.append_unique(key, std::move(reply->result));
-    }
-    call.input_responses = std::move(answers);
+    if (auto end = next_round(asked, target, scope, round, call.input_responses)) return std::move(*end);
     call.state = asked.state;
-    ++round;
   }
 }
 
-std::optional<Reply> ServerCore::check_input_round(const InputRequired& asked, const std::string& name,
+std::optional<Reply> ServerCore::next_round(const InputRequired& asked, const RoundTarget& target,
+                                            const RequestScope& scope, int& round, json::Object& answers) const {
+  if (round >= options_.max_input_rounds) {
+    return target.failure(target.label + " asked for input more than " + std::to_string(options_.max_input_rounds) +
+                          " times");
+  }
+  json::Object requests;
+  if (auto stop_here = check_input_round(asked, target, scope, requests)) return stop_here;
+  if (scope.era == Era::modern) return input_required_reply(std::move(requests), asked, target, round);
+  // Legacy: ask the client ourselves over the session; the caller runs the handler again.
+  json::Object got;
+  for (const auto& [key, request] : asked.requests) {
+    const std::string method = request.find("method")->as_string();
+    const json::Value* rp = request.find("params");
+    auto reply = scope.ask_client(method, rp ? *rp : json::Value(json::Object{}), scope.stop);
+    if (!reply || !reply->ok) {
+      const std::string why = !reply ? reply.error().message : reply->error.message;
+      return target.failure("the client did not answer " + method + ": " + why);
+    }
+    got.append_unique(key, std::move(reply->result));
+  }
+  answers = std::move(got);
+  ++round;
+  return std::nullopt;
+}
+
+std::optional<Reply> ServerCore::check_input_round(const InputRequired& asked, const RoundTarget& target,
                                                    const RequestScope& scope, json::Object& requests) const {
   json::Object missing;
   for (const auto& [key, request] : asked.requests) {
     const json::Value* method = request.find("method");
     const json::Value* params = request.find("params");
-    if (method == nullptr || !method->is_string()) {
-      return Reply::success(content_json(ServerToolResult::error("tool '" + name + "' asked for input without a method"), scope.era));
-    }
+    if (method == nullptr || !method->is_string()) return target.failure(target.label + " asked for input without a method");
     auto need = needed_capability(method->as_string(), params ? *params : json::Value());
-    if (!need) {
-      return Reply::success(content_json(ServerToolResult::error("tool '" + name + "' asked for unsupported input '" +
-                                                                 method->as_string() + "'"),
-                                         scope.era));
-    }
+    if (!need) return target.failure(target.label + " asked for unsupported input '" + method->as_string() + "'");
     if (!declares(scope.client_capabilities, need->first, need->second)) missing.set(need->first, need->second);
     requests.append_unique(key, request);
   }
@@ -853,21 +859,20 @@ std::optional<Reply> ServerCore::check_input_round(const InputRequired& asked, c
     // The server must not ask for what this request's capabilities did not declare.
     json::Value data(json::Object{{"requiredCapabilities", json::Value(std::move(missing))}});
     return Reply::failure(rpc_code::missing_client_capability,
-                          "Missing required client capability for tool '" + name + "'", std::move(data));
+                          "Missing required client capability for " + target.label, std::move(data));
   }
   if (scope.era == Era::legacy && !scope.ask_client) {
-    return Reply::success(content_json(ServerToolResult::error("tool '" + name + "' needs input this session cannot ask for"),
-                                       scope.era));
+    return target.failure(target.label + " needs input this session cannot ask for");
   }
   return std::nullopt;
 }
 
-Reply ServerCore::input_required_reply(json::Object requests, const InputRequired& asked, const std::string& name,
-                                       const json::Value& arguments, int round) const {
+Reply ServerCore::input_required_reply(json::Object requests, const InputRequired& asked, const RoundTarget& target,
+                                       int round) const {
   json::Object state;
-  state.append_unique("m", "tools/call");
-  state.append_unique("n", name);
-  state.append_unique("d", arguments_digest(arguments));
+  state.append_unique("m", std::string(target.method));
+  state.append_unique("n", target.name);
+  state.append_unique("d", arguments_digest(target.arguments));
   const auto lifetime = std::chrono::duration_cast<std::chrono::milliseconds>(options_.request_state_lifetime).count();
   state.append_unique("e", json::Value(static_cast<long long>(now_ms() + lifetime)));
   state.append_unique("r", round + 1);
@@ -879,8 +884,8 @@ Reply ServerCore::input_required_reply(json::Object requests, const InputRequire
   return Reply::success(json::Value(std::move(result)));
 }
 
-std::optional<ServerCore::SealedRound> ServerCore::open_request_state(const std::string& token, const std::string& name,
-                                                                      const json::Value& arguments) const {
+std::optional<ServerCore::SealedRound> ServerCore::open_request_state(const std::string& token,
+                                                                      const RoundTarget& target) const {
   auto payload = seal_key_.open(token);
   if (!payload) return std::nullopt;
   auto state = json::parse(*payload);
@@ -888,9 +893,10 @@ std::optional<ServerCore::SealedRound> ServerCore::open_request_state(const std:
   const auto text = [&](std::string_view k) { const json::Value* v = state->find(k); return v ? v->get_string() : std::nullopt; };
   const json::Value* expiry = state->find("e");
   const json::Value* round = state->find("r");
-  if (text("m") != std::optional<std::string_view>("tools/call") || text("n") != std::optional<std::string_view>(name) ||
-      text("d") != std::optional<std::string_view>(arguments_digest(arguments)) || expiry == nullptr || round == nullptr ||
-      expiry->to_int64().value_or(0) < now_ms()) {
+  if (text("m") != std::optional<std::string_view>(target.method) ||
+      text("n") != std::optional<std::string_view>(target.name) ||
+      text("d") != std::optional<std::string_view>(arguments_digest(target.arguments)) || expiry == nullptr ||
+      round == nullptr || expiry->to_int64().value_or(0) < now_ms()) {
     return std::nullopt;
   }
   SealedRound out;
@@ -926,14 +932,36 @@ Reply ServerCore::read_resource(const json::Value& params, RequestScope& scope) 
     const std::int64_t code = scope.era == Era::modern ? rpc_code::invalid_params : rpc_code::resource_not_found_legacy;
     return Reply::failure(code, "Resource not found: " + p->uri, std::move(data));
   }
+  RoundTarget target{"resources/read", p->uri, json::Value(), "resource " + p->uri, [](std::string why) {
+                       return Reply::failure(rpc_code::internal_error, std::move(why));
+                     }};
+  ResourceRead read{p->uri, std::move(variables), scope.stop};
+  read.input_responses = p->input_responses.value_or(json::Object{});
+  read.client_capabilities = scope.client_capabilities;
+  read.era = scope.era;
+  int round = 0;
+  if (p->request_state) {
+    auto sealed = open_request_state(*p->request_state, target);
+    if (!sealed) return invalid_params("requestState is invalid, expired, or belongs to another request");
+    read.state = sealed->handler_state;
+    round = sealed->round;
+  }
+  const ResourceReader& reader = exact ? exact->read : templated->read;
   if (!gate_.enter(scope.stop)) return Reply::failure(rpc_code::internal_error, "cancelled before the handler started");
   GateSlot slot(gate_);
-  Result<std::vector<ResourceContents>> contents = fail(Errc::internal, "no reader");
-  try {
-    contents = exact ? exact->read(ResourceRead{p->uri, {}, scope.stop}) : templated->read(ResourceRead{p->uri, variables, scope.stop});
-  } catch (const std::exception& e) {
-    contents = make_error(Errc::internal, std::string("reader failed: ") + e.what());
+  ResourceOutcome outcome = fail(Errc::internal, "no reader");
+  while (true) {
+    try {
+      outcome = reader(read);
+    } catch (const std::exception& e) {
+      outcome = make_error(Errc::internal, std::string("reader failed: ") + e.what());
+    }
+    const auto* asked = std::get_if<InputRequired>(&outcome);
+    if (asked == nullptr) break;
+    if (auto end = next_round(*asked, target, scope, round, read.input_responses)) return std::move(*end);
+    read.state = asked->state;
   }
+  const auto& contents = std::get<Result<std::vector<ResourceContents>>>(outcome);
   if (!contents) return Reply::failure(rpc_code::internal_error, "reading " + p->uri + " failed: " + contents.error().message);
   json::Array items;
   for (const auto& c : *contents) {
@@ -969,14 +997,35 @@ Reply ServerCore::get_prompt(const json::Value& params, RequestScope& scope) {
     for (const auto& [k, v] : get.arguments) given = given || k == a.name;
     if (a.required && !given) return invalid_params("prompt '" + prompt->name + "' needs the argument '" + a.name + "'");
   }
+  json::Object arguments;
+  for (const auto& [k, v] : get.arguments) arguments.append_unique(k, v);
+  RoundTarget target{"prompts/get", prompt->name, json::Value(std::move(arguments)), "prompt '" + prompt->name + "'",
+                     [](std::string why) { return Reply::failure(rpc_code::internal_error, std::move(why)); }};
+  get.input_responses = p->input_responses.value_or(json::Object{});
+  get.client_capabilities = scope.client_capabilities;
+  get.era = scope.era;
+  int round = 0;
+  if (p->request_state) {
+    auto sealed = open_request_state(*p->request_state, target);
+    if (!sealed) return invalid_params("requestState is invalid, expired, or belongs to another request");
+    get.state = sealed->handler_state;
+    round = sealed->round;
+  }
   if (!gate_.enter(scope.stop)) return Reply::failure(rpc_code::internal_error, "cancelled before the handler started");
   GateSlot slot(gate_);
-  Result<PromptResult> got = fail(Errc::internal, "no getter");
-  try {
-    got = prompt->get(get);
-  } catch (const std::exception& e) {
-    got = make_error(Errc::internal, std::string("prompt failed: ") + e.what());
+  PromptOutcome outcome = fail(Errc::internal, "no getter");
+  while (true) {
+    try {
+      outcome = prompt->get(get);
+    } catch (const std::exception& e) {
+      outcome = make_error(Errc::internal, std::string("prompt failed: ") + e.what());
+    }
+    const auto* asked = std::get_if<InputRequired>(&outcome);
+    if (asked == nullptr) break;
+    if (auto end = next_round(*asked, target, scope, round, get.input_responses)) return std::move(*end);
+    get.state = asked->state;
   }
+  const auto& got = std::get<Result<PromptResult>>(outcome);
   if (!got) return Reply::failure(rpc_code::internal_error, "prompt '" + prompt->name + "' failed: " + got.error().message);
   json::Object result;
   if (!got->description.empty()) result.append_unique("description", got->description);

@@ -164,18 +164,32 @@ class ServerCore {
   Reply session_method(std::string_view method, const json::Value& params,
                        RequestScope& scope) const;
   std::vector<std::shared_ptr<ChangeListener>> live_listeners();
+  // What a handler's input rounds are bound to (tools/call, prompts/get, resources/read), and how
+  // a round that cannot go on is reported.
+  struct RoundTarget {
+    std::string_view method;
+    std::string name;       // the tool or prompt name, or the resource URI
+    json::Value arguments;  // bound into the sealed requestState by digest
+    std::string label;      // "tool 'x'", "prompt 'x'", "resource x:/y": for messages
+    // A tool reports it as an isError result; a prompt or a read as a JSON-RPC error.
+    std::function<Reply(std::string why)> failure;
+  };
   struct SealedRound {
     int round = 0;
     std::optional<std::string> handler_state;
   };
+  // After a handler answered `asked`: the reply that ends this request (modern: the
+  // input_required result; or a failure), or nullopt once the client's answers are in `answers`
+  // (legacy: the server asked them over the session) and `round` counts this one.
+  std::optional<Reply> next_round(const InputRequired& asked, const RoundTarget& target, const RequestScope& scope,
+                                  int& round, json::Object& answers) const;
   // A reply that ends the call instead of asking (a malformed input request, a capability the
   // request did not declare); nullopt when the round may proceed. Fills `requests`.
-  std::optional<Reply> check_input_round(const InputRequired& asked, const std::string& name, const RequestScope& scope,
+  std::optional<Reply> check_input_round(const InputRequired& asked, const RoundTarget& target, const RequestScope& scope,
                                          json::Object& requests) const;
-  Reply input_required_reply(json::Object requests, const InputRequired& asked, const std::string& name,
-                             const json::Value& arguments, int round) const;
-  std::optional<SealedRound> open_request_state(const std::string& token, const std::string& name,
-                                                const json::Value& arguments) const;
+  Reply input_required_reply(json::Object requests, const InputRequired& asked, const RoundTarget& target,
+                             int round) const;
+  std::optional<SealedRound> open_request_state(const std::string& token, const RoundTarget& target) const;
   // The modern era's result members: resultType (unless set), serverInfo, and for cacheable
   // methods ttlMs/cacheScope. Legacy results pass unchanged.
   json::Value decorate(json::Value result, Era era, bool cacheable) const;

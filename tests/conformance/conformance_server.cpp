@@ -519,6 +519,20 @@ void add_prompts(mcp::Server& server) {
              {user(embedded(uri, "text/plain", "Embedded resource content for testing.")),
               user(text_block("Please process the embedded resource above."))}};
        }});
+  // input-required-result-non-tool-request (2026-07-28): a prompt asks for context first.
+  (void)server.add_prompt(
+      {.name = "test_input_required_result_prompt",
+       .description = "Asks what context to use, then answers the prompt",
+       .get = [](const mcp::PromptGet& g) -> mcp::PromptOutcome {
+         if (auto context = elicited(g.input_responses, "user_context", "context")) {
+           return mcp::PromptResult{"", {user(text_block("Use this context: " + *context))}};
+         }
+         return mcp::InputRequired{
+             {ask("user_context", "elicitation/create",
+                  elicit_params("What context should the prompt use?",
+                                one_string_schema("context")))},
+             std::nullopt};
+       }});
   (void)server.add_prompt(
       {.name = "test_prompt_with_image",
        .description = "A prompt with an image",

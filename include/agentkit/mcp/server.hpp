@@ -21,11 +21,12 @@
 // modern-only and answers `initialize` with -32022 naming the versions it speaks. A version it does
 // not speak gets -32022 with data.supported.
 //
-// Handlers are MRTR-native: a tool may answer InputRequired instead of a result. A modern client
-// gets `input_required` with a sealed requestState (HMAC, bound to the method, tool, arguments
-// and an expiry) and retries; for a legacy client the server asks the questions itself, as
-// server-to-client requests on the session, and calls the handler again with the answers — at
-// most `max_input_rounds` rounds either way. Handlers run concurrently, at most
+// Handlers are MRTR-native: a tool, a prompt's `get` and a resource's `read` may answer
+// InputRequired instead of a result. A modern client gets `input_required` with a sealed
+// requestState (HMAC, bound to the method, the tool, prompt or URI, the arguments and an expiry)
+// and retries; for a legacy client the server asks the questions itself, as server-to-client
+// requests on the session, and calls the handler again with the answers — at most
+// `max_input_rounds` rounds either way. Handlers run concurrently, at most
 // `max_concurrent_handlers` at once; a notifications/cancelled fires the handler's stop token and
 // its reply is never sent; stopping the server cancels everything in flight before waiting.
 // Registering or removing a tool, resource or prompt notifies every initialised legacy session and
@@ -76,7 +77,7 @@ struct ServerToolResult {
   static ServerToolResult error(std::string text);  // is_error, with the text for the model
 };
 
-// A tool that needs the client's input before it can finish: `requests` maps keys of the
+// A tool, prompt or resource that needs the client's input before it can finish: `requests` maps keys of the
 // handler's choosing to {"method": "elicitation/create" | "sampling/createMessage" |
 // "roots/list", "params": {...}}; `state` comes back in the next call (opaque to the client).
 struct InputRequired {
@@ -148,9 +149,19 @@ struct ResourceRead {
   std::string uri;
   UriVariables variables;  // filled when a template matched
   agentkit::stop_token stop;
+  // Input rounds, as for a tool (ToolCall): the answers to the previous round's requests by key,
+  // the reader's own state from that round, and what the client declared it can answer.
+  json::Object input_responses{};
+  std::optional<std::string> state{};
+  json::Value client_capabilities{};
+  Era era = Era::legacy;
 };
 
-using ResourceReader = std::function<Result<std::vector<ResourceContents>>(const ResourceRead&)>;
+// What a resource read answers: the contents, an error, or InputRequired (the client's input
+// first, then the read runs again with the answers). A reader returning
+// Result<std::vector<ResourceContents>> converts as it is.
+using ResourceOutcome = std::variant<Result<std::vector<ResourceContents>>, InputRequired>;
+using ResourceReader = std::function<ResourceOutcome(const ResourceRead&)>;
 
 // One completion/complete question: which argument, what the user typed so far, and the values
 // of the arguments already chosen (`context.arguments`).
@@ -199,6 +210,12 @@ struct PromptGet {
   std::string name;
   std::vector<std::pair<std::string, std::string>> arguments;
   agentkit::stop_token stop;
+  // Input rounds, as for a tool (ToolCall): the answers to the previous round's requests by key,
+  // the getter's own state from that round, and what the client declared it can answer.
+  json::Object input_responses{};
+  std::optional<std::string> state{};
+  json::Value client_capabilities{};
+  Era era = Era::legacy;
 };
 
 struct PromptResult {
@@ -206,12 +223,17 @@ struct PromptResult {
   std::vector<PromptMessage> messages;
 };
 
+// What a prompt's `get` answers: the prompt, an error, or InputRequired (the client's input
+// first, then `get` runs again with the answers). A getter returning Result<PromptResult>
+// converts as it is.
+using PromptOutcome = std::variant<Result<PromptResult>, InputRequired>;
+
 struct ServerPrompt {
   std::string name;
   std::string title{};
   std::string description{};
   std::vector<PromptArgument> arguments{};
-  std::function<Result<PromptResult>(const PromptGet&)> get{};
+  std::function<PromptOutcome(const PromptGet&)> get{};
   // Answers completion/complete for the prompt's arguments; empty: no suggestions.
   Completer complete{};
 };
@@ -234,7 +256,7 @@ struct ServerOptions {
   std::int64_t list_ttl_ms = 0;
   // The cacheScope on those results: "private" unless the lists hold no per-user data.
   std::string cache_scope = "private";
-  // Input rounds a tool may ask for (both eras).
+  // Input rounds a tool, prompt or resource read may ask for (both eras).
   int max_input_rounds = 3;
   // How long a sealed requestState stays valid.
   std::chrono::seconds request_state_lifetime{600};
