@@ -34,8 +34,11 @@ struct OutboundFrame {
 
 // Callbacks a channel delivers on its own thread(s).
 struct ChannelSink {
-  // One inbound frame. Answer false to stop reading (the peer was poisoned).
-  std::function<bool(std::string_view frame)> on_frame;
+  // One inbound frame, and the request it relates to: over Streamable HTTP the request whose
+  // response stream carried it (the specification: what a server sends there relates to that
+  // request); nullptr where nothing ties a frame to a request (stdio, the HTTP+SSE stream, the
+  // standalone GET stream). Answer false to stop reading (the peer was poisoned).
+  std::function<bool(std::string_view frame, const RequestId* related)> on_frame;
   // The byte stream itself broke its framing (an over-long or cut line, REQ-SEC-11): treated as a
   // malformed frame, which poisons the connection.
   std::function<void(const Error& why)> on_frame_error;

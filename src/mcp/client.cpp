@@ -232,7 +232,14 @@ class LogSinkRegistration {
     if (!sink) return;
     std::lock_guard lock(state_.log_mu);
     id_ = ++state_.next_log_sink;
-    state_.log_sinks.emplace(id_, sink);
+    state_.log_sinks.emplace(id_, ClientState::LogSinkEntry{sink, std::nullopt});
+  }
+  // The call's request is now `request` (told just before it is sent, so a message on its
+  // stream always finds it).
+  void sent(const RequestId& request) {
+    if (id_ == 0) return;
+    std::lock_guard lock(state_.log_mu);
+    if (auto it = state_.log_sinks.find(id_); it != state_.log_sinks.end()) it->second.request = request;
   }
   ~LogSinkRegistration() {
     if (id_ == 0) return;
@@ -272,7 +279,10 @@ Result<CallResult> call_tool_of(const std::shared_ptr<ClientState>& state, std::
   }
   const json::Value args = arguments.is_null() ? json::Value(json::Object{}) : arguments;
   LogSinkRegistration logs(*state, control.on_log);
-  if (control.on_log) how.log_level = "debug";
+  if (control.on_log) {
+    how.log_level = "debug";
+    how.on_sent = [&logs](const RequestId& request) { logs.sent(request); };
+  }
   McpCallSpan traced(control.span, name, **conn, state->config.name);
   if (conn.value()->request_scoped) how.traceparent = traced.traceparent();
   json::Object params;

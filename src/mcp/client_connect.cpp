@@ -181,8 +181,11 @@ Reply on_server_request(const std::weak_ptr<ClientState>& weak, const InboundCal
   return Reply::failure(rpc_code::method_not_found, "Method not found: " + call.method);
 }
 
-// A log message goes to every call in flight that asked for them (CallControl::on_log).
-void deliver_log(ClientState& state, const json::Value& params) {
+// A log message goes to the call whose request the channel tied it to (over Streamable HTTP, the
+// request whose response stream carried it), and to nobody else; one that nothing ties to a
+// request (stdio, HTTP+SSE, the standalone GET stream: the protocol's log message names no
+// request) goes to every call in flight that asked for them (CallControl::on_log).
+void deliver_log(ClientState& state, const json::Value& params, const RequestId* related) {
   const json::Value* level = params.find("level");
   const json::Value* logger = params.find("logger");
   const json::Value* data = params.find("data");
@@ -191,12 +194,14 @@ void deliver_log(ClientState& state, const json::Value& params) {
       logger && logger->is_string() ? std::string_view(logger->as_string()) : std::string_view();
   const json::Value none;
   std::lock_guard lock(state.log_mu);
-  for (const auto& [id, sink] : state.log_sinks)
-    sink(level->as_string(), name, data ? *data : none);
+  for (const auto& [id, entry] : state.log_sinks) {
+    if (related != nullptr && entry.request != *related) continue;
+    entry.sink(level->as_string(), name, data ? *data : none);
+  }
 }
 
 void on_server_notification(const std::weak_ptr<ClientState>& weak, const std::weak_ptr<Connection>& weak_conn,
-                            const RpcMessage& msg) {
+                            const RpcMessage& msg, const RequestId* related) {
   auto state = weak.lock();
   if (!state) return;
   const json::Value params = msg.params.value_or(json::Value());
@@ -209,7 +214,7 @@ void on_server_notification(const std::weak_ptr<ClientState>& weak, const std::w
     std::lock_guard lock(state->mu);
     state->subscribed = tools && tools->get_bool() == std::optional<bool>(true);
   } else if (msg.method == "notifications/message") {
-    deliver_log(*state, params);
+    deliver_log(*state, params, related);
   } else if (msg.method == "notifications/cancelled") {
     // A server shutting down ends our listen stream this way (2026-07-28 stdio).
     auto conn = weak_conn.lock();
@@ -417,7 +422,9 @@ Result<std::shared_ptr<Connection>> start_peer(const std::shared_ptr<ClientState
   std::weak_ptr<Connection> weak_conn = conn;
   PeerHandlers handlers;
   handlers.on_request = [weak](const InboundCall& call) { return on_server_request(weak, call); };
-  handlers.on_notification = [weak, weak_conn](const RpcMessage& msg) { on_server_notification(weak, weak_conn, msg); };
+  handlers.on_notification = [weak, weak_conn](const RpcMessage& msg, const RequestId* related) {
+    on_server_notification(weak, weak_conn, msg, related);
+  };
   PeerOptions options;
   options.label = state->label();
   conn->peer = RpcPeer::create(std::move(*channel), std::move(handlers), std::move(options));

@@ -59,11 +59,16 @@ struct ClientState : std::enable_shared_from_this<ClientState> {
   std::mutex connect_mu;  // one (re)connection at a time
   // OAuth for an HTTP server, kept across reconnects (created with the first channel).
   std::shared_ptr<class OAuthSession> oauth;
-  // CallControl::on_log of the calls in flight, by a registration number. Held while a sink
-  // runs, so a call that has returned is never handed a log message afterwards.
+  // CallControl::on_log of the calls in flight, by a registration number, with the id of the
+  // request the call has on the wire (each input round sends a new one). Held while a sink runs,
+  // so a call that has returned is never handed a log message afterwards.
+  struct LogSinkEntry {
+    CallControl::LogSink sink;
+    std::optional<RequestId> request;  // none until the first request is sent
+  };
   std::mutex log_mu;
-  std::map<std::uint64_t, CallControl::LogSink> log_sinks;  // guarded by log_mu
-  std::uint64_t next_log_sink = 0;                          // guarded by log_mu
+  std::map<std::uint64_t, LogSinkEntry> log_sinks;  // guarded by log_mu
+  std::uint64_t next_log_sink = 0;                  // guarded by log_mu
 
   ~ClientState();
 

@@ -250,13 +250,13 @@ class HttpChannel final : public Channel {
     }
     if (!is_success(status)) {
       if (auto rewritten = error_body_for(id, *body)) {
-        (void)sink_.on_frame(*rewritten);
+        (void)sink_.on_frame(*rewritten, &id);
         return;
       }
       lose(id, http_error(status, describe(), *body));
       return;
     }
-    if (!body->empty() && !sink_.on_frame(*body)) return;
+    if (!body->empty() && !sink_.on_frame(*body, &id)) return;
     lose(id, make_error(Errc::protocol_error, describe() + " answered HTTP " + std::to_string(status) +
                                                   " without a JSON-RPC response"));
   }
@@ -295,7 +295,7 @@ class HttpChannel final : public Channel {
         // Priming events carry an id and empty data: nothing to dispatch.
         if ((*event)->data.empty()) continue;
         if (answer_to != nullptr && answers((*event)->data, *answer_to)) answered = true;
-        if (!sink_.on_frame((*event)->data)) return StreamEnd::poisoned;
+        if (!sink_.on_frame((*event)->data, answer_to)) return StreamEnd::poisoned;
       }
     }
     if (auto end = sse.finish(); !end) {

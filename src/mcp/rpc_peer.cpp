@@ -62,7 +62,7 @@ RpcPeer::~RpcPeer() { close(); }
 
 Result<void> RpcPeer::start() {
   ChannelSink sink;
-  sink.on_frame = [this](std::string_view frame) { return on_frame(frame); };
+  sink.on_frame = [this](std::string_view frame, const RequestId* related) { return on_frame(frame, related); };
   sink.on_close = [this](const Error& why) {
     if (handlers_.on_input_end && why.code == Errc::closed) {
       fail_pending(why);
@@ -184,7 +184,7 @@ Result<void> RpcPeer::send_raw(std::string text, HttpRouting routing) {
   return channel_->send(OutboundFrame{std::move(text), std::nullopt, std::move(routing)}, {});
 }
 
-bool RpcPeer::on_frame(std::string_view frame) {
+bool RpcPeer::on_frame(std::string_view frame, const RequestId* related) {
   auto msg = parse_message(frame, options_.limits);
   if (!msg) return on_malformed(msg.error());
   {
@@ -197,7 +197,7 @@ bool RpcPeer::on_frame(std::string_view frame) {
       on_response(std::move(*msg));
       break;
     case MessageKind::notification:
-      on_notification(std::move(*msg));
+      on_notification(std::move(*msg), related);
       break;
     case MessageKind::request:
       on_request(std::move(*msg));
@@ -255,7 +255,7 @@ void RpcPeer::on_request_lost(const RequestId& id, const Error& why) {
   pending->cv.notify_all();
 }
 
-void RpcPeer::on_notification(RpcMessage msg) {
+void RpcPeer::on_notification(RpcMessage msg, const RequestId* related) {
   static const json::Value kNoParams;
   const json::Value& params = msg.params ? *msg.params : kNoParams;
   if (msg.method == kProgress) {
@@ -263,7 +263,7 @@ void RpcPeer::on_notification(RpcMessage msg) {
   } else if (msg.method == kCancelled) {
     on_cancelled(params);
   }
-  if (handlers_.on_notification) handlers_.on_notification(msg);
+  if (handlers_.on_notification) handlers_.on_notification(msg, related);
 }
 
 void RpcPeer::on_progress(const json::Value& params) {

@@ -75,8 +75,9 @@ struct InboundCall {
 struct PeerHandlers {
   // Runs on a pool thread.
   std::function<Reply(const InboundCall&)> on_request;
-  // Runs on the channel's reader thread; keep it short.
-  std::function<void(const RpcMessage&)> on_notification;
+  // Runs on the channel's reader thread; keep it short. `related`: the request the channel tied
+  // the notification to (its response stream), or nullptr (ChannelSink::on_frame).
+  std::function<void(const RpcMessage&, const RequestId* related)> on_notification;
   // The connection ended (EOF, I/O error, poisoning). Called once, on whichever thread saw it.
   std::function<void(const Error&)> on_closed;
   // Server role: the client closed its end (EOF). When set, EOF does not close the peer: pending
@@ -144,10 +145,10 @@ class RpcPeer : public std::enable_shared_from_this<RpcPeer> {
 
   RpcPeer(std::unique_ptr<Channel> channel, PeerHandlers handlers, PeerOptions options);
 
-  bool on_frame(std::string_view frame);
+  bool on_frame(std::string_view frame, const RequestId* related);
   bool on_malformed(const Error& error);
   void on_response(RpcMessage msg);
-  void on_notification(RpcMessage msg);
+  void on_notification(RpcMessage msg, const RequestId* related);
   void on_request(RpcMessage msg);
   void on_progress(const json::Value& params);
   void on_cancelled(const json::Value& params);

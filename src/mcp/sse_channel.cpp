@@ -154,7 +154,7 @@ class SseChannel final : public Channel {
       std::lock_guard lock(mu_);
       if (!post_url_) return true;  // nothing can be awaited before the endpoint is known
     }
-    return sink_.on_frame(event.data);
+    return sink_.on_frame(event.data, nullptr);
   }
 
   void read_stream(http::Response& resp) {

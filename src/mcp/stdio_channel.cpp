@@ -63,7 +63,7 @@ void pump_frames(int fd, const Waker& waker, const ChannelSink& sink, std::size_
         return;
       }
       if (!*line) break;
-      if (!sink.on_frame(**line)) return;
+      if (!sink.on_frame(**line, nullptr)) return;
     }
   }
   if (sink.on_close) sink.on_close(*ended);

@@ -43,7 +43,7 @@ void check_session(const json::Value& r, std::string_view expected_version) {
   CHECK(r.find("resource")->as_string() == "item 7");
   CHECK(r.find("prompt")->as_string() == "Hello, Ada");
   CHECK(r.find("unknown")->as_string() == "error -32602");
-  CHECK(r.find("tools")->as_array().size() == 7);
+  CHECK(r.find("tools")->as_array().size() == 8);
 }
 
 struct Mode {

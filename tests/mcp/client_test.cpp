@@ -4,6 +4,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <atomic>
 #include <cstdlib>
 #include <thread>
@@ -411,6 +412,28 @@ TEST_CASE("sampling asked through input_required is refused unless allowed; no m
   CHECK(model_calls == 0);
 }
 
+TEST_CASE(
+    "over stdio nothing ties a log message to a call: each call gets its own, and a call in "
+    "flight also gets the other's") {
+  for (auto negotiation : {mcp::Negotiation::legacy, mcp::Negotiation::modern}) {
+    INFO((negotiation == mcp::Negotiation::legacy ? "legacy" : "modern"));
+    auto options = mcp_test::quick_options();
+    options.negotiation = negotiation;
+    auto client = mcp::Client::connect(fixture(), options);
+    REQUIRE(client);
+    const auto logs = mcp_test::two_calls_logging(*client);
+    CHECK(logs.ok);
+    const auto has = [](const std::vector<std::string>& seen, std::string_view text) {
+      return std::find(seen.begin(), seen.end(), text) != seen.end();
+    };
+    CHECK((has(logs.a, "a arrived") && has(logs.a, "a leaving")));
+    CHECK((has(logs.b, "b arrived") && has(logs.b, "b leaving")));
+    // The second arrival is logged while the first call waits for it, so the first call is
+    // handed it too (the protocol's log message names no request to route it by).
+    CHECK(logs.a.size() + logs.b.size() >= 5);
+  }
+}
+
 TEST_CASE("the tool list is cached until list_changed says otherwise") {
   testing::TempDir dir;
   auto client = mcp::Client::connect(fake("legacy", dir.path() / "log"), mcp_test::quick_options());
@@ -446,7 +469,7 @@ TEST_CASE("the tool list follows every page") {
   REQUIRE(client);
   auto tools = client->list_tools();
   REQUIRE(tools);
-  CHECK(tools->size() == 7 + 9);
+  CHECK(tools->size() == 8 + 9);  // the fixture's eight tools, then the extra ones
   CHECK(tools->back().name == "item_9");
 }
 

@@ -19,6 +19,7 @@
 #include <thread>
 
 #include "agentkit/mcp/server.hpp"
+#include "meet_tool.hpp"
 
 extern char** environ;
 
@@ -137,6 +138,7 @@ void register_everything(mcp::Server& server, int extra_tools) {
   (void)server.add_tool(slow_tool());
   (void)server.add_tool(confirm_tool());
   (void)server.add_tool(chatty_tool());
+  (void)server.add_tool(mcp_test::meet_tool());
   (void)server.add_tool(env_tool());
   (void)server.add_tool(big_tool());
   for (int i = 1; i <= extra_tools; ++i) {

@@ -16,6 +16,7 @@
 #include "agentkit/mcp/client.hpp"
 #include "agentkit/mcp/server.hpp"
 #include "mcp_test_support.hpp"
+#include "meet_tool.hpp"
 #include "support/catch.hpp"
 
 using namespace agentkit;
@@ -320,6 +321,28 @@ TEST_CASE("our client speaks the legacy era over HTTP: a session, and input aske
   auto answered = client->call_tool("confirm", json::Value(json::Object{}));
   REQUIRE(answered);
   CHECK(answered->content.at(0).find("text")->as_string() == "answered");
+}
+
+TEST_CASE("over HTTP each of two calls in flight gets only its own log messages, in both eras") {
+  for (auto negotiation : {mcp::Negotiation::legacy, mcp::Negotiation::modern}) {
+    INFO((negotiation == mcp::Negotiation::legacy ? "legacy" : "modern"));
+    mcp::Server server;
+    REQUIRE(server.add_tool(mcp_test::meet_tool()));
+    auto http = server.serve_http({.api_key = std::string(kKey)});
+    REQUIRE(http);
+    mcp::ServerConfig config{
+        .name = "web",
+        .transport = mcp::HttpTarget{.url = http->url(), .headers = {{"X-API-Key", std::string(kKey)}}},
+        .negotiation = negotiation};
+    auto client = mcp::Client::connect(config, mcp_test::quick_options());
+    REQUIRE(client);
+    // Each message travels on the response stream of the request it belongs to, which ties it
+    // to that call alone.
+    const auto logs = mcp_test::two_calls_logging(*client);
+    CHECK(logs.ok);
+    CHECK(logs.a == std::vector<std::string>{"a arrived", "a leaving"});
+    CHECK(logs.b == std::vector<std::string>{"b arrived", "b leaving"});
+  }
 }
 
 TEST_CASE("a modern client over HTTP learns of tool changes through its listen stream") {

@@ -4,7 +4,10 @@
 #include <poll.h>
 #include <unistd.h>
 
+#include <algorithm>
+#include <atomic>
 #include <fstream>
+#include <mutex>
 
 #include "support/fixtures.hpp"
 
@@ -112,6 +115,30 @@ void PipeServer::stop() { stop_.request_stop(); }
 Result<void> PipeServer::finish() {
   if (thread_.joinable()) thread_.join();
   return result_;
+}
+
+TwoCallsLogs two_calls_logging(mcp::Client& client) {
+  TwoCallsLogs out;
+  std::mutex mu;
+  std::atomic<int> succeeded{0};
+  const auto call = [&](std::vector<std::string>& seen, std::string tag) {
+    mcp::CallControl control;
+    control.on_log = [&](std::string_view, std::string_view, const json::Value& data) {
+      std::lock_guard lock(mu);
+      seen.push_back(data.is_string() ? data.as_string() : json::dump(data));
+    };
+    if (client.call_tool("meet", json::Value(json::Object{{"tag", std::move(tag)}}), control)) ++succeeded;
+  };
+  {
+    std::thread a(call, std::ref(out.a), "a");
+    std::thread b(call, std::ref(out.b), "b");
+    a.join();
+    b.join();
+  }
+  std::sort(out.a.begin(), out.a.end());
+  std::sort(out.b.begin(), out.b.end());
+  out.ok = succeeded.load() == 2;
+  return out;
 }
 
 std::string modern_meta(std::string_view version) {

@@ -56,6 +56,13 @@ class PipeServer {
   agentkit::jthread thread_;
 };
 
+// Two `meet` calls (tags "a" and "b") in flight at once on `client`: the log messages each call's
+// on_log received (sorted), and whether both calls succeeded.
+struct TwoCallsLogs {
+  std::vector<std::string> a, b;
+  bool ok = false;
+};
+TwoCallsLogs two_calls_logging(mcp::Client& client);
 // A modern request envelope for hand-written frames.
 std::string modern_meta(std::string_view version = "2026-07-28");
 
