@@ -156,7 +156,8 @@ struct ClientOptions {
   int reconnect_limit = 3;
   // Code points of result text the model may see, across the whole result (REQ-MCP-CLIENT-09).
   std::size_t result_cap = 50'000;
-  // input_required rounds answered before the call fails (modern era; also bounds nothing else).
+  // input_required rounds answered per request (a tool call, prompts/get, resources/read; modern
+  // era) before it fails.
   int max_input_rounds = 3;
   // Sampling and elicitation are refused unless allowed and provided (REQ-MCP-CLIENT-08).
   bool allow_sampling = false;
@@ -216,9 +217,10 @@ struct CallControl {
   // progress, total (if known), message
   std::function<void(double, std::optional<double>, std::string_view)> on_progress{};
   // Log messages (notifications/message: level, logger, data) the server sends while this call
-  // is in flight. Over 2026-07-28 the request asks for them (`logLevel` "debug" in its `_meta`);
-  // over the handshake revisions the server's notifications are not tied to a request, so each
-  // goes to every call in flight to that server.
+  // is in flight. Over 2026-07-28 the request asks for them (`logLevel` "debug" in its `_meta`).
+  // Over Streamable HTTP a message arrives on the response stream of the request it belongs to
+  // and goes to that call only; over stdio and HTTP+SSE nothing in the protocol ties a log
+  // message to a request, so each goes to every call in flight to that server.
   using LogSink =
       std::function<void(std::string_view level, std::string_view logger, const json::Value& data)>;
   LogSink on_log{};
@@ -263,7 +265,9 @@ class Client {
   // Calls a tool. A tool-level failure is a CallResult with is_error; Errors are protocol,
   // transport and policy failures (the call limit, a refused sampling request, a timeout).
   Result<CallResult> call_tool(std::string_view name, const json::Value& arguments, const CallControl& control = {});
-  // Any other request (resources/read, prompts/get, ...), with the era's envelope; the result object.
+  // Any other request (resources/read, prompts/get, ...), with the era's envelope; the result
+  // object. An input_required answer to tools/call, prompts/get or resources/read is answered
+  // through the input providers and the request sent again, as for call_tool.
   Result<json::Value> request(std::string_view method, json::Value params, agentkit::stop_token stop = {});
   // Ends the connection (for stdio: stdin closed, then SIGTERM and SIGKILL to the process group).
   Result<void> close();
@@ -297,13 +301,16 @@ struct ResourceInfo {
   std::string mime_type;
 };
 Result<std::vector<PromptInfo>> list_prompts(Client& client, agentkit::stop_token stop = {});
-// The GetPromptResult object ({description?, messages}).
+// The GetPromptResult object ({description?, messages}). A prompt that asks for input first
+// (input_required, or a 2025 server's elicitation request) is answered through
+// ClientOptions::elicitation / sampling / roots, like a tool call.
 Result<json::Value> get_prompt(
     Client& client, std::string_view name,
     const std::vector<std::pair<std::string, std::string>>& arguments = {},
     agentkit::stop_token stop = {});
 Result<std::vector<ResourceInfo>> list_resources(Client& client, agentkit::stop_token stop = {});
-// The ReadResourceResult object ({contents: [{uri, mimeType?, text | blob}]}).
+// The ReadResourceResult object ({contents: [{uri, mimeType?, text | blob}]}); input rounds as
+// for get_prompt.
 Result<json::Value> read_resource(Client& client, std::string_view uri,
                                   agentkit::stop_token stop = {});
 
