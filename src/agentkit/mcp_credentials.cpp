@@ -71,16 +71,15 @@ class CredentialTokenStore final : public mcp::OAuthTokenStore {
 
   Result<void> save(std::string_view key, const std::optional<mcp::OAuthTokens>& tokens) override {
     // The client first: tokens are never stored without the client they were issued to.
-    auto client = store_->modify(
-        client_key(key),
-        [&](const std::optional<providers::StoredCredential>&)
-            -> Result<std::optional<providers::StoredCredential>> {
-          if (!tokens) return std::optional<providers::StoredCredential>();
-          providers::StoredCredential c;
-          c.kind = providers::StoredCredential::Kind::api_key;
-          c.api_key = providers::Secret(client_record(*tokens));
-          return std::optional<providers::StoredCredential>(std::move(c));
-        });
+    auto client = store_->modify(client_key(key),
+                                 [&](const std::optional<providers::StoredCredential>&)
+                                     -> Result<std::optional<providers::StoredCredential>> {
+                                   if (!tokens) return std::optional<providers::StoredCredential>();
+                                   providers::StoredCredential c;
+                                   c.kind = providers::StoredCredential::Kind::api_key;
+                                   c.api_key = providers::Secret(client_record(*tokens));
+                                   return std::optional<providers::StoredCredential>(std::move(c));
+                                 });
     if (!client) return std::move(client).error();
     auto written = store_->modify(tokens_key(key),
                                   [&](const std::optional<providers::StoredCredential>&)

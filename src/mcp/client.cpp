@@ -143,8 +143,9 @@ bool may_ask_for_input(std::string_view method) {
   return method == kToolsCall || method == "prompts/get" || method == "resources/read";
 }
 
-Result<InputRoundsReply> send_with_input_rounds(const ClientState& state, const Connection& conn, std::string_view method,
-                                                const json::Value& params, agentkit::stop_token stop,
+Result<InputRoundsReply> send_with_input_rounds(const ClientState& state, const Connection& conn,
+                                                std::string_view method, const json::Value& params,
+                                                agentkit::stop_token stop,
                                                 const RequestOptions& how, std::string_view what) {
   json::Value responses;
   std::optional<std::string> request_state;
@@ -159,21 +160,26 @@ Result<InputRoundsReply> send_with_input_rounds(const ClientState& state, const 
     if (!reply) return std::move(reply).error();
     if (!reply->ok) return InputRoundsReply{std::move(*reply), round};
     const json::Value* type = reply->result.find("resultType");
-    const std::string_view result_type = type && type->is_string() ? std::string_view(type->as_string()) : kComplete;
+    const std::string_view result_type =
+        type && type->is_string() ? std::string_view(type->as_string()) : kComplete;
     if (result_type == kComplete) return InputRoundsReply{std::move(*reply), round};
     if (result_type != kInputRequired) {
       return make_error(Errc::protocol_error, state.label() + " answered " + std::string(method) +
-                                                  " with unknown resultType '" + std::string(result_type) + "'");
+                                                  " with unknown resultType '" +
+                                                  std::string(result_type) + "'");
     }
     if (round >= state.options.max_input_rounds) {
-      return make_error(Errc::limit_exceeded,
-                        state.label() + " still asked for input after " + std::to_string(round) + " rounds of " +
-                            std::string(what) + "; giving up (ClientOptions::max_input_rounds)");
+      return make_error(Errc::limit_exceeded, state.label() + " still asked for input after " +
+                                                  std::to_string(round) + " rounds of " +
+                                                  std::string(what) +
+                                                  "; giving up (ClientOptions::max_input_rounds)");
     }
     auto asked = wire::bind<InputRequiredResult>(reply->result, wire::UnknownFields::reject);
     if (!asked) {
-      return make_error(Errc::protocol_error, state.label() + " sent an input_required result that breaks the protocol: " +
-                                                  asked.error().message);
+      return make_error(
+          Errc::protocol_error,
+          state.label() +
+              " sent an input_required result that breaks the protocol: " + asked.error().message);
     }
     auto answered = answer_inputs(state, *asked);
     if (!answered) return std::move(answered).error();
@@ -239,7 +245,8 @@ class LogSinkRegistration {
   void sent(const RequestId& request) {
     if (id_ == 0) return;
     std::lock_guard lock(state_.log_mu);
-    if (auto it = state_.log_sinks.find(id_); it != state_.log_sinks.end()) it->second.request = request;
+    if (auto it = state_.log_sinks.find(id_); it != state_.log_sinks.end())
+      it->second.request = request;
   }
   ~LogSinkRegistration() {
     if (id_ == 0) return;
@@ -291,14 +298,15 @@ Result<CallResult> call_tool_of(const std::shared_ptr<ClientState>& state, std::
   if (!(*conn)->request_scoped && !traced.traceparent().empty()) {
     params.append_unique("_meta", json::Object{{"traceparent", traced.traceparent()}});
   }
-  auto answered = send_with_input_rounds(*state, **conn, kToolsCall, json::Value(std::move(params)), control.stop,
-                                         how, "tool '" + std::string(name) + "'");
+  auto answered = send_with_input_rounds(*state, **conn, kToolsCall, json::Value(std::move(params)),
+                                         control.stop, how, "tool '" + std::string(name) + "'");
   if (!answered) return std::move(answered).error();
   if (!answered->reply.ok) return peer_error(*state, kToolsCall, answered->reply.error);
   auto result = wire::bind<CallToolResult>(answered->reply.result, wire::UnknownFields::reject);
   if (!result) {
     return make_error(Errc::protocol_error,
-                      state->label() + " sent a tools/call result that breaks the protocol: " + result.error().message);
+                      state->label() + " sent a tools/call result that breaks the protocol: " +
+                          result.error().message);
   }
   CallResult out;
   traced.succeeded(result->is_error.value_or(false));
@@ -600,14 +608,16 @@ Result<json::Value> Client::request(std::string_view method, json::Value params,
   auto conn = detail::live_connection(state_, stop);
   if (!conn) return std::move(conn).error();
   if (!detail::may_ask_for_input(method)) {
-    auto reply = detail::send_request(*state_, **conn, std::string(method), std::move(params), stop);
+    auto reply =
+        detail::send_request(*state_, **conn, std::string(method), std::move(params), stop);
     if (!reply) return std::move(reply).error();
     if (!reply->ok) return detail::peer_error(*state_, method, reply->error);
     return std::move(reply->result);
   }
   // tools/call, prompts/get and resources/read may ask for input first (MRTR), like a tool call.
   std::string what(method);
-  if (const json::Value* n = params.find(method == "resources/read" ? "uri" : "name"); n && n->is_string()) {
+  if (const json::Value* n = params.find(method == "resources/read" ? "uri" : "name");
+      n && n->is_string()) {
     what += " '" + n->as_string() + "'";
   }
   auto answered = detail::send_with_input_rounds(*state_, **conn, method, params, stop, {}, what);

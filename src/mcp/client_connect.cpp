@@ -200,8 +200,9 @@ void deliver_log(ClientState& state, const json::Value& params, const RequestId*
   }
 }
 
-void on_server_notification(const std::weak_ptr<ClientState>& weak, const std::weak_ptr<Connection>& weak_conn,
-                            const RpcMessage& msg, const RequestId* related) {
+void on_server_notification(const std::weak_ptr<ClientState>& weak,
+                            const std::weak_ptr<Connection>& weak_conn, const RpcMessage& msg,
+                            const RequestId* related) {
   auto state = weak.lock();
   if (!state) return;
   const json::Value params = msg.params.value_or(json::Value());

@@ -126,8 +126,9 @@ bool may_ask_for_input(std::string_view method);
 // the embedder's providers, then the same params again with inputResponses and the byte-exact
 // requestState, under a new id; at most max_input_rounds rounds. `what` names the request in
 // errors ("tool 'x'").
-Result<InputRoundsReply> send_with_input_rounds(const ClientState& state, const Connection& conn, std::string_view method,
-                                                const json::Value& params, agentkit::stop_token stop,
+Result<InputRoundsReply> send_with_input_rounds(const ClientState& state, const Connection& conn,
+                                                std::string_view method, const json::Value& params,
+                                                agentkit::stop_token stop,
                                                 const RequestOptions& how, std::string_view what);
 
 // Fulfils one input request (legacy server-to-client request, or a modern inputRequests entry).

@@ -165,7 +165,8 @@ void OAuthSession::load_once() {
   OAuthTokens tokens = std::move(**stored);
   const OAuthSettings& s = context_.settings;
   // A pre-registered client's secret is the embedder's: it comes from the settings, not the store.
-  if (!s.client_id.empty() && tokens.client_id == s.client_id) tokens.client_secret = s.client_secret;
+  if (!s.client_id.empty() && tokens.client_id == s.client_id)
+    tokens.client_secret = s.client_secret;
   if (!tokens.registered_redirect_uri.empty() && !tokens.client_id.empty() &&
       !tokens.issuer.empty()) {
     registration_ = tokens;
@@ -271,7 +272,8 @@ bool OAuthSession::authorization_server_moved(const std::optional<AuthChallenge>
     registration_.reset();
   }
   // Void for this resource now: a later run must not load them again.
-  if (auto forgotten = context_.store->save(context_.server, std::nullopt); !forgotten && context_.note)
+  if (auto forgotten = context_.store->save(context_.server, std::nullopt);
+      !forgotten && context_.note)
     context_.note("forgetting the old authorization server's tokens failed: " +
                   forgotten.error().message);
   return true;
@@ -626,8 +628,8 @@ Result<void> OAuthSession::refresh(agentkit::stop_token stop) {
   add_param(form, "resource", had.resource);
   const std::string method =
       had.token_endpoint_auth_method.empty() ? "none" : had.token_endpoint_auth_method;
-  auto answer = token_request(had.token_endpoint, std::move(form), had.client_id,
-                              had.client_secret, method, stop);
+  auto answer = token_request(had.token_endpoint, std::move(form), had.client_id, had.client_secret,
+                              method, stop);
   if (!answer) return std::move(answer).error();
   // RFC 6749 §6: an answer without a new refresh token keeps the old one.
   if (answer->refresh_token.empty()) answer->refresh_token = had.refresh_token;

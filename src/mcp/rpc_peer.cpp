@@ -62,7 +62,9 @@ RpcPeer::~RpcPeer() { close(); }
 
 Result<void> RpcPeer::start() {
   ChannelSink sink;
-  sink.on_frame = [this](std::string_view frame, const RequestId* related) { return on_frame(frame, related); };
+  sink.on_frame = [this](std::string_view frame, const RequestId* related) {
+    return on_frame(frame, related);
+  };
   sink.on_close = [this](const Error& why) {
     if (handlers_.on_input_end && why.code == Errc::closed) {
       fail_pending(why);
@@ -196,9 +198,7 @@ bool RpcPeer::on_frame(std::string_view frame, const RequestId* related) {
     case MessageKind::error:
       on_response(std::move(*msg));
       break;
-    case MessageKind::notification:
-      on_notification(std::move(*msg), related);
-      break;
+    case MessageKind::notification: on_notification(std::move(*msg), related); break;
     case MessageKind::request:
       on_request(std::move(*msg));
       break;

@@ -238,7 +238,9 @@ Result<void> Server::serve_stdio(agentkit::stop_token stop, int in_fd, int out_f
 
   detail::PeerHandlers handlers;
   handlers.on_request = [conn](const detail::InboundCall& call) { return conn->handle(call); };
-  handlers.on_notification = [conn](const RpcMessage& msg, const RequestId*) { conn->on_notification(msg); };
+  handlers.on_notification = [conn](const RpcMessage& msg, const RequestId*) {
+    conn->on_notification(msg);
+  };
   handlers.on_closed = [&](const Error& why) {
     std::lock_guard lock(m);
     broken = why;

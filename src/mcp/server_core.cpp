@@ -536,7 +536,8 @@ Reply ServerCore::dispatch(std::string_view method, const json::Value& params, R
     // A call's outcome is computed per request; lists and resource reads may be reused until ttlMs.
     // An input_required answer is a question for this request, never cacheable.
     const json::Value* type = reply.result->find(kResultType);
-    const bool asking = type != nullptr && type->get_string() == std::optional<std::string_view>("input_required");
+    const bool asking =
+        type != nullptr && type->get_string() == std::optional<std::string_view>("input_required");
     const bool cacheable = method != "tools/call" && method != "prompts/get" && !asking;
     reply.result = decorate(std::move(*reply.result), scope.era, cacheable);
   }
@@ -769,10 +770,11 @@ Reply ServerCore::call_tool(const json::Value& params, RequestScope& scope) {
   json::Value arguments = p->arguments.value_or(json::Value(json::Object{}));
   if (!arguments.is_object()) return invalid_params("tools/call arguments must be an object");
 
-  RoundTarget target{"tools/call", tool->name, arguments, "tool '" + tool->name + "'",
-                     [era = scope.era](std::string why) {
-                       return Reply::success(content_json(ServerToolResult::error(std::move(why)), era));
-                     }};
+  RoundTarget target{
+      "tools/call", tool->name, arguments, "tool '" + tool->name + "'",
+      [era = scope.era](std::string why) {
+        return Reply::success(content_json(ServerToolResult::error(std::move(why)), era));
+      }};
   ToolCall call;
   call.name = tool->name;
   call.arguments = arguments;
@@ -812,20 +814,23 @@ Reply ServerCore::call_tool(const json::Value& params, RequestScope& scope) {
       return Reply::success(content_json(*done, scope.era));
     }
     const auto& asked = std::get<InputRequired>(outcome);
-    if (auto end = next_round(asked, target, scope, round, call.input_responses)) return std::move(*end);
+    if (auto end = next_round(asked, target, scope, round, call.input_responses))
+      return std::move(*end);
     call.state = asked.state;
   }
 }
 
 std::optional<Reply> ServerCore::next_round(const InputRequired& asked, const RoundTarget& target,
-                                            const RequestScope& scope, int& round, json::Object& answers) const {
+                                            const RequestScope& scope, int& round,
+                                            json::Object& answers) const {
   if (round >= options_.max_input_rounds) {
-    return target.failure(target.label + " asked for input more than " + std::to_string(options_.max_input_rounds) +
-                          " times");
+    return target.failure(target.label + " asked for input more than " +
+                          std::to_string(options_.max_input_rounds) + " times");
   }
   json::Object requests;
   if (auto stop_here = check_input_round(asked, target, scope, requests)) return stop_here;
-  if (scope.era == Era::modern) return input_required_reply(std::move(requests), asked, target, round);
+  if (scope.era == Era::modern)
+    return input_required_reply(std::move(requests), asked, target, round);
   // Legacy: ask the client ourselves over the session; the caller runs the handler again.
   json::Object got;
   for (const auto& [key, request] : asked.requests) {
@@ -843,15 +848,20 @@ std::optional<Reply> ServerCore::next_round(const InputRequired& asked, const Ro
   return std::nullopt;
 }
 
-std::optional<Reply> ServerCore::check_input_round(const InputRequired& asked, const RoundTarget& target,
-                                                   const RequestScope& scope, json::Object& requests) const {
+std::optional<Reply> ServerCore::check_input_round(const InputRequired& asked,
+                                                   const RoundTarget& target,
+                                                   const RequestScope& scope,
+                                                   json::Object& requests) const {
   json::Object missing;
   for (const auto& [key, request] : asked.requests) {
     const json::Value* method = request.find("method");
     const json::Value* params = request.find("params");
-    if (method == nullptr || !method->is_string()) return target.failure(target.label + " asked for input without a method");
+    if (method == nullptr || !method->is_string())
+      return target.failure(target.label + " asked for input without a method");
     auto need = needed_capability(method->as_string(), params ? *params : json::Value());
-    if (!need) return target.failure(target.label + " asked for unsupported input '" + method->as_string() + "'");
+    if (!need)
+      return target.failure(target.label + " asked for unsupported input '" + method->as_string() +
+                            "'");
     if (!declares(scope.client_capabilities, need->first, need->second)) missing.set(need->first, need->second);
     requests.append_unique(key, request);
   }
@@ -859,7 +869,8 @@ std::optional<Reply> ServerCore::check_input_round(const InputRequired& asked, c
     // The server must not ask for what this request's capabilities did not declare.
     json::Value data(json::Object{{"requiredCapabilities", json::Value(std::move(missing))}});
     return Reply::failure(rpc_code::missing_client_capability,
-                          "Missing required client capability for " + target.label, std::move(data));
+                          "Missing required client capability for " + target.label,
+                          std::move(data));
   }
   if (scope.era == Era::legacy && !scope.ask_client) {
     return target.failure(target.label + " needs input this session cannot ask for");
@@ -867,8 +878,8 @@ std::optional<Reply> ServerCore::check_input_round(const InputRequired& asked, c
   return std::nullopt;
 }
 
-Reply ServerCore::input_required_reply(json::Object requests, const InputRequired& asked, const RoundTarget& target,
-                                       int round) const {
+Reply ServerCore::input_required_reply(json::Object requests, const InputRequired& asked,
+                                       const RoundTarget& target, int round) const {
   json::Object state;
   state.append_unique("m", std::string(target.method));
   state.append_unique("n", target.name);
@@ -884,8 +895,8 @@ Reply ServerCore::input_required_reply(json::Object requests, const InputRequire
   return Reply::success(json::Value(std::move(result)));
 }
 
-std::optional<ServerCore::SealedRound> ServerCore::open_request_state(const std::string& token,
-                                                                      const RoundTarget& target) const {
+std::optional<ServerCore::SealedRound> ServerCore::open_request_state(
+    const std::string& token, const RoundTarget& target) const {
   auto payload = seal_key_.open(token);
   if (!payload) return std::nullopt;
   auto state = json::parse(*payload);
@@ -895,8 +906,8 @@ std::optional<ServerCore::SealedRound> ServerCore::open_request_state(const std:
   const json::Value* round = state->find("r");
   if (text("m") != std::optional<std::string_view>(target.method) ||
       text("n") != std::optional<std::string_view>(target.name) ||
-      text("d") != std::optional<std::string_view>(arguments_digest(target.arguments)) || expiry == nullptr ||
-      round == nullptr || expiry->to_int64().value_or(0) < now_ms()) {
+      text("d") != std::optional<std::string_view>(arguments_digest(target.arguments)) ||
+      expiry == nullptr || round == nullptr || expiry->to_int64().value_or(0) < now_ms()) {
     return std::nullopt;
   }
   SealedRound out;
@@ -932,9 +943,9 @@ Reply ServerCore::read_resource(const json::Value& params, RequestScope& scope) 
     const std::int64_t code = scope.era == Era::modern ? rpc_code::invalid_params : rpc_code::resource_not_found_legacy;
     return Reply::failure(code, "Resource not found: " + p->uri, std::move(data));
   }
-  RoundTarget target{"resources/read", p->uri, json::Value(), "resource " + p->uri, [](std::string why) {
-                       return Reply::failure(rpc_code::internal_error, std::move(why));
-                     }};
+  RoundTarget target{
+      "resources/read", p->uri, json::Value(), "resource " + p->uri,
+      [](std::string why) { return Reply::failure(rpc_code::internal_error, std::move(why)); }};
   ResourceRead read{p->uri, std::move(variables), scope.stop};
   read.input_responses = p->input_responses.value_or(json::Object{});
   read.client_capabilities = scope.client_capabilities;
@@ -942,7 +953,8 @@ Reply ServerCore::read_resource(const json::Value& params, RequestScope& scope) 
   int round = 0;
   if (p->request_state) {
     auto sealed = open_request_state(*p->request_state, target);
-    if (!sealed) return invalid_params("requestState is invalid, expired, or belongs to another request");
+    if (!sealed)
+      return invalid_params("requestState is invalid, expired, or belongs to another request");
     read.state = sealed->handler_state;
     round = sealed->round;
   }
@@ -958,7 +970,8 @@ Reply ServerCore::read_resource(const json::Value& params, RequestScope& scope) 
     }
     const auto* asked = std::get_if<InputRequired>(&outcome);
     if (asked == nullptr) break;
-    if (auto end = next_round(*asked, target, scope, round, read.input_responses)) return std::move(*end);
+    if (auto end = next_round(*asked, target, scope, round, read.input_responses))
+      return std::move(*end);
     read.state = asked->state;
   }
   const auto& contents = std::get<Result<std::vector<ResourceContents>>>(outcome);
@@ -999,15 +1012,18 @@ Reply ServerCore::get_prompt(const json::Value& params, RequestScope& scope) {
   }
   json::Object arguments;
   for (const auto& [k, v] : get.arguments) arguments.append_unique(k, v);
-  RoundTarget target{"prompts/get", prompt->name, json::Value(std::move(arguments)), "prompt '" + prompt->name + "'",
-                     [](std::string why) { return Reply::failure(rpc_code::internal_error, std::move(why)); }};
+  RoundTarget target{"prompts/get", prompt->name, json::Value(std::move(arguments)),
+                     "prompt '" + prompt->name + "'", [](std::string why) {
+                       return Reply::failure(rpc_code::internal_error, std::move(why));
+                     }};
   get.input_responses = p->input_responses.value_or(json::Object{});
   get.client_capabilities = scope.client_capabilities;
   get.era = scope.era;
   int round = 0;
   if (p->request_state) {
     auto sealed = open_request_state(*p->request_state, target);
-    if (!sealed) return invalid_params("requestState is invalid, expired, or belongs to another request");
+    if (!sealed)
+      return invalid_params("requestState is invalid, expired, or belongs to another request");
     get.state = sealed->handler_state;
     round = sealed->round;
   }
@@ -1022,7 +1038,8 @@ Reply ServerCore::get_prompt(const json::Value& params, RequestScope& scope) {
     }
     const auto* asked = std::get_if<InputRequired>(&outcome);
     if (asked == nullptr) break;
-    if (auto end = next_round(*asked, target, scope, round, get.input_responses)) return std::move(*end);
+    if (auto end = next_round(*asked, target, scope, round, get.input_responses))
+      return std::move(*end);
     get.state = asked->state;
   }
   const auto& got = std::get<Result<PromptResult>>(outcome);

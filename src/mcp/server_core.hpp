@@ -181,15 +181,17 @@ class ServerCore {
   // After a handler answered `asked`: the reply that ends this request (modern: the
   // input_required result; or a failure), or nullopt once the client's answers are in `answers`
   // (legacy: the server asked them over the session) and `round` counts this one.
-  std::optional<Reply> next_round(const InputRequired& asked, const RoundTarget& target, const RequestScope& scope,
-                                  int& round, json::Object& answers) const;
+  std::optional<Reply> next_round(const InputRequired& asked, const RoundTarget& target,
+                                  const RequestScope& scope, int& round,
+                                  json::Object& answers) const;
   // A reply that ends the call instead of asking (a malformed input request, a capability the
   // request did not declare); nullopt when the round may proceed. Fills `requests`.
-  std::optional<Reply> check_input_round(const InputRequired& asked, const RoundTarget& target, const RequestScope& scope,
-                                         json::Object& requests) const;
-  Reply input_required_reply(json::Object requests, const InputRequired& asked, const RoundTarget& target,
-                             int round) const;
-  std::optional<SealedRound> open_request_state(const std::string& token, const RoundTarget& target) const;
+  std::optional<Reply> check_input_round(const InputRequired& asked, const RoundTarget& target,
+                                         const RequestScope& scope, json::Object& requests) const;
+  Reply input_required_reply(json::Object requests, const InputRequired& asked,
+                             const RoundTarget& target, int round) const;
+  std::optional<SealedRound> open_request_state(const std::string& token,
+                                                const RoundTarget& target) const;
   // The modern era's result members: resultType (unless set), serverInfo, and for cacheable
   // methods ttlMs/cacheScope. Legacy results pass unchanged.
   json::Value decorate(json::Value result, Era era, bool cacheable) const;

@@ -527,11 +527,10 @@ void add_prompts(mcp::Server& server) {
          if (auto context = elicited(g.input_responses, "user_context", "context")) {
            return mcp::PromptResult{"", {user(text_block("Use this context: " + *context))}};
          }
-         return mcp::InputRequired{
-             {ask("user_context", "elicitation/create",
-                  elicit_params("What context should the prompt use?",
-                                one_string_schema("context")))},
-             std::nullopt};
+         return mcp::InputRequired{{ask("user_context", "elicitation/create",
+                                        elicit_params("What context should the prompt use?",
+                                                      one_string_schema("context")))},
+                                   std::nullopt};
        }});
   (void)server.add_prompt(
       {.name = "test_prompt_with_image",

@@ -9,7 +9,8 @@ using namespace agentkit;
 using namespace std::chrono_literals;
 
 TEST_CASE(
-    "OAuth tokens kept in the credential store survive the client, and refresh as the same client") {
+    "OAuth tokens kept in the credential store survive the client, and refresh as the same "
+    "client") {
   mcp_test::AuthServer auth;
   mcp_test::ProtectedServer resource{auth};
   auto redirect = mcp::LoopbackRedirect::start().value();
@@ -81,8 +82,9 @@ struct StoredFlow {
     options.tokens = mcp_token_store(credentials);
     mcp::ServerConfig config{
         .name = "hosted",
-        .transport = mcp::HttpTarget{.url = resource.url(),
-                                     .oauth = mcp::OAuthSettings{.redirect_uri = redirect.redirect_uri()}},
+        .transport =
+            mcp::HttpTarget{.url = resource.url(),
+                            .oauth = mcp::OAuthSettings{.redirect_uri = redirect.redirect_uri()}},
         .negotiation = mcp::Negotiation::legacy};
     return mcp::Client::connect(config, options);
   }

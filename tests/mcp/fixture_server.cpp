@@ -6,7 +6,8 @@
 // Tools: echo {message} -> "Echo: <message>"; add {a, b} -> the sum as text; slow {ms} sleeps
 // (honouring cancellation) and reports progress; confirm {} asks the client for input
 // (elicitation) and answers with what it said; env {} lists its environment variable names;
-// big {chars} answers that many 'x'; meet {tag} logs and waits for a second caller; item_N (N = 1..--extra-tools) for pagination.
+// big {chars} answers that many 'x'; meet {tag} logs and waits for a second caller; item_N
+// (N = 1..--extra-tools) for pagination.
 // Resources: x://static/readme (exact), x://items/{id} (template) and x://ask/topic (asks for a
 // topic first). Prompts: greet {name}; ask_topic (asks for a topic first); ask_forever (asks for
 // ever).
@@ -120,8 +121,13 @@ mcp::ServerTool big_tool() {
 }
 
 std::pair<std::string, json::Value> topic_request() {
-  return {"topic", mcp::elicitation_request(
-                       "Which topic?", json::parse(R"({"type":"object","properties":{"topic":{"type":"string"}},"required":["topic"]})").value())};
+  return {
+      "topic",
+      mcp::elicitation_request(
+          "Which topic?",
+          json::parse(
+              R"({"type":"object","properties":{"topic":{"type":"string"}},"required":["topic"]})")
+              .value())};
 }
 
 std::optional<std::string> elicited_topic(const json::Object& responses) {
@@ -164,29 +170,36 @@ void register_everything(mcp::Server& server, int extra_tools) {
                            }});
   // Input rounds outside tools: a prompt and a resource that ask for a topic first, and a prompt
   // that never stops asking.
-  (void)server.add_prompt({.name = "ask_topic", .description = "Asks for a topic, then writes the prompt",
-                           .get = [](const mcp::PromptGet& g) -> mcp::PromptOutcome {
-                             if (auto topic = elicited_topic(g.input_responses)) {
-                               return mcp::PromptResult{"", {{"user", json::Value(json::Object{
-                                                                          {"type", "text"},
-                                                                          {"text", "Write about " + *topic + " (state " +
-                                                                                       g.state.value_or("none") + ")"}})}}};
-                             }
-                             return mcp::InputRequired{{topic_request()}, std::string("asked-topic")};
-                           }});
-  (void)server.add_prompt({.name = "ask_forever", .description = "Never satisfied",
+  (void)server.add_prompt(
+      {.name = "ask_topic",
+       .description = "Asks for a topic, then writes the prompt",
+       .get = [](const mcp::PromptGet& g) -> mcp::PromptOutcome {
+         if (auto topic = elicited_topic(g.input_responses)) {
+           return mcp::PromptResult{
+               "",
+               {{"user", json::Value(json::Object{{"type", "text"},
+                                                  {"text", "Write about " + *topic + " (state " +
+                                                               g.state.value_or("none") + ")"}})}}};
+         }
+         return mcp::InputRequired{{topic_request()}, std::string("asked-topic")};
+       }});
+  (void)server.add_prompt({.name = "ask_forever",
+                           .description = "Never satisfied",
                            .get = [](const mcp::PromptGet&) -> mcp::PromptOutcome {
                              return mcp::InputRequired{{topic_request()}, std::nullopt};
                            }});
-  (void)server.add_resource({.uri = "x://ask/topic", .name = "topic", .mime_type = "text/plain",
-                             .read = [](const mcp::ResourceRead& r) -> mcp::ResourceOutcome {
-                               if (auto topic = elicited_topic(r.input_responses)) {
-                                 return std::vector<mcp::ResourceContents>{
-                                     {r.uri, "text/plain", "topic " + *topic + " (state " + r.state.value_or("none") + ")",
-                                      std::nullopt}};
-                               }
-                               return mcp::InputRequired{{topic_request()}, std::string("asked-read")};
-                             }});
+  (void)server.add_resource(
+      {.uri = "x://ask/topic",
+       .name = "topic",
+       .mime_type = "text/plain",
+       .read = [](const mcp::ResourceRead& r) -> mcp::ResourceOutcome {
+         if (auto topic = elicited_topic(r.input_responses)) {
+           return std::vector<mcp::ResourceContents>{
+               {r.uri, "text/plain",
+                "topic " + *topic + " (state " + r.state.value_or("none") + ")", std::nullopt}};
+         }
+         return mcp::InputRequired{{topic_request()}, std::string("asked-read")};
+       }});
 }
 
 }  // namespace

@@ -332,7 +332,8 @@ TEST_CASE("over HTTP each of two calls in flight gets only its own log messages,
     REQUIRE(http);
     mcp::ServerConfig config{
         .name = "web",
-        .transport = mcp::HttpTarget{.url = http->url(), .headers = {{"X-API-Key", std::string(kKey)}}},
+        .transport =
+            mcp::HttpTarget{.url = http->url(), .headers = {{"X-API-Key", std::string(kKey)}}},
         .negotiation = negotiation};
     auto client = mcp::Client::connect(config, mcp_test::quick_options());
     REQUIRE(client);

@@ -127,7 +127,8 @@ TwoCallsLogs two_calls_logging(mcp::Client& client) {
       std::lock_guard lock(mu);
       seen.push_back(data.is_string() ? data.as_string() : json::dump(data));
     };
-    if (client.call_tool("meet", json::Value(json::Object{{"tag", std::move(tag)}}), control)) ++succeeded;
+    if (client.call_tool("meet", json::Value(json::Object{{"tag", std::move(tag)}}), control))
+      ++succeeded;
   };
   {
     std::thread a(call, std::ref(out.a), "a");

@@ -160,14 +160,18 @@ void AuthServer::token(const http::ServerRequest& req, http::ResponseWriter& out
   std::string client = member("client_id");
   std::string presented = member("client_secret");
   if (const auto basic = req.headers.get("Authorization"); basic && basic->starts_with("Basic ")) {
-    if (auto pair = base64::decode(basic->substr(6)); pair && pair->find(':') != std::string::npos) {
-      const auto half = [](std::string_view text) { return form_params("v=" + std::string(text))["v"]; };
+    if (auto pair = base64::decode(basic->substr(6));
+        pair && pair->find(':') != std::string::npos) {
+      const auto half = [](std::string_view text) {
+        return form_params("v=" + std::string(text))["v"];
+      };
       client = half(pair->substr(0, pair->find(':')));
       presented = half(pair->substr(pair->find(':') + 1));
     }
   }
   std::unique_lock lock(mu);
-  if (auto secret = client_secrets_.find(client); secret != client_secrets_.end() && secret->second != presented) {
+  if (auto secret = client_secrets_.find(client);
+      secret != client_secrets_.end() && secret->second != presented) {
     token_forms.push_back(form);
     lock.unlock();
     respond_json(out, 401, {{"error", "invalid_client"}});

@@ -53,7 +53,7 @@ class AuthServer {
   std::int64_t first_expires_in = 3600;   // expires_in of authorization_code grants
   std::int64_t refresh_expires_in = 3600;
   std::chrono::milliseconds refresh_delay{0};  // a slow refresh, so concurrent callers pile up
-  bool refuse_refresh = false;  // every refresh_token grant answered invalid_grant
+  bool refuse_refresh = false;                 // every refresh_token grant answered invalid_grant
   std::vector<std::string> scopes_supported{"mcp:tools"};
 
   // What happened.

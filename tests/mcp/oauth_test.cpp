@@ -426,7 +426,8 @@ TEST_CASE(
     "the old authorization server") {
   for (bool preset : {false, true}) {
     INFO((preset ? "pre-registered client" : "dynamically registered client"));
-    const mcp::OAuthSettings settings = preset ? mcp::OAuthSettings{.client_id = "preset"} : mcp::OAuthSettings{};
+    const mcp::OAuthSettings settings =
+        preset ? mcp::OAuthSettings{.client_id = "preset"} : mcp::OAuthSettings{};
     Flow f;
     f.auth.client_prefix = "old-";
     REQUIRE(f.connect(settings));
@@ -440,7 +441,8 @@ TEST_CASE(
     CHECK(f.auth.code_grants.load() == 1);
     {
       std::lock_guard lock(moved.mu);
-      CHECK(moved.registered_clients == (preset ? std::vector<std::string>{} : std::vector<std::string>{"new-1"}));
+      CHECK(moved.registered_clients ==
+            (preset ? std::vector<std::string>{} : std::vector<std::string>{"new-1"}));
       for (auto& form : moved.token_forms) CHECK(form["grant_type"] == "authorization_code");
     }
     auto stored = f.store->load("hosted").value();
@@ -450,7 +452,9 @@ TEST_CASE(
   }
 }
 
-TEST_CASE("a resource found moved erases the old server's tokens from the store, even when the new login fails") {
+TEST_CASE(
+    "a resource found moved erases the old server's tokens from the store, even when the new login "
+    "fails") {
   Flow f;
   REQUIRE(f.connect());
   REQUIRE(f.store->load("hosted").value());

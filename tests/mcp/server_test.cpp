@@ -501,52 +501,73 @@ namespace {
 // and their own state; `calls` counts the handler's runs.
 mcp::InputRequired sure_question(std::string state) {
   mcp::InputRequired asked;
-  asked.requests.emplace_back("ok", mcp::elicitation_request("Sure?", json::Value(json::Object{{"type", "object"}})));
+  asked.requests.emplace_back(
+      "ok", mcp::elicitation_request("Sure?", json::Value(json::Object{{"type", "object"}})));
   asked.state = std::move(state);
   return asked;
 }
 
 std::string answered_text(const json::Object& responses, const std::optional<std::string>& state) {
   const json::Value* ok = responses.find("ok");
-  return "answer=" + (ok ? json::dump(*ok) : std::string("none")) + " state=" + state.value_or("none");
+  return "answer=" + (ok ? json::dump(*ok) : std::string("none")) +
+         " state=" + state.value_or("none");
 }
 
 const std::string kWithElicitation =
-    R"("_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28","io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}})";
+    R"("_meta":{"io.modelcontextprotocol/protocolVersion":"2026-07-28",)"
+    R"("io.modelcontextprotocol/clientCapabilities":{"elicitation":{}}})";
+
+// The params members of a retry: `head` (name and arguments, or uri), the answer to "ok", the
+// state as it came.
+std::string retry_with(std::string_view head, std::string_view answer, const std::string& state) {
+  return std::string(head) + R"(,"inputResponses":{"ok":)" + std::string(answer) +
+         R"(},"requestState":")" + state + "\"";
+}
 
 std::string frame(std::string_view id, std::string_view method, std::string_view members) {
-  return std::string(R"({"jsonrpc":"2.0","id":)") + std::string(id) + R"(,"method":")" + std::string(method) +
-         R"(","params":{)" + std::string(members) + "," + kWithElicitation + "}}";
+  return std::string(R"({"jsonrpc":"2.0","id":)") + std::string(id) + R"(,"method":")" +
+         std::string(method) + R"(","params":{)" + std::string(members) + "," + kWithElicitation +
+         "}}";
 }
 
 }  // namespace
 
-TEST_CASE("a prompt asks for input: sealed state, a retry completes, tampering and missing capabilities are refused") {
+TEST_CASE(
+    "a prompt asks for input: sealed state, a retry completes, tampering and missing capabilities "
+    "are refused") {
   mcp::Server server;
   std::atomic<int> calls{0};
-  REQUIRE(server.add_prompt({.name = "confirm",
-                             .arguments = {{.name = "k"}},
-                             .get = [&](const mcp::PromptGet& g) -> mcp::PromptOutcome {
-                               ++calls;
-                               CHECK(g.era == mcp::Era::modern);
-                               if (!g.input_responses.contains("ok")) return sure_question("mine");
-                               return mcp::PromptResult{
-                                   "", {{"user", json::Value(json::Object{{"type", "text"},
-                                                                          {"text", answered_text(g.input_responses, g.state)}})}}};
-                             }}));
+  REQUIRE(server.add_prompt(
+      {.name = "confirm",
+       .arguments = {{.name = "k"}},
+       .get = [&](const mcp::PromptGet& g) -> mcp::PromptOutcome {
+         ++calls;
+         CHECK(g.era == mcp::Era::modern);
+         if (!g.input_responses.contains("ok")) return sure_question("mine");
+         return mcp::PromptResult{
+             "",
+             {{"user",
+               json::Value(json::Object{{"type", "text"},
+                                        {"text", answered_text(g.input_responses, g.state)}})}}};
+       }}));
   // A tool of the same name, whose arguments digest the same: the state names its method too.
-  REQUIRE(server.add_tool({.name = "confirm", .handler = [](const mcp::ToolCall&) -> mcp::ToolOutcome {
-                             return mcp::ServerToolResult::text("tool ran");
-                           }}));
+  REQUIRE(
+      server.add_tool({.name = "confirm", .handler = [](const mcp::ToolCall&) -> mcp::ToolOutcome {
+                         return mcp::ServerToolResult::text("tool ran");
+                       }}));
   PipeServer pipe(server);
   pipe.send(frame("1", "prompts/get", R"("name":"confirm","arguments":{"k":"1"})"));
   const auto asked = result_of(pipe.reply_to("1"));
   CHECK(asked.find("resultType")->as_string() == "input_required");
-  CHECK(asked.find("inputRequests")->find("ok")->find("method")->as_string() == "elicitation/create");
+  CHECK(asked.find("inputRequests")->find("ok")->find("method")->as_string() ==
+        "elicitation/create");
   CHECK(asked.find("_meta")->find("io.modelcontextprotocol/serverInfo"));
   const std::string state = asked.find("requestState")->as_string();
-  CHECK(state.find("mine") == std::string::npos);  // sealed: the handler's state is not readable as is
-  const std::string retry = R"("name":"confirm","arguments":{"k":"1"},"inputResponses":{"ok":{"action":"accept"}},"requestState":")" + state + "\"";
+  // Sealed: the handler's state is not readable as is.
+  CHECK(state.find("mine") == std::string::npos);
+  const std::string args1 = R"("name":"confirm","arguments":{"k":"1"})";
+  const std::string accept = R"({"action":"accept"})";
+  const std::string retry = retry_with(args1, accept, state);
   pipe.send(frame("2", "prompts/get", retry));
   const auto done = result_of(pipe.reply_to("2"));
   CHECK(done.find("resultType")->as_string() == "complete");
@@ -555,15 +576,16 @@ TEST_CASE("a prompt asks for input: sealed state, a retry completes, tampering a
   CHECK(calls.load() == 2);
   // The state belongs to this prompt with these arguments: other arguments, another prompt's name
   // or a changed byte are refused before the getter runs.
-  const std::string other_args = R"("name":"confirm","arguments":{"k":"2"},"inputResponses":{"ok":{"action":"accept"}},"requestState":")" + state + "\"";
+  const std::string other_args =
+      retry_with(R"("name":"confirm","arguments":{"k":"2"})", accept, state);
   pipe.send(frame("3", "prompts/get", other_args));
   CHECK(error_code(pipe.reply_to("3")) == -32602);
   std::string tampered = state;
   tampered[tampered.size() / 2] = tampered[tampered.size() / 2] == 'A' ? 'B' : 'A';
-  const std::string forged = R"("name":"confirm","arguments":{"k":"1"},"inputResponses":{"ok":{"action":"accept"}},"requestState":")" + tampered + "\"";
+  const std::string forged = retry_with(args1, accept, tampered);
   pipe.send(frame("4", "prompts/get", forged));
   CHECK(error_code(pipe.reply_to("4")) == -32602);
-  const std::string as_tool = R"("name":"confirm","arguments":{"k":"1"},"inputResponses":{"ok":{"action":"accept"}},"requestState":")" + state + "\"";
+  const std::string as_tool = retry_with(args1, accept, state);
   pipe.send(frame("6", "tools/call", as_tool));
   CHECK(error_code(pipe.reply_to("6")) == -32602);
   CHECK(calls.load() == 2);
@@ -571,15 +593,21 @@ TEST_CASE("a prompt asks for input: sealed state, a retry completes, tampering a
   pipe.send(modern_call("5", "prompts/get", R"("name":"confirm","arguments":{"k":"1"})"));
   auto missing = pipe.reply_to("5");
   CHECK(error_code(missing) == -32021);
-  CHECK(json::dump(*missing->find("error")->find("data")) == R"({"requiredCapabilities":{"elicitation":{"form":{}}}})");
+  CHECK(json::dump(*missing->find("error")->find("data")) ==
+        R"({"requiredCapabilities":{"elicitation":{"form":{}}}})");
 }
 
-TEST_CASE("a resource read asks for input the same way, and its question is never marked cacheable") {
+TEST_CASE(
+    "a resource read asks for input the same way, and its question is never marked cacheable") {
   mcp::Server server({.list_ttl_ms = 5000});
   REQUIRE(server.add_resource_template(
-      {.uri_template = "x://guarded/{id}", .name = "guarded", .read = [](const mcp::ResourceRead& r) -> mcp::ResourceOutcome {
-         if (!r.input_responses.contains("ok")) return sure_question("read-" + r.variables.front().second);
-         return std::vector<mcp::ResourceContents>{{r.uri, "text/plain", answered_text(r.input_responses, r.state), std::nullopt}};
+      {.uri_template = "x://guarded/{id}",
+       .name = "guarded",
+       .read = [](const mcp::ResourceRead& r) -> mcp::ResourceOutcome {
+         if (!r.input_responses.contains("ok"))
+           return sure_question("read-" + r.variables.front().second);
+         return std::vector<mcp::ResourceContents>{
+             {r.uri, "text/plain", answered_text(r.input_responses, r.state), std::nullopt}};
        }}));
   PipeServer pipe(server);
   pipe.send(frame("1", "resources/read", R"("uri":"x://guarded/7")"));
@@ -588,23 +616,30 @@ TEST_CASE("a resource read asks for input the same way, and its question is neve
   CHECK(!asked.find("ttlMs"));
   CHECK(!asked.find("cacheScope"));
   const std::string state = asked.find("requestState")->as_string();
-  pipe.send(frame("2", "resources/read",
-                  R"("uri":"x://guarded/7","inputResponses":{"ok":{"action":"decline"}},"requestState":")" + state + "\""));
+  pipe.send(frame(
+      "2", "resources/read",
+      R"("uri":"x://guarded/7","inputResponses":{"ok":{"action":"decline"}},"requestState":")" +
+          state + "\""));
   const auto done = result_of(pipe.reply_to("2"));
   CHECK(done.find("resultType")->as_string() == "complete");
   CHECK(done.find("ttlMs")->to_int64() == std::optional<std::int64_t>(5000));
-  CHECK(done.find("contents")->as_array().at(0).find("text")->as_string() == R"(answer={"action":"decline"} state=read-7)");
+  CHECK(done.find("contents")->as_array().at(0).find("text")->as_string() ==
+        R"(answer={"action":"decline"} state=read-7)");
   // The state names its URI: another resource's read is refused.
-  pipe.send(frame("3", "resources/read",
-                  R"("uri":"x://guarded/8","inputResponses":{"ok":{"action":"decline"}},"requestState":")" + state + "\""));
+  pipe.send(frame(
+      "3", "resources/read",
+      R"("uri":"x://guarded/8","inputResponses":{"ok":{"action":"decline"}},"requestState":")" +
+          state + "\""));
   CHECK(error_code(pipe.reply_to("3")) == -32602);
 }
 
-TEST_CASE("a prompt that keeps asking is stopped after max_input_rounds with an error, not a prompt") {
+TEST_CASE(
+    "a prompt that keeps asking is stopped after max_input_rounds with an error, not a prompt") {
   mcp::Server server({.max_input_rounds = 2});
-  REQUIRE(server.add_prompt({.name = "needy", .get = [](const mcp::PromptGet&) -> mcp::PromptOutcome {
-                               return sure_question("again");
-                             }}));
+  REQUIRE(
+      server.add_prompt({.name = "needy", .get = [](const mcp::PromptGet&) -> mcp::PromptOutcome {
+                           return sure_question("again");
+                         }}));
   PipeServer pipe(server);
   std::string members = R"("name":"needy")";
   for (int round = 1; round <= 2; ++round) {
@@ -618,10 +653,13 @@ TEST_CASE("a prompt that keeps asking is stopped after max_input_rounds with an 
   pipe.send(frame("3", "prompts/get", members));
   auto stopped = pipe.reply_to("3");
   CHECK(error_code(stopped) == -32603);
-  CHECK(stopped->find("error")->find("message")->as_string() == "prompt 'needy' asked for input more than 2 times");
+  CHECK(stopped->find("error")->find("message")->as_string() ==
+        "prompt 'needy' asked for input more than 2 times");
 }
 
-TEST_CASE("our client answers a prompt's and a resource's input rounds through the embedder, in both eras") {
+TEST_CASE(
+    "our client answers a prompt's and a resource's input rounds through the embedder, in both "
+    "eras") {
   for (auto negotiation : {mcp::Negotiation::legacy, mcp::Negotiation::modern}) {
     INFO((negotiation == mcp::Negotiation::legacy ? "legacy" : "modern"));
     mcp::ClientOptions options = mcp_test::quick_options();
@@ -644,15 +682,19 @@ TEST_CASE("our client answers a prompt's and a resource's input rounds through t
           "Write about owls (state asked-topic)");
     auto read = mcp::read_resource(*client, "x://ask/topic");
     REQUIRE(read);
-    CHECK(read->find("contents")->as_array().at(0).find("text")->as_string() == "topic owls (state asked-read)");
-    CHECK(asked == std::vector<std::string>{"elicitation/create: Which topic?", "elicitation/create: Which topic?"});
+    CHECK(read->find("contents")->as_array().at(0).find("text")->as_string() ==
+          "topic owls (state asked-read)");
+    CHECK(asked == std::vector<std::string>{"elicitation/create: Which topic?",
+                                            "elicitation/create: Which topic?"});
     int elicitations = 0;
     for (const auto& a : audit) elicitations += a.kind == "elicitation" && a.allowed ? 1 : 0;
     CHECK(elicitations == 2);
   }
 }
 
-TEST_CASE("a prompt's input round is refused unless elicitation is enabled, and the embedder is never asked") {
+TEST_CASE(
+    "a prompt's input round is refused unless elicitation is enabled, and the embedder is never "
+    "asked") {
   for (auto negotiation : {mcp::Negotiation::legacy, mcp::Negotiation::modern}) {
     INFO((negotiation == mcp::Negotiation::legacy ? "legacy" : "modern"));
     mcp::ClientOptions options = mcp_test::quick_options();

@@ -77,9 +77,10 @@ struct ServerToolResult {
   static ServerToolResult error(std::string text);  // is_error, with the text for the model
 };
 
-// A tool, prompt or resource that needs the client's input before it can finish: `requests` maps keys of the
-// handler's choosing to {"method": "elicitation/create" | "sampling/createMessage" |
-// "roots/list", "params": {...}}; `state` comes back in the next call (opaque to the client).
+// A tool, prompt or resource that needs the client's input before it can finish: `requests`
+// maps keys of the handler's choosing to {"method": "elicitation/create" |
+// "sampling/createMessage" | "roots/list", "params": {...}}; `state` comes back in the next call
+// (opaque to the client).
 struct InputRequired {
   std::vector<std::pair<std::string, json::Value>> requests;
   std::optional<std::string> state;
