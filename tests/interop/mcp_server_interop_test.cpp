@@ -42,6 +42,9 @@ void check_session(const json::Value& r, std::string_view expected_version) {
   CHECK(r.find("confirm")->as_string() == "confirmed (state asked-once)");
   CHECK(r.find("resource")->as_string() == "item 7");
   CHECK(r.find("prompt")->as_string() == "Hello, Ada");
+  // A prompt and a resource that ask for input first, the same two ways as the tool.
+  CHECK(r.find("asking_prompt")->as_string() == "Write about owls (state asked-topic)");
+  CHECK(r.find("asking_read")->as_string() == "topic owls (state asked-read)");
   CHECK(r.find("unknown")->as_string() == "error -32602");
   CHECK(r.find("tools")->as_array().size() == 8);
 }

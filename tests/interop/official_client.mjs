@@ -4,8 +4,14 @@
 //   MODE: legacy | auto | pin (v2 only; v1 is always legacy)
 //   TRANSPORT: stdio COMMAND ARGS... | http URL API_KEY
 // Exercises: connect, tools/list, tools/call (echo, add), a call that needs an elicitation answer,
-// resources/read through a template, prompts/get, ping (legacy), and what an unknown tool gives.
+// resources/read through a template, prompts/get, a prompt and a resource that ask for input
+// first, ping (legacy), and what an unknown tool gives.
 const [sdk, mode, transport, ...target] = process.argv.slice(2);
+
+// The user's answer: a topic when asked for one (ask_topic, x://ask/topic), else "yes".
+const elicit = async (request) => (request?.params?.message === 'Which topic?'
+  ? { action: 'accept', content: { topic: 'owls' } }
+  : { action: 'accept', content: { yes: true } });
 
 async function load() {
   if (sdk === 'v1') {
@@ -14,7 +20,7 @@ async function load() {
     const { StreamableHTTPClientTransport } = await import('@modelcontextprotocol/sdk/client/streamableHttp.js');
     const { ElicitRequestSchema } = await import('@modelcontextprotocol/sdk/types.js');
     const client = new Client({ name: 'official-v1', version: '1.32.2' }, { capabilities: { elicitation: {} } });
-    client.setRequestHandler(ElicitRequestSchema, async () => ({ action: 'accept', content: { yes: true } }));
+    client.setRequestHandler(ElicitRequestSchema, elicit);
     return { client, StdioClientTransport, StreamableHTTPClientTransport };
   }
   const { Client, StreamableHTTPClientTransport } = await import('@modelcontextprotocol/client');
@@ -22,7 +28,7 @@ async function load() {
   const negotiation = mode === 'pin' ? { mode: { pin: '2026-07-28' } } : { mode };
   const client = new Client({ name: 'official-v2', version: '2.4.0' },
     { capabilities: { elicitation: { form: {} } }, versionNegotiation: negotiation });
-  client.setRequestHandler('elicitation/create', async () => ({ action: 'accept', content: { yes: true } }));
+  client.setRequestHandler('elicitation/create', elicit);
   return { client, StdioClientTransport, StreamableHTTPClientTransport };
 }
 
@@ -44,6 +50,9 @@ try {
   out.resource = read.contents[0].text;
   const prompt = await client.getPrompt({ name: 'greet', arguments: { name: 'Ada' } });
   out.prompt = prompt.messages[0].content.text;
+  // Modern: input_required answered by the SDK's driver; legacy: our server asks the client.
+  out.asking_prompt = (await client.getPrompt({ name: 'ask_topic' })).messages[0].content.text;
+  out.asking_read = (await client.readResource({ uri: 'x://ask/topic' })).contents[0].text;
   if (!String(out.version).startsWith('2026')) {
     await client.ping();
     out.ping = true;
