@@ -31,8 +31,8 @@
 // registry, no static-initialiser registration and no dlopen. A manifest can only select a
 // plugin the embedder compiled in and listed in `available` (or describe a command hook).
 //
-// Thread safety: a plugin object may be shared by several agents. before_tool_call and
-// after_tool_call may be called concurrently (the calls of one parallel batch are finalised one
+// Thread safety: a plugin object may be shared by several agents. before_tool_call,
+// review_tool_result and after_tool_call may be called concurrently (the calls of one parallel batch are finalised one
 // at a time, but several sessions may run at once); the other methods run on a session's run
 // thread. Exceptions thrown by a plugin method are contained: a throwing before_tool_call blocks
 // the call (it fails closed), any other throwing method becomes an ErrorEvent.
@@ -101,8 +101,11 @@ struct HookToolResult {
   std::string_view tool_name;
   std::string_view mcp_server;
   std::string_view tool_use_id;
+  const json::Value& arguments;  // the arguments the handler received (null when refused early)
   const ToolResultMessage& message;
   std::chrono::milliseconds elapsed{0};
+  // Fires when the run is cancelled.
+  agentkit::stop_token stop;
 };
 
 // A run of a session starts (the model is the agent's).
@@ -178,6 +181,14 @@ class EventHookPlugin : public virtual Plugin {
   virtual void on_session_end(const HookSessionEnd&) {}
   // Runs after before_tool_call allowed the call and before its handler; may only narrow.
   virtual HookDecision before_tool_call(const HookToolCall&) { return HookDecision::no_opinion(); }
+  // Runs when a call's handler has returned (after the runtime's after_tool_call), before the
+  // model reads the result; may only narrow: a block withholds the result, and the model reads
+  // an error with the block's reason instead. The hooks are asked in load order and the first
+  // block wins. A call refused before its handler ran is not reviewed.
+  virtual HookDecision review_tool_result(const HookToolResult&) {
+    return HookDecision::no_opinion();
+  }
+  // Every call's final result (after the review), refused calls included.
   virtual void after_tool_call(const HookToolResult&) {}
   virtual void on_model_call(const HookModelCall&) {}
   virtual void on_compaction(const HookCompaction&) {}
@@ -185,25 +196,50 @@ class EventHookPlugin : public virtual Plugin {
 
 // ---- Manifests ----------------------------------------------------------------------------------
 
-// Settings of a command hook: an external program asked about each tool call.
+// The events a command hook can be sent, by the names hook authors know from other hosts.
+enum class HookEvent : std::uint8_t {
+  pre_tool_use,   // "PreToolUse": a call is about to run; the program may block it
+  post_tool_use,  // "PostToolUse": a call's handler returned; the program may withhold the result
+  session_start,  // "SessionStart": a run of a session starts
+  session_end,    // "SessionEnd": a run ended, on every path
+  model_call,     // "ModelCall": a model call completed
+  compaction,     // "Compaction": older messages were replaced by a summary
+};
+std::string_view to_string(HookEvent event) noexcept;
+// The event a name ("PostToolUse") stands for; nullopt for an unknown name.
+std::optional<HookEvent> parse_hook_event(std::string_view name) noexcept;
+
+// Settings of a command hook: an external program told about events of a run.
 //
-// The program receives the event as one JSON object on stdin:
-//   {"hook_event_name":"PreToolUse","session_id":"...","tool_name":"execute",
-//    "tool_use_id":"...","tool_input":{...},"mcp_server":"..."}     (mcp_server only for MCP tools)
-// and answers with its exit status: 0 allows (no objection), 2 blocks with its stderr as the
-// reason the model reads. With status 0 it may instead print a JSON verdict on stdout:
+// The program receives each event as one JSON object on stdin, with "hook_event_name" and
+// "session_id" always present:
+//   PreToolUse    "tool_name", "tool_use_id", "tool_input", "turn_index", "mcp_server"
+//   PostToolUse   "tool_name", "tool_use_id", "tool_input", "tool_response" {"is_error",
+//                 "content": [blocks]}, "duration_ms", "mcp_server"
+//   SessionStart  "model"
+//   SessionEnd    "reason" (a RunStopReason), "error_message", "usage"
+//   ModelCall     "turn_index", "model", "stop_reason", "usage", "error_message"
+//   Compaction    "messages_before", "messages_after", "tokens_before", "tokens_after"
+// ("mcp_server" only for MCP tools, "error_message" only when there is one), and answers with
+// its exit status: 0 allows (no objection), 2 blocks with its stderr as the reason the model
+// reads. With status 0 it may instead print a JSON verdict on stdout:
 //   {"decision":"block","reason":"..."}  or  {"decision":"allow"}
-// Anything else fails closed and blocks the call with a reason that says what went wrong: another
-// exit status, a signal, no answer within `timeout`, output that is not a verdict, more than
-// `max_output_bytes` of stdout.
+// PreToolUse: a block stops the call. PostToolUse: a block withholds the result (the handler
+// has run; the model reads an error with the reason instead). Anything else the program does
+// fails closed for those two and blocks with a reason that says what went wrong: another exit
+// status, a signal, no answer within `timeout`, output that is not a verdict, more than
+// `max_output_bytes` of stdout. The other events cannot be blocked: a block, or any of those
+// failures, is reported as an ErrorEvent naming the hook, and the run goes on.
 struct CommandHookOptions {
   // The plugin's name.
   std::string name;
   // The program and its arguments; run directly, no shell. A relative program path in a
   // manifest is resolved against the manifest's folder.
   std::vector<std::string> command;
-  // Only calls of these tools are sent to the program (exact names; MCP tools qualified).
-  // Empty (the default): every call.
+  // The events sent to the program. Default: PreToolUse only.
+  std::vector<HookEvent> events{HookEvent::pre_tool_use};
+  // Only calls of these tools are sent to the program, for PreToolUse and PostToolUse (exact
+  // names; MCP tools qualified). Empty (the default): every call.
   std::vector<std::string> tools;
   // Kill the program and block the call after this long. Default: 10 s.
   std::chrono::milliseconds timeout{10'000};
@@ -216,12 +252,14 @@ struct CommandHookOptions {
   std::optional<std::vector<std::string>> environment;
 };
 
-// An event hook that runs an external program for each tool call (see CommandHookOptions).
+// An event hook that runs an external program for each event it names (see
+// CommandHookOptions).
 std::shared_ptr<EventHookPlugin> command_hook(CommandHookOptions options);
 
 // A parsed plugin manifest. The JSON form:
 //   {"name": "no-deletes", "description": "..."}            selects a plugin from `available`
 //   {"name": "guard", "command_hook": {"command": ["./guard.sh"], "tools": ["execute"],
+//                                      "events": ["PreToolUse", "PostToolUse"],
 //                                      "timeout_ms": 5000}}  describes a command hook
 // Unknown members are errors (a misspelt key must not silently change what loads).
 struct PluginManifest {

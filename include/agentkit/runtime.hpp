@@ -64,7 +64,9 @@ struct TransportConfig {
 // What one run may spend, its subagents' spend included (agentkit/subagent.hpp). Each unset
 // field is no limit (the default). Tokens and USD are checked after each turn, so a run stops
 // with RunStopReason::budget_exhausted after the model call that crossed the line (one call can
-// overshoot by its own size); wall time is checked at each turn end and before each model call.
+// overshoot by its own size). Wall time stops the run where it is: at the deadline the model call
+// or tools in flight are cancelled (a tool sees ToolContext::stop), their partial results are
+// kept, and the run ends with budget_exhausted.
 struct RunBudget {
   std::optional<std::int64_t> tokens;  // Usage::total_tokens() summed over the run's model calls
   std::optional<double> usd;           // Usage::cost.total summed likewise

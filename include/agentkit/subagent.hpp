@@ -29,12 +29,24 @@
 // kept in the tool result's metadata (persisted in the parent's session log and handle, never
 // sent to a model) and subagent_runs() lists it.
 //
+// A parent session started with StartOptions::subagent_logs (or with a log_name, through the
+// storage plugin) gives each child a log of its own, written as the child runs: its header
+// names the parent's session and call ("subagent_of"), the tool result's record names the
+// child's session id and log, and the child's session id is derived from the parent's and the
+// call's, so that after a crash mid-delegation subagent_runs(handle, logs) finds what the child
+// did from the parent's transcript alone.
+//
+//   StartOptions start;
+//   start.log = std::make_shared<session::Log>(std::move(*log));   // "runs/lead.jsonl"
+//   start.subagent_logs = subagent_logs_beside("runs/lead.jsonl");  // "runs/<child id>.jsonl"
+//
 // Thread safety: the returned ToolDefinition may be called concurrently (three delegations in one
 // batch run side by side); every call builds its own child.
 #pragma once
 
 #include <chrono>
 #include <cstdint>
+#include <filesystem>
 #include <functional>
 #include <optional>
 #include <span>
@@ -101,8 +113,13 @@ struct SubagentRun {
   std::string agent;        // the subagent's name
   std::string path;         // as SubagentEvent::path
   std::string session_id;   // the child's session
+  // The child's own log (its name for StartOptions::subagent_logs); empty when it kept none.
+  std::string log;
   RunStopReason stop_reason = RunStopReason::stop;
   bool exhausted = false;  // the child ran out of its budget
+  // Read from the child's log: the parent has no record of the call (the process ended while
+  // the child ran). stop_reason is then aborted, and budget and exhausted are unknown.
+  bool interrupted = false;
   int turns = 0;
   Usage usage;       // the child's own model calls (its subagents' are in their records)
   RunBudget budget;  // the slice the child was given
@@ -114,5 +131,13 @@ struct SubagentRun {
 std::vector<SubagentRun> subagent_runs(std::span<const Message> messages);
 // The same for a session as of `handle` (Session::snapshot(), or a session resumed from a log).
 std::vector<SubagentRun> subagent_runs(const SessionHandle& handle);
+// The same, also reading the children's own logs from `logs` (as the session was started with):
+// a call with no result, or a failed one without a record, whose child left a log linked to
+// this session and call is listed from that log, marked interrupted. Reads only; takes no lock.
+std::vector<SubagentRun> subagent_runs(const SessionHandle& handle, const SubagentLogs& logs);
+
+// Children's logs as JSONL files in the folder of `parent_log`, each named by the child's
+// session id: "<folder>/<child session id>.jsonl".
+SubagentLogs subagent_logs_beside(const std::filesystem::path& parent_log);
 
 }  // namespace agentkit

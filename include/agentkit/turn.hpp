@@ -25,8 +25,14 @@
 namespace agentkit {
 
 namespace session {
-class Log;  // agentkit/session/log.hpp
+class Log;    // agentkit/session/log.hpp
+class Store;  // agentkit/session/store.hpp
 }  // namespace session
+
+// Where subagents' own logs are kept (StartOptions::subagent_logs): answers the store of the
+// log called `log_name` (a child's session id), which may not exist yet.
+using SubagentLogs =
+    std::function<Result<std::unique_ptr<session::Store>>(std::string_view log_name)>;
 
 // User input. From a run it starts the turn; through Session::send it is queued for the run in
 // flight as steering (delivered after the current tool batch, before the next model call) or as a
@@ -187,6 +193,11 @@ struct StartOptions {
   // (StoragePlugin::open), creating it when it does not exist yet. An agent without a storage
   // plugin fails start() with invalid_argument. Empty (the default): no log.
   std::string log_name;
+  // Where each subagent this session delegates to keeps a log of its own, written as it runs
+  // and linked to this session by id (agentkit/subagent.hpp; subagent_logs_beside() puts them
+  // in the folder of a log file). Unset (the default): with `log_name`, the storage plugin opens
+  // them under the children's session ids; otherwise children keep no log.
+  SubagentLogs subagent_logs;
 };
 
 }  // namespace agentkit

@@ -390,8 +390,11 @@ class Batch {
     normalize_images_for_history(rc_.agent.image_normalizer, slot.message.content);
     if (after_hook && !rc_.agent.plugins->hooks.empty()) {
       std::string_view server = slot.tool != nullptr ? slot.tool->mcp_server : std::string_view();
-      notify_after_tool_call(rc_, HookToolResult{rc_.session.id, slot.call->name, server,
-                                                 slot.call->id, slot.message, elapsed});
+      HookToolResult seen{rc_.session.id, slot.call->name, server,  slot.call->id,
+                          slot.arguments, slot.message,    elapsed, rc_.stop};
+      // Only what a handler produced is reviewed: a refused call's error withholds nothing.
+      if (slot.ready_to_run) review_tool_result(rc_, seen, slot.result, slot.message);
+      notify_after_tool_call(rc_, seen);
     }
     slot.finalized = true;
     trace::end_tool(*slot.span, rc_.agent.runtime.observability.tracing, slot.arguments,

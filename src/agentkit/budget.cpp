@@ -1,6 +1,7 @@
 // The run budget ledger: see budget.hpp.
 #include "budget.hpp"
 
+#include "deadline_timer.hpp"
 #include "run_context.hpp"
 
 #include <algorithm>
@@ -118,6 +119,26 @@ std::int64_t BudgetLedger::spent_tokens() const {
 double BudgetLedger::spent_usd() const {
   std::lock_guard lock(mu_);
   return spent_usd_;
+}
+
+WallClockStop::~WallClockStop() {
+  forward_.reset();  // waits for a forward the timer's thread is running now
+  if (timer_ != nullptr && ticket_ != 0) timer_->cancel(ticket_);
+}
+
+void WallClockStop::arm(DeadlineTimer& timer, BudgetLedger::Clock::time_point deadline,
+                        agentkit::stop_source run) {
+  // Through a source of our own, so that fired() tells the deadline from a caller's stop or
+  // close(). The flag is set before the stop: the run thread wakes on the stop and may read it
+  // at once. (A caller's stop landing in between is then taken for the deadline, which has
+  // passed all the same.)
+  forward_.emplace(deadline_.get_token(), [this, run]() mutable {
+    if (run.stop_requested()) return;
+    fired_.store(true, std::memory_order_release);
+    run.request_stop();
+  });
+  timer_ = &timer;
+  ticket_ = timer.schedule(deadline, deadline_);
 }
 
 void open_run_budget(RunContext& rc) {

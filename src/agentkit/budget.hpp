@@ -2,6 +2,7 @@
 // and its parent's (ARCHITECTURE §7.4: the slice reserved under a lock, the spend charged live).
 #pragma once
 
+#include <atomic>
 #include <chrono>
 #include <cstdint>
 #include <functional>
@@ -11,6 +12,7 @@
 #include <string>
 
 #include "agentkit/base/result.hpp"
+#include "agentkit/base/stop_token.hpp"
 #include "agentkit/core/event.hpp"
 #include "agentkit/runtime.hpp"
 
@@ -22,6 +24,7 @@ namespace agentkit::detail {
 
 struct AgentCore;
 struct SessionCore;
+class DeadlineTimer;
 
 // What one run may still spend, shared by the run and the children it delegates to. A child's
 // ledger holds a reservation on its parent's: reserved when the child starts, drawn down by
@@ -52,6 +55,8 @@ class BudgetLedger {
 
   std::int64_t spent_tokens() const;
   double spent_usd() const;
+  // When the wall-time limit runs out; nullopt without one. Fixed at construction.
+  std::optional<Clock::time_point> deadline() const noexcept { return deadline_; }
 
  private:
   void absorb(std::int64_t tokens, double usd, std::int64_t held_tokens, double held_usd);
@@ -64,6 +69,30 @@ class BudgetLedger {
   std::int64_t held_tokens_ = 0;  // reserved by children and not yet spent by them
   double held_usd_ = 0;
   std::shared_ptr<BudgetLedger> parent_;
+};
+
+// A run's wall-time limit as a stop: at the deadline the run's stop source fires, so a model call
+// or tool in flight is cancelled where it is, not at the next turn end (a subagent's slice would
+// otherwise last as long as its slowest call).
+class WallClockStop {
+ public:
+  WallClockStop() = default;
+  WallClockStop(const WallClockStop&) = delete;
+  WallClockStop& operator=(const WallClockStop&) = delete;
+  ~WallClockStop();
+
+  // Fires `run` at `deadline` from `timer`'s thread. Called at most once.
+  void arm(DeadlineTimer& timer, BudgetLedger::Clock::time_point deadline,
+           agentkit::stop_source run);
+  // True when the deadline stopped the run, nothing having asked it to stop before.
+  bool fired() const noexcept { return fired_.load(std::memory_order_acquire); }
+
+ private:
+  DeadlineTimer* timer_ = nullptr;
+  std::uint64_t ticket_ = 0;
+  agentkit::stop_source deadline_;
+  std::optional<agentkit::stop_callback<std::function<void()>>> forward_;
+  std::atomic<bool> fired_{false};
 };
 
 // Shared by every run of one delegation tree (the top-level run and all its subagents'): the

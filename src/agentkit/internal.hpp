@@ -110,6 +110,9 @@ struct SessionCore : std::enable_shared_from_this<SessionCore> {
   // The session log (StartOptions::log) and its error callback; used by the run thread only.
   std::shared_ptr<session::Log> log;
   std::function<void(const Error&)> on_log_error;
+  // Where the subagents this session delegates to keep their own logs (subagent.cpp); set at
+  // start, read by delegations on the batch's threads.
+  SubagentLogs subagent_logs;
   // With a log: the id of the entry each history message was written as (parallel to
   // `history`; empty for a message the log did not write, such as one from a resumed handle).
   std::vector<std::string> entry_ids;

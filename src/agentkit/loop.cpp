@@ -99,9 +99,11 @@ bool model_owes_reply(const std::vector<Message>& history) {
 
 class Run {
  public:
-  Run(SessionCore& session, agentkit::stop_token stop)
-      : s_(session), a_(*session.agent), rc_{session, *session.agent,       stop,    {},
-                                             0,       tracing::noop_span(), nullptr, {}} {}
+  Run(SessionCore& session, agentkit::stop_source stop)
+      : s_(session),
+        a_(*session.agent),
+        rc_{session, *session.agent, stop.get_token(), {}, 0, tracing::noop_span(), nullptr, {}},
+        stop_(std::move(stop)) {}
 
   // Fills the offered set for the turn's policy; an unknown name is an error.
   Result<void> apply_policy(const ToolPolicy& policy) {
@@ -200,6 +202,7 @@ class Run {
     audit_run_start(rc_, start);
     rc_.emit(std::move(start));
     open_run_budget(rc_);  // the run's budget; a subagent's slice of its parent's
+    if (auto deadline = rc_.budget->deadline()) wall_clock_.arm(s_.timer, *deadline, stop_);
     rc_.run_span = trace::start_run(a_.runtime, *a_.model, s_.id, delegation_parent_span(a_));
     notify_session_start(rc_, HookSessionStart{s_.id, a_.model->id});
     RunStopReason reason = loop();
@@ -509,6 +512,9 @@ class Run {
   }
 
   RunResult finish(RunStopReason reason) {
+    // The wall-time limit stops the run where it is: what was cancelled ran out of budget.
+    if (reason == RunStopReason::aborted && wall_clock_.fired())
+      reason = RunStopReason::budget_exhausted;
     RunResult result;
     result.stop_reason = reason;
     result.turn_count = turn_count_;
@@ -561,6 +567,8 @@ class Run {
   SessionCore& s_;
   AgentCore& a_;
   RunContext rc_;
+  agentkit::stop_source stop_;  // the run's: fired by the caller, close() and the wall clock
+  WallClockStop wall_clock_;
   std::vector<ToolSpec> filtered_;
   std::span<const ToolSpec> offered_specs_;
   std::string system_prompt_;
@@ -583,12 +591,13 @@ class Run {
 }  // namespace
 
 Result<RunResult> SessionCore::run(Turn turn, agentkit::stop_token caller_stop) {
-  // One stop source for the run: fired by the caller's token and by close(), nothing else.
+  // One stop source for the run: fired by the caller's token, by close() and by the run's
+  // wall-time budget, nothing else.
   agentkit::stop_source run_stop;
   agentkit::stop_callback on_caller(caller_stop, [&run_stop] { run_stop.request_stop(); });
   agentkit::stop_callback on_close(close_source.get_token(), [&run_stop] { run_stop.request_stop(); });
 
-  Run run(*this, run_stop.get_token());
+  Run run(*this, run_stop);
   if (auto policy = run.apply_policy(turn.tool_policy); !policy) return policy.error();
   if (auto answer = run.apply_answer(turn.answer); !answer) return answer.error();
   if (auto begun = run.begin(std::move(turn.input), std::move(turn.approvals)); !begun)

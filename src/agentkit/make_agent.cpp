@@ -394,7 +394,13 @@ Result<Session> Agent::start(StartOptions options) {
     auto log = detail::open_plugin_log(*core_, options.log_name);
     if (!log) return log.error();
     options.log = std::move(*log);
+    if (!options.subagent_logs) {  // the children's logs go where the session's went
+      options.subagent_logs = [storage = core_->plugins->storage](std::string_view name) {
+        return storage->open(name);
+      };
+    }
   }
+  session->subagent_logs = std::move(options.subagent_logs);
   detail::attach_log(*session, *core_, options);
   {
     std::lock_guard lock(core_->mu);

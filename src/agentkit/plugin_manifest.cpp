@@ -2,6 +2,7 @@
 // from the loader so the parser builds (and is fuzzed) with the base, json and wire modules only.
 #include <algorithm>
 #include <fstream>
+#include <utility>
 
 #include "agentkit/plugins.hpp"
 #include "agentkit/wire/decode.hpp"
@@ -21,6 +22,32 @@ bool is_valid_plugin_name(std::string_view name) {
 }
 
 }  // namespace detail
+
+namespace {
+
+// The names hook authors use for these events in other hosts' settings.
+constexpr std::pair<HookEvent, std::string_view> kHookEventNames[] = {
+    {HookEvent::pre_tool_use, "PreToolUse"},     {HookEvent::post_tool_use, "PostToolUse"},
+    {HookEvent::session_start, "SessionStart"},  {HookEvent::session_end, "SessionEnd"},
+    {HookEvent::model_call, "ModelCall"},        {HookEvent::compaction, "Compaction"},
+};
+
+}  // namespace
+
+std::string_view to_string(HookEvent event) noexcept {
+  for (const auto& [e, name] : kHookEventNames) {
+    if (e == event) return name;
+  }
+  return "unknown";
+}
+
+std::optional<HookEvent> parse_hook_event(std::string_view name) noexcept {
+  for (const auto& [e, known] : kHookEventNames) {
+    if (known == name) return e;
+  }
+  return std::nullopt;
+}
+
 namespace {
 
 namespace fs = std::filesystem;
@@ -69,6 +96,27 @@ Result<std::int64_t> bounded_int(const json::Value& v, const fs::path& file, std
   return *n;
 }
 
+// "events": at least one known event name, none twice.
+Result<std::vector<HookEvent>> event_list(const json::Value& v, const fs::path& file) {
+  auto names = string_list(v, file, "command_hook.events");
+  if (!names) return names.error();
+  if (names->empty()) return manifest_error(file, "\"command_hook.events\" names no event");
+  std::vector<HookEvent> out;
+  for (const std::string& name : *names) {
+    std::optional<HookEvent> event = parse_hook_event(name);
+    if (!event) {
+      std::string known;
+      for (const auto& [e, n] : kHookEventNames) known += (known.empty() ? "" : ", ") + std::string(n);
+      return manifest_error(file, "\"command_hook.events\" names an unknown event \"" + name +
+                                      "\" (known: " + known + ")");
+    }
+    if (std::find(out.begin(), out.end(), *event) != out.end())
+      return manifest_error(file, "\"command_hook.events\" names \"" + name + "\" twice");
+    out.push_back(*event);
+  }
+  return out;
+}
+
 Result<CommandHookOptions> parse_command_hook(const json::Value& v, const fs::path& file,
                                               const std::string& name) {
   if (!v.is_object()) return manifest_error(file, "\"command_hook\" must be an object");
@@ -83,6 +131,10 @@ Result<CommandHookOptions> parse_command_hook(const json::Value& v, const fs::pa
       auto list = string_list(value, file, "command_hook.tools");
       if (!list) return list.error();
       o.tools = std::move(*list);
+    } else if (key == "events") {
+      auto events = event_list(value, file);
+      if (!events) return events.error();
+      o.events = std::move(*events);
     } else if (key == "timeout_ms") {
       auto n = bounded_int(value, file, "command_hook.timeout_ms", kMaxHookTimeoutMs);
       if (!n) return n.error();
@@ -93,7 +145,8 @@ Result<CommandHookOptions> parse_command_hook(const json::Value& v, const fs::pa
       o.max_output_bytes = static_cast<std::size_t>(*n);
     } else {
       return manifest_error(file, "unknown member \"command_hook." + key +
-                                      "\" (known: command, tools, timeout_ms, max_output_bytes)");
+                                      "\" (known: command, tools, events, timeout_ms, "
+                                      "max_output_bytes)");
     }
   }
   if (o.command.empty())

@@ -262,6 +262,34 @@ std::optional<HookBlock> consult_hooks(RunContext& rc, const HookToolCall& call)
   return std::nullopt;
 }
 
+void review_tool_result(RunContext& rc, const HookToolResult& seen, ToolResult& result,
+                        ToolResultMessage& message) {
+  const PluginSet& set = *rc.agent.plugins;
+  std::optional<HookBlock> block;
+  for (std::size_t i = 0; i < set.hooks.size() && !block; ++i) {
+    HookDecision d;
+    std::string failure;
+    if (!call_guarded([&] { d = set.hooks[i]->review_tool_result(seen); }, failure)) {
+      block = HookBlock{set.hook_names[i], "The plugin hook '" + set.hook_names[i] +
+                                               "' failed, so the call's result was withheld: " +
+                                               failure};
+    } else if (d.verdict == HookVerdict::block) {  // the first block wins and ends the scan
+      block = HookBlock{set.hook_names[i],
+                        d.reason.empty() ? "The plugin hook '" + set.hook_names[i] +
+                                               "' withheld the call's result."
+                                         : std::move(d.reason)};
+    }
+  }
+  if (!block) return;
+  // The handler ran; what the model must not read is its result (metadata included).
+  result = ToolResult::failure("blocked_by_hook", std::move(block->reason));
+  message.content = result.to_content();
+  message.is_error = true;
+  message.metadata = json::Object{};
+  message.metadata.set("error_code", result.error);
+  message.metadata.set("hook", block->hook);
+}
+
 namespace {
 
 template <class F>
@@ -271,7 +299,7 @@ void notify_all(RunContext& rc, std::string_view method, F&& call) {
     std::string failure;
     if (!call_guarded([&] { call(*set.hooks[i]); }, failure)) {
       rc.emit(ErrorEvent{
-          make_error(Errc::internal, "the plugin hook '" + set.hook_names[i] + "' threw in " +
+          make_error(Errc::internal, "the plugin hook '" + set.hook_names[i] + "' failed in " +
                                          std::string(method) + ": " + failure),
           false});
     }

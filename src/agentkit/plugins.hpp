@@ -40,6 +40,12 @@ struct HookBlock {
 };
 std::optional<HookBlock> consult_hooks(RunContext& rc, const HookToolCall& call);
 
+// The hooks' review of a result a handler produced (review_tool_result): the first block
+// withholds it, replacing `result` and `message` (which `seen` shows) with an error carrying the
+// reason, the hook named in the metadata. A throwing hook withholds too (fails closed).
+void review_tool_result(RunContext& rc, const HookToolResult& seen, ToolResult& result,
+                        ToolResultMessage& message);
+
 // Notifications; a throwing hook becomes an ErrorEvent and the rest still run.
 void notify_after_tool_call(RunContext& rc, const HookToolResult& result);
 void notify_session_start(RunContext& rc, const HookSessionStart& event);

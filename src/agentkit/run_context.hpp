@@ -15,7 +15,9 @@ namespace agentkit::detail {
 struct RunContext {
   SessionCore& session;
   AgentCore& agent;
-  agentkit::stop_token stop;  // fires on the caller's token, on close(), never on a tool timeout
+  // Fires on the caller's token, on close() and at the run's wall-time deadline; never on a tool
+  // timeout.
+  agentkit::stop_token stop;
   std::set<std::string, std::less<>> offered;  // tool names offered this run (policy applied)
   int turn_index = 0;
   trace::SpanPtr run_span = tracing::noop_span();  // invoke_agent: the parent of this run's spans

@@ -3,9 +3,14 @@
 // ledger, runs one turn and answers the child's final text.
 #include "agentkit/subagent.hpp"
 
+#include <map>
 #include <utility>
 
+#include "agentkit/base/sha256.hpp"
+#include "agentkit/session/log.hpp"
+#include "agentkit/session/store.hpp"
 #include "internal.hpp"
+#include "run_context.hpp"
 
 namespace agentkit {
 namespace {
@@ -15,6 +20,12 @@ using detail::Delegation;
 using detail::RunScope;
 
 constexpr std::string_view kMetadataKey = "subagent";
+// The member of a child log's header that links it to the parent's session and call.
+constexpr std::string_view kLinkKey = "subagent_of";
+// How many logs one call id may have in one parent session (a provider that repeats call ids).
+constexpr int kMaxLogsPerCall = 8;
+// Hex digits of a derived child session id (the width of a generated one).
+constexpr std::size_t kSessionIdHexDigits = 32;
 
 // How a call gets its child's definition and model.
 struct Recipe {
@@ -97,11 +108,12 @@ RunBudget budget_from_json(const json::Value& v) {
 }
 
 json::Value record_json(const Recipe& recipe, const std::string& path,
-                        const std::string& session_id, const RunResult& r, bool exhausted,
-                        const RunBudget& slice) {
+                        const std::string& session_id, const std::string& log,
+                        const RunResult& r, bool exhausted, const RunBudget& slice) {
   json::Object o{{"agent", recipe.name},     {"path", path},
                  {"session_id", session_id}, {"stop_reason", to_string(r.stop_reason)},
                  {"exhausted", exhausted},   {"turns", r.turn_count}};
+  if (!log.empty()) o.append_unique("log", log);
   o.append_unique("usage", to_json(r.run_usage));
   o.append_unique("budget", budget_json(slice));
   o.append_unique("transcript", transcript_json(r.messages));
@@ -112,6 +124,145 @@ ToolResult refuse(const Recipe& recipe, std::string code, const std::string& why
   return ToolResult::failure(std::move(code),
                              "Subagent '" + recipe.name + "' was not started: " + why);
 }
+
+// ---- The child's own log ------------------------------------------------------------------------
+
+// A child's session id derived from its parent's and the call's, so that a later process finds
+// the child's log from the parent's transcript alone: the parent's log may end at the call (a
+// crash mid-delegation) while the child's log holds everything the child did. `attempt` counts
+// logs of one call id in one parent session (1 for the first).
+std::string child_session_id(std::string_view parent_id, std::string_view tool_use_id,
+                             int attempt) {
+  std::string seed = std::string(parent_id) + '\n' + std::string(tool_use_id);
+  if (attempt > 1) seed += '\n' + std::to_string(attempt);
+  return "ses_" + sha256_hex(seed).substr(0, kSessionIdHexDigits);
+}
+
+// The link a child's log header carries to the parent's session and call.
+struct LogLink {
+  std::string parent_session_id;
+  std::string tool_use_id;
+  std::string agent;
+  std::string path;
+};
+
+json::Value link_json(const LogLink& link) {
+  return json::Value(json::Object{{"session_id", link.parent_session_id},
+                                  {"tool_use_id", link.tool_use_id},
+                                  {"agent", link.agent},
+                                  {"path", link.path}});
+}
+
+// The link in a log header line; nullopt when it has none.
+std::optional<LogLink> link_of(const session::Header& header) {
+  Result<json::Value> doc = json::parse(header.verbatim);
+  if (!doc || !doc->is_object()) return std::nullopt;
+  const json::Value* link = doc->find(kLinkKey);
+  if (link == nullptr || !link->is_object()) return std::nullopt;
+  auto str = [&](std::string_view key) {
+    const json::Value* v = link->find(key);
+    return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
+  };
+  return LogLink{str("session_id"), str("tool_use_id"), str("agent"), str("path")};
+}
+
+// The store `logs` answers for `name`; an exception or a null store is an error.
+Result<std::unique_ptr<session::Store>> open_store(const SubagentLogs& logs,
+                                                   const std::string& name) {
+  Result<std::unique_ptr<session::Store>> store = nullptr;
+  std::string failure;
+  if (!detail::call_guarded([&] { store = logs(name); }, failure))
+    return fail(Errc::io_error, "opening the log '" + name + "' threw: " + failure);
+  if (store && !*store) return fail(Errc::io_error, "no store was given for the log '" + name + "'");
+  return store;
+}
+
+// Creates the log `name` with the header the session module writes plus the link to the parent.
+// Errc::already_exists when the log is there.
+Result<std::shared_ptr<session::Log>> create_linked_log(const SubagentLogs& logs,
+                                                        const std::string& name,
+                                                        const LogLink& link) {
+  // The session module writes the header; a draft on a memory store lends us its line.
+  session::MemoryStore draft;
+  session::CreateOptions options;
+  options.id = name;
+  if (auto made = session::Log::create(std::make_unique<session::MemoryStore>(draft), options);
+      !made) {
+    return made.error();
+  }
+  std::string bytes = draft.bytes();
+  Result<json::Value> header = json::parse(std::string_view(bytes).substr(0, bytes.find('\n')));
+  if (!header || !header->is_object())
+    return fail(Errc::internal, "the session module wrote a header that does not parse");
+  header->as_object().append_unique(std::string(kLinkKey), link_json(link));
+  Result<std::unique_ptr<session::Store>> store = open_store(logs, name);
+  if (!store) return store.error();
+  if (auto created = (*store)->create(json::dump(*header) + "\n"); !created)
+    return created.error();
+  Result<session::Log> log = session::Log::open(std::move(*store), {});
+  if (!log) return log.error();
+  return std::make_shared<session::Log>(std::move(*log));
+}
+
+// The child's own log for the call: the first derived id whose log does not exist yet.
+struct ChildLog {
+  std::string session_id;  // also the log's name
+  std::shared_ptr<session::Log> log;
+};
+Result<ChildLog> create_child_log(const SubagentLogs& logs, const LogLink& link) {
+  for (int attempt = 1; attempt <= kMaxLogsPerCall; ++attempt) {
+    std::string id = child_session_id(link.parent_session_id, link.tool_use_id, attempt);
+    Result<std::shared_ptr<session::Log>> log = create_linked_log(logs, id, link);
+    if (log) return ChildLog{std::move(id), std::move(*log)};
+    if (log.error().code != Errc::already_exists) return log.error();
+  }
+  return fail(Errc::already_exists, "call '" + link.tool_use_id + "' already has " +
+                                        std::to_string(kMaxLogsPerCall) + " subagent logs");
+}
+
+// Everything on the log's active branch that is a message, in order.
+std::vector<Message> logged_messages(const session::LoadResult& loaded) {
+  std::vector<Message> out;
+  std::string leaf = loaded.entries.empty() ? std::string() : loaded.entries.back().id;
+  for (const session::Entry* e : session::branch(loaded.entries, leaf)) {
+    if (e->type != session::EntryType::message) continue;
+    if (Result<Message> m = session::message_of(*e)) out.push_back(std::move(*m));
+  }
+  return out;
+}
+
+// The delegations of call `tool_use_id` that `logs` holds a linked log of.
+void runs_from_logs(const SubagentLogs& logs, std::string_view parent_id,
+                    const std::string& tool_use_id, std::vector<SubagentRun>& out) {
+  for (int attempt = 1; attempt <= kMaxLogsPerCall; ++attempt) {
+    std::string id = child_session_id(parent_id, tool_use_id, attempt);
+    Result<std::unique_ptr<session::Store>> store = open_store(logs, id);
+    if (!store) return;
+    Result<session::LoadResult> loaded = session::load(**store);
+    if (!loaded) return;  // not_found: no more logs of this call
+    std::optional<LogLink> link = link_of(loaded->header);
+    if (!link || link->parent_session_id != parent_id || link->tool_use_id != tool_use_id)
+      continue;  // a log of that name that is not this call's child
+    SubagentRun run;
+    run.tool_use_id = tool_use_id;
+    run.agent = link->agent;
+    run.path = link->path;
+    run.session_id = loaded->header.id;
+    run.log = id;
+    run.interrupted = true;
+    run.stop_reason = RunStopReason::aborted;
+    run.transcript = logged_messages(*loaded);
+    for (const Message& m : run.transcript) {
+      if (const auto* a = std::get_if<AssistantMessage>(&m)) {
+        ++run.turns;
+        run.usage += a->usage;
+      }
+    }
+    out.push_back(std::move(run));
+  }
+}
+
+// ---- One delegation ------------------------------------------------------------------------------
 
 ToolResult delegate(const Recipe& recipe, const json::Value& args, const ToolContext& ctx) {
   const RunScope* scope = ctx.run;
@@ -171,7 +322,25 @@ ToolResult delegate(const Recipe& recipe, const json::Value& args, const ToolCon
     return refuse(recipe, "subagent_failed", child.error().message);
   }
   detail::AgentAccess::core(*child)->delegation = link;
-  Result<Session> session = child->start();
+  StartOptions start;
+  if (const SubagentLogs& logs = parent->subagent_logs) {
+    // Written as the child runs: a crash of the parent mid-delegation loses none of it.
+    Result<ChildLog> own = create_child_log(
+        logs, LogLink{parent->id, ctx.tool_use_id, recipe.name, link->path});
+    if (own) {
+      start.session_id = own->session_id;
+      start.log = std::move(own->log);
+      start.subagent_logs = logs;  // and its own children's beside it
+    } else {
+      link->forward(ErrorEvent{
+          make_error(own.error().code, "subagent '" + recipe.name +
+                                           "' runs without a log of its own: " +
+                                           own.error().message),
+          false});
+    }
+  }
+  const std::string log_name = start.log ? start.session_id : std::string();
+  Result<Session> session = child->start(std::move(start));
   if (!session) {
     give_back();
     return refuse(recipe, "subagent_failed", session.error().message);
@@ -215,8 +384,8 @@ ToolResult delegate(const Recipe& recipe, const json::Value& args, const ToolCon
       }
       break;
   }
-  result.metadata.set(std::string(kMetadataKey),
-                      record_json(recipe, link->path, session_id, r, exhausted, *slice));
+  result.metadata.set(std::string(kMetadataKey), record_json(recipe, link->path, session_id,
+                                                            log_name, r, exhausted, *slice));
   return result;
 }
 
@@ -247,6 +416,7 @@ Result<SubagentRun> decode_run(const ToolResultMessage& m) {
   out.agent = str("agent");
   out.path = str("path");
   out.session_id = str("session_id");
+  out.log = str("log");
   if (auto reason = parse_run_stop_reason(str("stop_reason"))) out.stop_reason = *reason;
   if (const json::Value* v = rec->find("exhausted"); v != nullptr && v->is_bool())
     out.exhausted = v->as_bool();
@@ -331,6 +501,44 @@ std::vector<SubagentRun> subagent_runs(const SessionHandle& handle) {
   const detail::SessionState* state = detail::SessionStateAccess::get(handle);
   if (state == nullptr) return {};
   return subagent_runs(state->messages);
+}
+
+std::vector<SubagentRun> subagent_runs(const SessionHandle& handle, const SubagentLogs& logs) {
+  const detail::SessionState* state = detail::SessionStateAccess::get(handle);
+  if (state == nullptr) return {};
+  if (!logs) return subagent_runs(state->messages);
+  // Each call's result, when it has one: a successful result without a record is an ordinary
+  // tool's; a missing or failed one may hide a child that ran when the process ended.
+  std::map<std::string, const ToolResultMessage*, std::less<>> results;
+  for (const Message& m : state->messages) {
+    if (const auto* r = std::get_if<ToolResultMessage>(&m)) results[r->tool_use_id] = r;
+  }
+  std::vector<SubagentRun> out;
+  for (const Message& m : state->messages) {
+    const auto* a = std::get_if<AssistantMessage>(&m);
+    if (a == nullptr) continue;
+    for (const ContentBlock& block : a->content) {
+      const auto* call = std::get_if<ToolUseBlock>(&block);
+      if (call == nullptr) continue;
+      auto it = results.find(call->id);
+      if (it != results.end()) {
+        if (Result<SubagentRun> run = decode_run(*it->second)) {
+          out.push_back(std::move(*run));
+          continue;
+        }
+        if (!it->second->is_error) continue;
+      }
+      runs_from_logs(logs, state->session_id, call->id, out);
+    }
+  }
+  return out;
+}
+
+SubagentLogs subagent_logs_beside(const std::filesystem::path& parent_log) {
+  std::filesystem::path folder = parent_log.parent_path();
+  return [folder](std::string_view name) -> Result<std::unique_ptr<session::Store>> {
+    return session::file_store(folder / (std::string(name) + ".jsonl"));
+  };
 }
 
 }  // namespace agentkit

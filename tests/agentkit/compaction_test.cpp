@@ -652,3 +652,32 @@ TEST_CASE(
     ++model_calls;
   CHECK(model_calls == 10);
 }
+
+TEST_CASE("a Compaction command hook receives the compaction's figures as JSON") {
+  TempDir dir;
+  const auto file = dir.path() / "events.jsonl";
+  auto program = dir.write("record.sh", "#!/bin/sh\ncat >> '" + file.string() + "'\necho >> '" +
+                                            file.string() + "'\n");
+  std::filesystem::permissions(program, std::filesystem::perms::owner_all);
+  CommandHookOptions hook;
+  hook.name = "recorder";
+  hook.command = {program.string()};
+  hook.events = {HookEvent::compaction};
+  RuntimeConfig rt = small_window();
+  rt.extensions.plugins.builtins.push_back(command_hook(hook));
+  auto fx = rig({}, {}, rt);
+  auto s = fx.agent.start().value();
+  for (int i = 1; i <= 9; ++i) REQUIRE(s.run(padded("u" + std::to_string(i), 400)));
+  REQUIRE(fx.summaries->load() == 1);
+  const std::string text = read_file(file);
+  REQUIRE(std::count(text.begin(), text.end(), '\n') == 1);  // one compaction, one event
+  auto event = json::parse(text.substr(0, text.find('\n')));
+  REQUIRE(event);
+  CHECK(event->find("hook_event_name")->as_string() == "Compaction");
+  CHECK(event->find("session_id")->as_string() == s.snapshot().session_id());
+  const std::int64_t before = event->find("tokens_before")->to_int64().value();
+  const std::int64_t after = event->find("tokens_after")->to_int64().value();
+  CHECK(after < before);
+  CHECK(event->find("messages_after")->to_int64().value() <
+        event->find("messages_before")->to_int64().value());
+}

@@ -6,6 +6,7 @@
 #include <atomic>
 #include <cstdlib>
 #include <mutex>
+#include <stdexcept>
 
 #include "agentkit/plugins.hpp"
 #include "agentkit/session/log.hpp"
@@ -651,4 +652,292 @@ TEST_CASE("the manifest parser refuses oversized, deep, duplicated and mistyped 
   REQUIRE(ok);
   REQUIRE(ok->command_hook);
   CHECK(ok->command_hook->command == std::vector<std::string>{"dir/g.sh", "--strict"});
+}
+
+// ---- Command hooks on the other events ----------------------------------------------------------
+
+namespace {
+
+CommandHookOptions hook_on(const std::filesystem::path& program, std::vector<HookEvent> events) {
+  CommandHookOptions o = hook_running(program);
+  o.events = std::move(events);
+  return o;
+}
+
+// One call of `execute` (answering "ok"), then a final answer, with the hook and an observer.
+struct ObservedRun {
+  FauxAgent fx;
+  int calls = 0;
+  RunResult result;
+  std::vector<std::string> errors;  // the messages of the run's ErrorEvents
+};
+ObservedRun observed_run(CommandHookOptions options) {
+  auto tool = counting_tool("execute");
+  auto log = std::make_shared<EventLog>();
+  RuntimeConfig rt = with_hooks({command_hook(std::move(options))});
+  rt.extensions.allow_all_tool_calls = true;
+  rt.observability.observers.push_back(log->observer());
+  auto fx = faux_agent({one_call("execute", R"({"command":"ls"})"), faux::text_response("done")},
+                       {tool.definition}, rt);
+  auto r = fx.agent.run("go");
+  REQUIRE(r);
+  ObservedRun out{std::move(fx), *tool.calls, *r, {}};
+  for (const Event& e : log->events()) {
+    if (const auto* err = std::get_if<ErrorEvent>(&e)) out.errors.push_back(err->error.message);
+  }
+  return out;
+}
+
+std::vector<json::Value> json_lines(const std::filesystem::path& file) {
+  std::vector<json::Value> out;
+  std::string text = read_file(file);
+  std::size_t at = 0;
+  while (at < text.size()) {
+    std::size_t end = text.find('\n', at);
+    if (end == std::string::npos) end = text.size();
+    if (end > at) {
+      auto v = json::parse(std::string_view(text).substr(at, end - at));
+      REQUIRE(v);
+      out.push_back(std::move(*v));
+    }
+    at = end + 1;
+  }
+  return out;
+}
+
+std::string member(const json::Value& v, std::string_view key) {
+  const json::Value* m = v.find(key);
+  return m != nullptr && m->is_string() ? std::string(m->as_string()) : std::string();
+}
+
+}  // namespace
+
+TEST_CASE("a PostToolUse command hook reads the call and its result; exit 0 leaves the result",
+          "[plugins]") {
+  TempDir dir;
+  auto seen = dir.path() / "event.json";
+  auto hook = script(dir, "post.sh", "cat > '" + seen.string() + "'\nexit 0");
+  auto run = run_with_command_hook(hook_on(hook, {HookEvent::post_tool_use}));
+  CHECK(run.calls == 1);
+  CHECK(run.model_read == "ok");
+  auto events = json_lines(seen);
+  REQUIRE(events.size() == 1);  // no PreToolUse: the hook did not name it
+  const json::Value& e = events[0];
+  CHECK(member(e, "hook_event_name") == "PostToolUse");
+  CHECK(member(e, "tool_name") == "execute");
+  CHECK(member(e, "tool_use_id") == "c1");
+  CHECK(json::dump(*e.find("tool_input")) == R"({"command":"ls"})");
+  const json::Value* response = e.find("tool_response");
+  REQUIRE(response != nullptr);
+  CHECK(response->find("is_error")->as_bool() == false);
+  CHECK(json::dump(*response->find("content")).find(R"("text":"ok")") != std::string::npos);
+  CHECK(e.find("duration_ms") != nullptr);
+}
+
+TEST_CASE("a PostToolUse command hook's block withholds the result: the model reads the reason",
+          "[plugins]") {
+  TempDir dir;
+  auto exit2 = script(dir, "dlp.sh", "echo 'the output held a credential' >&2\nexit 2");
+  auto run = run_with_command_hook(hook_on(exit2, {HookEvent::post_tool_use}));
+  CHECK(run.calls == 1);  // the handler ran; only its result is withheld
+  CHECK(run.model_read == "the output held a credential");
+  auto results = results_of(run.result);
+  REQUIRE(results.size() == 1);
+  CHECK(results[0].is_error);
+  CHECK(member(json::Value(results[0].metadata), "hook") == "guard");
+  CHECK(member(json::Value(results[0].metadata), "error_code") == "blocked_by_hook");
+
+  auto verdict = script(dir, "json.sh", R"(echo '{"decision":"block","reason":"redacted"}')");
+  CHECK(run_with_command_hook(hook_on(verdict, {HookEvent::post_tool_use})).model_read ==
+        "redacted");
+}
+
+TEST_CASE("a PostToolUse command hook that hangs, crashes, prints garbage or floods withholds "
+          "the result, saying what went wrong",
+          "[plugins]") {
+  TempDir dir;
+  struct Case {
+    std::string body;
+    std::string said;
+  };
+  const std::vector<Case> cases = {
+      {"sleep 30", "did not answer within 300 ms"},
+      {"kill -SEGV $$", "killed by signal 11"},
+      {"echo 'looks fine to me'", "not a JSON verdict"},
+      {"yes '{}' | head -c 10000000", "printed more than 4096 bytes"},
+  };
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    CAPTURE(cases[i].body);
+    auto hook = script(dir, "bad" + std::to_string(i) + ".sh", cases[i].body);
+    CommandHookOptions o = hook_on(hook, {HookEvent::post_tool_use});
+    o.timeout = std::chrono::milliseconds(300);
+    o.max_output_bytes = 4096;
+    auto run = run_with_command_hook(o);
+    CHECK(run.calls == 1);
+    CHECK(run.model_read.find(cases[i].said) != std::string::npos);
+    CHECK(run.model_read.find("result was withheld") != std::string::npos);
+    CHECK(run.model_read.rfind("The hook 'guard' ", 0) == 0);  // in place of the tool's "ok"
+  }
+}
+
+TEST_CASE("SessionStart, ModelCall and SessionEnd command hooks receive each event as JSON",
+          "[plugins]") {
+  TempDir dir;
+  auto file = dir.path() / "events.jsonl";
+  auto hook = script(dir, "record.sh", "cat >> '" + file.string() + "'\necho >> '" +
+                                           file.string() + "'\nexit 0");
+  auto run = observed_run(hook_on(
+      hook, {HookEvent::session_start, HookEvent::model_call, HookEvent::session_end}));
+  CHECK(run.calls == 1);
+  CHECK(run.errors.empty());
+  auto events = json_lines(file);
+  REQUIRE(events.size() == 4);  // start, two model calls, end; no tool events
+  const std::string session = member(events[0], "session_id");
+  CHECK_FALSE(session.empty());
+  CHECK(member(events[0], "hook_event_name") == "SessionStart");
+  CHECK(member(events[0], "model") == "test");
+  CHECK(member(events[1], "hook_event_name") == "ModelCall");
+  CHECK(member(events[1], "stop_reason") == "tool_use");
+  CHECK(events[1].find("turn_index")->to_int64().value() == 1);
+  CHECK(member(events[2], "hook_event_name") == "ModelCall");
+  CHECK(member(events[2], "stop_reason") == "stop");
+  CHECK(events[2].find("usage") != nullptr);
+  CHECK(member(events[3], "hook_event_name") == "SessionEnd");
+  CHECK(member(events[3], "reason") == "stop");
+  CHECK(events[3].find("error_message") == nullptr);
+  for (const auto& e : events) CHECK(member(e, "session_id") == session);
+}
+
+TEST_CASE("a command hook on an event nothing can be blocked on is reported when it blocks, "
+          "hangs, crashes, prints garbage or floods, and the run goes on",
+          "[plugins]") {
+  TempDir dir;
+  struct Case {
+    std::string body;
+    std::string said;
+  };
+  const std::vector<Case> cases = {
+      {"echo 'not now' >&2\nexit 2", "asked to block, which SessionStart cannot be: not now"},
+      {"sleep 30", "did not answer within 300 ms"},
+      {"kill -SEGV $$", "killed by signal 11"},
+      {"echo 'hello there'", "not a JSON verdict"},
+      {"yes '{}' | head -c 10000000", "printed more than 4096 bytes"},
+  };
+  for (std::size_t i = 0; i < cases.size(); ++i) {
+    CAPTURE(cases[i].body);
+    auto hook = script(dir, "bad" + std::to_string(i) + ".sh", cases[i].body);
+    CommandHookOptions o = hook_on(hook, {HookEvent::session_start});
+    o.timeout = std::chrono::milliseconds(300);
+    o.max_output_bytes = 4096;
+    auto run = observed_run(o);
+    CHECK(run.calls == 1);
+    CHECK(run.result.stop_reason == RunStopReason::stop);
+    CHECK(run.result.final_text == "done");
+    REQUIRE(run.errors.size() == 1);
+    CHECK(run.errors[0].find("'guard'") != std::string::npos);
+    CHECK(run.errors[0].find(cases[i].said) != std::string::npos);
+  }
+}
+
+TEST_CASE("a SessionEnd command hook hears an aborted run, and ModelCall one that failed",
+          "[plugins]") {
+  TempDir dir;
+  auto file = dir.path() / "events.jsonl";
+  auto hook = script(dir, "record.sh", "cat >> '" + file.string() + "'\necho >> '" +
+                                           file.string() + "'\nexit 0");
+  RuntimeConfig rt =
+      with_hooks({command_hook(hook_on(hook, {HookEvent::model_call, HookEvent::session_end}))});
+  auto fx = faux_agent({faux::error_response("the gateway fell over")}, {}, rt);
+  auto r = fx.agent.run("go");
+  REQUIRE(r);
+  REQUIRE(r->stop_reason == RunStopReason::error);
+  auto events = json_lines(file);
+  REQUIRE(events.size() == 2);
+  CHECK(member(events[0], "stop_reason") == "error");
+  CHECK(member(events[0], "error_message").find("the gateway fell over") != std::string::npos);
+  CHECK(member(events[1], "reason") == "error");
+  CHECK(member(events[1], "error_message").find("the gateway fell over") != std::string::npos);
+}
+
+TEST_CASE("a manifest's command hook names its events; unknown, repeated or no events are refused",
+          "[plugins]") {
+  const std::filesystem::path file = "m.json";
+  auto ok = parse_plugin_manifest(
+      R"({"name": "x", "command_hook": {"command": ["a"], "events": ["PostToolUse", "SessionEnd"]}})",
+      file);
+  REQUIRE(ok);
+  REQUIRE(ok->command_hook);
+  CHECK(ok->command_hook->events ==
+        std::vector<HookEvent>{HookEvent::post_tool_use, HookEvent::session_end});
+  auto plain = parse_plugin_manifest(R"({"name": "x", "command_hook": {"command": ["a"]}})", file);
+  REQUIRE(plain);
+  CHECK(plain->command_hook->events == std::vector<HookEvent>{HookEvent::pre_tool_use});
+  auto unknown = parse_plugin_manifest(
+      R"({"name": "x", "command_hook": {"command": ["a"], "events": ["PreToolUse", "Stop"]}})",
+      file);
+  REQUIRE_FALSE(unknown);
+  CHECK(unknown.error().message.find("unknown event \"Stop\"") != std::string::npos);
+  CHECK(unknown.error().message.find("PostToolUse") != std::string::npos);  // the known ones
+  CHECK_FALSE(parse_plugin_manifest(
+      R"({"name": "x", "command_hook": {"command": ["a"], "events": ["ModelCall", "ModelCall"]}})",
+      file));
+  CHECK_FALSE(parse_plugin_manifest(
+      R"({"name": "x", "command_hook": {"command": ["a"], "events": []}})", file));
+  CHECK_FALSE(parse_plugin_manifest(
+      R"({"name": "x", "command_hook": {"command": ["a"], "events": "PreToolUse"}})", file));
+  for (HookEvent e : {HookEvent::pre_tool_use, HookEvent::post_tool_use, HookEvent::session_start,
+                      HookEvent::session_end, HookEvent::model_call, HookEvent::compaction}) {
+    CHECK(parse_hook_event(to_string(e)) == e);
+  }
+}
+
+TEST_CASE("an in-process hook's review withholds a result; the first block wins and a throwing "
+          "review fails closed",
+          "[plugins]") {
+  struct Reviewer final : EventHookPlugin {
+    Reviewer(std::string n, int mode) : name_(std::move(n)), mode_(mode) {}
+    std::string name() const override { return name_; }
+    HookDecision review_tool_result(const HookToolResult& r) override {
+      ++reviewed;
+      if (mode_ == 1) return HookDecision::block("withheld by " + name_ + " after " +
+                                                 std::string(r.tool_name));
+      if (mode_ == 2) throw std::runtime_error("reviewer crashed");
+      return HookDecision::allow();
+    }
+    std::string name_;
+    int mode_;
+    std::atomic<int> reviewed{0};
+  };
+  auto allow = std::make_shared<Reviewer>("a", 0);
+  auto first = std::make_shared<Reviewer>("b", 1);
+  auto second = std::make_shared<Reviewer>("c", 1);
+  auto tool = counting_tool("execute", "secret output");
+  RuntimeConfig rt = with_hooks({allow, first, second});
+  rt.extensions.allow_all_tool_calls = true;
+  auto fx = faux_agent({one_call("execute"), faux::text_response("ok")}, {tool.definition}, rt);
+  REQUIRE(fx.agent.run("go"));
+  CHECK(*tool.calls == 1);
+  CHECK(what_the_model_read(fx) == "withheld by b after execute");
+  CHECK(second->reviewed == 0);  // the scan ended at the first block
+
+  auto thrower = std::make_shared<Reviewer>("t", 2);
+  RuntimeConfig rt2 = with_hooks({thrower});
+  rt2.extensions.allow_all_tool_calls = true;
+  auto fx2 = faux_agent({one_call("execute"), faux::text_response("ok")},
+                        {counting_tool("execute", "secret output").definition}, rt2);
+  REQUIRE(fx2.agent.run("go"));
+  const std::string read = what_the_model_read(fx2);
+  CHECK(read.find("reviewer crashed") != std::string::npos);
+  CHECK(read.find("secret output") == std::string::npos);
+
+  // A call refused before its handler is not reviewed.
+  auto counter = std::make_shared<Reviewer>("n", 0);
+  RuntimeConfig rt3 = with_hooks({counter});
+  rt3.extensions.before_tool_call = [](const ToolCallRequest&) {
+    return ToolCallDecision::deny("no");
+  };
+  auto fx3 = faux_agent({one_call("execute"), faux::text_response("ok")},
+                        {counting_tool("execute").definition}, rt3);
+  REQUIRE(fx3.agent.run("go"));
+  CHECK(counter->reviewed == 0);
 }

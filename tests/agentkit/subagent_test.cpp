@@ -6,14 +6,20 @@
 #include <chrono>
 #include <condition_variable>
 #include <functional>
+#include <map>
 #include <mutex>
 
 #include "agentkit/audit.hpp"
+#include "agentkit/base/condition_variable.hpp"
+#include "agentkit/base/thread.hpp"
 #include "agentkit/plugins.hpp"
+#include "agentkit/session/log.hpp"
+#include "agentkit/session/store.hpp"
 #include "agentkit/subagent.hpp"
 
 #include "harness.hpp"
 #include "support/catch.hpp"
+#include "support/fixtures.hpp"
 
 using namespace agentkit;
 using namespace agentkit::testing;
@@ -551,4 +557,304 @@ TEST_CASE("a child's tool calls and model calls reach the parent's audit trail")
   CHECK(lines->text.find(R"("tool":"probe")") != std::string::npos);
   CHECK(lines->text.find(R"("tool":"helper")") != std::string::npos);
   CHECK(audit::verify(lines->text).problems.empty());
+}
+
+namespace {
+
+// A tool that waits until its call is cancelled, for at most `bound` (so that a run whose
+// wall-time limit does not stop it still ends, and the test fails on `cancelled`).
+struct BlockingTool {
+  std::shared_ptr<std::atomic<bool>> cancelled = std::make_shared<std::atomic<bool>>(false);
+  ToolDefinition definition;
+};
+BlockingTool blocking_tool(std::string name,
+                           std::chrono::milliseconds bound = std::chrono::seconds(20)) {
+  BlockingTool t;
+  t.definition = tool_with(std::move(name), [flag = t.cancelled, bound](const json::Value&,
+                                                                       const ToolContext& ctx) {
+    std::mutex mu;
+    std::condition_variable cv;
+    agentkit::stop_callback wake(ctx.stop, [&] {
+      std::lock_guard lock(mu);
+      cv.notify_all();
+    });
+    std::unique_lock lock(mu);
+    cv.wait_for(lock, bound, [&] { return ctx.stop.stop_requested(); });
+    *flag = ctx.stop.stop_requested();
+    return ToolResult::text_result(*flag ? "stopped early" : "finished");
+  });
+  return t;
+}
+
+// Fires a stop after `after` unless destroyed first: bounds a test whose rule, broken, would
+// make the run wait for ever.
+class Watchdog {
+ public:
+  explicit Watchdog(std::chrono::milliseconds after)
+      : thread_([this, after](agentkit::stop_token stop) {
+          std::unique_lock lock(mu_);
+          cv_.wait_for(lock, stop, after, [] { return false; });
+          if (!stop.stop_requested()) source_.request_stop();
+        }) {}
+  agentkit::stop_token token() const { return source_.get_token(); }
+
+ private:
+  std::mutex mu_;
+  agentkit::condition_variable_any cv_;
+  agentkit::stop_source source_;
+  agentkit::jthread thread_;
+};
+
+}  // namespace
+
+TEST_CASE("a child's wall-time slice stops its tool in flight: the parent gets it back exhausted") {
+  SubagentOptions opts;
+  opts.budget.wall_time = std::chrono::milliseconds(200);
+  auto wait = blocking_tool("wait");
+  SubagentDefinition d = helper();
+  d.tools.direct = {wait.definition};
+  auto t = tree({subagent_tool(d, opts)},
+                parent_calls({faux::tool_call("c1", "helper", prompt_args("x"))}),
+                [](const Request& r) {
+                  if (assistant_turns(r) == 0)
+                    return faux::tool_call_response({faux::tool_call("w1", "wait", "{}")},
+                                                    StopReason::tool_use, "looking into it");
+                  return faux::text_response("child done");
+                });
+  auto r = t.agent.run("go");
+  REQUIRE(r);
+  CHECK(*wait.cancelled);  // cut off at the deadline, not left to finish
+  CHECK(r->stop_reason == RunStopReason::stop);
+  CHECK(r->final_text == "parent done");
+  auto runs = subagent_runs(r->messages);
+  REQUIRE(runs.size() == 1);
+  CHECK(runs[0].exhausted);
+  CHECK(runs[0].stop_reason == RunStopReason::budget_exhausted);
+  CHECK(runs[0].turns == 1);  // no second model call after the deadline
+  auto results = results_of(r->messages);
+  REQUIRE(results.size() == 1);
+  CHECK_FALSE(results[0].is_error);
+  const std::string text = text_of_result(results[0]);
+  CHECK(text.find("ran out of budget") != std::string::npos);
+  CHECK(text.find("wall time") != std::string::npos);
+  CHECK(text.find("looking into it") != std::string::npos);  // what it had
+}
+
+TEST_CASE("a child's wall-time slice stops its model call in flight, keeping the partial reply") {
+  SubagentOptions opts;
+  opts.budget.wall_time = std::chrono::milliseconds(200);
+  Watchdog watchdog(std::chrono::seconds(20));
+  auto t = tree({subagent_tool(helper(), opts)},
+                parent_calls({faux::tool_call("c1", "helper", prompt_args("x"))}),
+                [](const Request&) {
+                  faux::FauxResponse resp = faux::text_response("half an answer");
+                  resp.hang_until_cancelled = true;
+                  return resp;
+                });
+  auto r = t.agent.run("go", watchdog.token());
+  REQUIRE(r);
+  CHECK(r->stop_reason == RunStopReason::stop);
+  auto runs = subagent_runs(r->messages);
+  REQUIRE(runs.size() == 1);
+  CHECK(runs[0].exhausted);
+  CHECK(runs[0].stop_reason == RunStopReason::budget_exhausted);
+  auto results = results_of(r->messages);
+  REQUIRE(results.size() == 1);
+  CHECK_FALSE(results[0].is_error);
+  CHECK(text_of_result(results[0]).find("half an answer") != std::string::npos);
+}
+
+TEST_CASE("a run's wall-time budget cancels the tool in flight and ends budget_exhausted") {
+  auto wait = blocking_tool("wait");
+  RuntimeConfig rt;
+  rt.loop.budget.wall_time = std::chrono::milliseconds(200);
+  auto fa = faux_agent({faux::tool_call_response({faux::tool_call("w1", "wait", "{}")}),
+                        faux::text_response("never asked")},
+                       {wait.definition}, rt);
+  auto r = fa.agent.run("go");
+  REQUIRE(r);
+  CHECK(*wait.cancelled);
+  CHECK(r->stop_reason == RunStopReason::budget_exhausted);
+  CHECK(r->error_message.find("wall time") != std::string::npos);
+  CHECK(fa.faux->request_count() == 1);
+  CHECK(results_of(r->messages).size() == 1);  // the cancelled call still has its result
+}
+
+// ---- The child's own log ----------------------------------------------------------------------
+
+namespace {
+
+std::string link_member(const session::Header& header, std::string_view key) {
+  Result<json::Value> doc = json::parse(header.verbatim);
+  if (!doc) return {};
+  const json::Value* link = doc->find("subagent_of");
+  if (link == nullptr) return {};
+  const json::Value* v = link->find(key);
+  return v != nullptr && v->is_string() ? std::string(v->as_string()) : std::string();
+}
+
+std::vector<Message> messages_of(const session::LoadResult& log) {
+  std::vector<Message> out;
+  for (const auto& e : log.entries) {
+    if (auto m = session::message_of(e)) out.push_back(std::move(*m));
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a child's own log is written as it runs and linked both ways by id; after the parent "
+          "dies mid-delegation, subagent_runs reads what the child did from it") {
+  TempDir dir;
+  const auto lead = dir.path() / "lead.jsonl";
+  const auto crash = dir.path() / "crash";
+  std::filesystem::create_directories(crash);
+  // The child's tool copies every log as it stands: what a kill at that moment leaves on disk.
+  auto snapshot = tool_with("snapshot", [&](const json::Value&, const ToolContext&) {
+    for (const auto& f : std::filesystem::directory_iterator(dir.path())) {
+      if (f.path().extension() == ".jsonl")
+        std::filesystem::copy_file(f.path(), crash / f.path().filename());
+    }
+    return ToolResult::text_result("copied");
+  });
+  SubagentDefinition d = helper();
+  d.tools.direct = {snapshot};
+  auto t =
+      tree({subagent_tool(d)}, parent_calls({faux::tool_call("c1", "helper", prompt_args("x"))}),
+           [](const Request& r) {
+             if (assistant_turns(r) == 0)
+               return faux::tool_call_response({faux::tool_call("k1", "snapshot", "{}")});
+             return faux::text_response("child done");
+           });
+  auto log = session::Log::create(session::file_store(lead), {});
+  REQUIRE(log);
+  StartOptions start;
+  start.log = std::make_shared<session::Log>(std::move(*log));
+  start.subagent_logs = subagent_logs_beside(lead);
+  auto s = t.agent.start(std::move(start));
+  REQUIRE(s);
+  auto r = s->run("go");
+  REQUIRE(r);
+  const std::string parent_id(s->snapshot().session_id());
+
+  // Parent to child: the record names the child's session and log, beside the parent's.
+  auto runs = subagent_runs(r->messages);
+  REQUIRE(runs.size() == 1);
+  REQUIRE_FALSE(runs[0].log.empty());
+  CHECK(runs[0].log == runs[0].session_id);
+  CHECK_FALSE(runs[0].interrupted);
+  auto child = session::load(*session::file_store(dir.path() / (runs[0].log + ".jsonl")));
+  REQUIRE(child);
+  CHECK(child->repairs.empty());
+  CHECK(child->header.id == runs[0].session_id);
+  // Child to parent: its header names the parent's session and call.
+  CHECK(link_member(child->header, "session_id") == parent_id);
+  CHECK(link_member(child->header, "tool_use_id") == "c1");
+  CHECK(link_member(child->header, "path") == "helper:c1");
+  // The whole run: prompt, call, result, answer — the same messages as the record's.
+  CHECK(messages_of(*child) == runs[0].transcript);
+  CHECK(runs[0].transcript.size() == 4);
+
+  // The crash image: the parent's log ends at its call, the child's after its own call.
+  auto crashed = session::Log::open(session::file_store(crash / "lead.jsonl"), {});
+  REQUIRE(crashed);
+  StartOptions again;
+  again.log = std::make_shared<session::Log>(std::move(*crashed));
+  auto resumed = t.agent.start(std::move(again));
+  REQUIRE(resumed);
+  const SessionHandle handle = resumed->snapshot();
+  CHECK(handle.session_id() == parent_id);
+  CHECK(subagent_runs(handle).empty());  // no record: the call never got its result
+  auto found = subagent_runs(handle, subagent_logs_beside(crash / "lead.jsonl"));
+  REQUIRE(found.size() == 1);
+  CHECK(found[0].interrupted);
+  CHECK(found[0].tool_use_id == "c1");
+  CHECK(found[0].agent == "helper");
+  CHECK(found[0].path == "helper:c1");
+  CHECK(found[0].session_id == runs[0].session_id);
+  CHECK(found[0].log == runs[0].log);
+  CHECK(found[0].turns == 1);
+  REQUIRE(found[0].transcript.size() == 2);  // the prompt and the call in flight
+  CHECK(found[0].transcript[1] == runs[0].transcript[1]);
+}
+
+TEST_CASE("with a log_name, the storage plugin keeps each child's log under its session id") {
+  struct Storage final : StoragePlugin {
+    std::string name() const override { return "memory"; }
+    Result<std::unique_ptr<session::Store>> open(std::string_view log_name) override {
+      std::lock_guard lock(mu);
+      return std::unique_ptr<session::Store>(
+          std::make_unique<session::MemoryStore>(stores[std::string(log_name)]));
+    }
+    std::mutex mu;
+    std::map<std::string, session::MemoryStore> stores;
+  };
+  auto storage = std::make_shared<Storage>();
+  RuntimeConfig rt;
+  rt.extensions.plugins.builtins.push_back(storage);
+  auto t = tree({subagent_tool(helper())},
+                parent_calls({faux::tool_call("c1", "helper", prompt_args("a")),
+                              faux::tool_call("c2", "helper", prompt_args("b"))}),
+                [](const Request& r) { return faux::text_response("did " + first_user_text(r)); },
+                rt);
+  StartOptions start;
+  start.log_name = "lead";
+  auto s = t.agent.start(std::move(start));
+  REQUIRE(s);
+  auto r = s->run("go");
+  REQUIRE(r);
+  auto runs = subagent_runs(r->messages);
+  REQUIRE(runs.size() == 2);
+  std::lock_guard lock(storage->mu);
+  CHECK(storage->stores.size() == 3);  // the lead's and one per child
+  for (const SubagentRun& run : runs) {
+    REQUIRE(storage->stores.count(run.log) == 1);
+    auto child = session::parse_log(storage->stores[run.log].bytes());
+    CHECK(link_member(child.header, "tool_use_id") == run.tool_use_id);
+    CHECK(messages_of(child) == run.transcript);
+  }
+  CHECK(runs[0].session_id != runs[1].session_id);
+}
+
+TEST_CASE("a child passes the log setting on: a grandchild's log lands beside, linked to the child") {
+  TempDir dir;
+  const auto lead = dir.path() / "lead.jsonl";
+  SubagentOptions opts;
+  opts.max_depth = 2;
+  std::shared_ptr<ToolDefinition> self = std::make_shared<ToolDefinition>();
+  std::weak_ptr<ToolDefinition> weak = self;  // no cycle: the tool holds the factory
+  SubagentFactory factory = [weak]() -> Result<AgentDefinition> {
+    AgentDefinition d;
+    d.instructions = "CHILD";
+    d.tools.direct = {*weak.lock()};
+    return d;
+  };
+  *self = subagent_tool("recurse", "Delegates to itself.", factory, opts);
+  auto t = tree({*self}, parent_calls({faux::tool_call("c1", "recurse", prompt_args("x"))}),
+                [](const Request& r) {
+                  if (assistant_turns(r) == 0 && first_user_text(r) == "x")
+                    return faux::tool_call_response(
+                        {faux::tool_call("g1", "recurse", prompt_args("deeper"))});
+                  return faux::text_response("done at " + first_user_text(r));
+                });
+  auto log = session::Log::create(session::file_store(lead), {});
+  REQUIRE(log);
+  StartOptions start;
+  start.log = std::make_shared<session::Log>(std::move(*log));
+  start.subagent_logs = subagent_logs_beside(lead);
+  auto s = t.agent.start(std::move(start));
+  REQUIRE(s);
+  auto r = s->run("go");
+  REQUIRE(r);
+  auto runs = subagent_runs(r->messages);
+  REQUIRE(runs.size() == 1);
+  auto grand = subagent_runs(runs[0].transcript);
+  REQUIRE(grand.size() == 1);
+  REQUIRE_FALSE(grand[0].log.empty());
+  auto loaded = session::load(*session::file_store(dir.path() / (grand[0].log + ".jsonl")));
+  REQUIRE(loaded);
+  CHECK(link_member(loaded->header, "session_id") == runs[0].session_id);
+  CHECK(link_member(loaded->header, "tool_use_id") == "g1");
+  CHECK(link_member(loaded->header, "path") == "recurse:c1/recurse:g1");
+  CHECK(messages_of(*loaded) == grand[0].transcript);
 }
