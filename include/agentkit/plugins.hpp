@@ -32,10 +32,11 @@
 // plugin the embedder compiled in and listed in `available` (or describe a command hook).
 //
 // Thread safety: a plugin object may be shared by several agents. before_tool_call,
-// review_tool_result and after_tool_call may be called concurrently (the calls of one parallel batch are finalised one
-// at a time, but several sessions may run at once); the other methods run on a session's run
-// thread. Exceptions thrown by a plugin method are contained: a throwing before_tool_call blocks
-// the call (it fails closed), any other throwing method becomes an ErrorEvent.
+// review_tool_result and after_tool_call may be called concurrently (the calls of one parallel
+// batch are finalised one at a time, but several sessions may run at once); the other methods
+// run on a session's run thread. Exceptions thrown by a plugin method are contained: a throwing
+// before_tool_call or review_tool_result blocks (it fails closed), any other throwing method
+// becomes an ErrorEvent.
 #pragma once
 
 #include <chrono>

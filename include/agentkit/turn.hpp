@@ -30,7 +30,8 @@ class Store;  // agentkit/session/store.hpp
 }  // namespace session
 
 // Where subagents' own logs are kept (StartOptions::subagent_logs): answers the store of the
-// log called `log_name` (a child's session id), which may not exist yet.
+// log called `log_name` (a child's session id), which may not exist yet. Called on the threads
+// delegations run on, several at once when a batch delegates in parallel.
 using SubagentLogs =
     std::function<Result<std::unique_ptr<session::Store>>(std::string_view log_name)>;
 

@@ -207,8 +207,7 @@ class CommandHook final : public EventHookPlugin {
     if (!a.failure.empty()) throw std::runtime_error("the command " + a.failure);
     if (a.decision.verdict == HookVerdict::block) {
       throw std::runtime_error("the command asked to block, which " +
-                               std::string(to_string(event)) +
-                               " cannot be: " + a.decision.reason);
+                               std::string(to_string(event)) + " cannot be: " + a.decision.reason);
     }
   }
 
@@ -276,9 +275,9 @@ class CommandHook final : public EventHookPlugin {
                               : std::string();
     if (decision == nullptr) return Answer{HookDecision::allow(), {}};
     if (decision->is_string() && decision->as_string() == "block") {
-      return Answer{HookDecision::block(because.empty() ? "Blocked by the hook '" + o_.name + "'."
-                                                        : because),
-                    {}};
+      return Answer{
+          HookDecision::block(because.empty() ? "Blocked by the hook '" + o_.name + "'." : because),
+          {}};
     }
     if (decision->is_string() && decision->as_string() == "allow")
       return Answer{HookDecision::allow(), {}};

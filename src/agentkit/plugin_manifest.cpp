@@ -27,9 +27,9 @@ namespace {
 
 // The names hook authors use for these events in other hosts' settings.
 constexpr std::pair<HookEvent, std::string_view> kHookEventNames[] = {
-    {HookEvent::pre_tool_use, "PreToolUse"},     {HookEvent::post_tool_use, "PostToolUse"},
-    {HookEvent::session_start, "SessionStart"},  {HookEvent::session_end, "SessionEnd"},
-    {HookEvent::model_call, "ModelCall"},        {HookEvent::compaction, "Compaction"},
+    {HookEvent::pre_tool_use, "PreToolUse"},    {HookEvent::post_tool_use, "PostToolUse"},
+    {HookEvent::session_start, "SessionStart"}, {HookEvent::session_end, "SessionEnd"},
+    {HookEvent::model_call, "ModelCall"},       {HookEvent::compaction, "Compaction"},
 };
 
 }  // namespace
@@ -106,7 +106,8 @@ Result<std::vector<HookEvent>> event_list(const json::Value& v, const fs::path& 
     std::optional<HookEvent> event = parse_hook_event(name);
     if (!event) {
       std::string known;
-      for (const auto& [e, n] : kHookEventNames) known += (known.empty() ? "" : ", ") + std::string(n);
+      for (const auto& [e, n] : kHookEventNames)
+        known += (known.empty() ? "" : ", ") + std::string(n);
       return manifest_error(file, "\"command_hook.events\" names an unknown event \"" + name +
                                       "\" (known: " + known + ")");
     }

@@ -270,14 +270,14 @@ void review_tool_result(RunContext& rc, const HookToolResult& seen, ToolResult& 
     HookDecision d;
     std::string failure;
     if (!call_guarded([&] { d = set.hooks[i]->review_tool_result(seen); }, failure)) {
-      block = HookBlock{set.hook_names[i], "The plugin hook '" + set.hook_names[i] +
-                                               "' failed, so the call's result was withheld: " +
-                                               failure};
-    } else if (d.verdict == HookVerdict::block) {  // the first block wins and ends the scan
       block = HookBlock{set.hook_names[i],
-                        d.reason.empty() ? "The plugin hook '" + set.hook_names[i] +
-                                               "' withheld the call's result."
-                                         : std::move(d.reason)};
+                        "The plugin hook '" + set.hook_names[i] +
+                            "' failed, so the call's result was withheld: " + failure};
+    } else if (d.verdict == HookVerdict::block) {  // the first block wins and ends the scan
+      block =
+          HookBlock{set.hook_names[i], d.reason.empty() ? "The plugin hook '" + set.hook_names[i] +
+                                                              "' withheld the call's result."
+                                                        : std::move(d.reason)};
     }
   }
   if (!block) return;

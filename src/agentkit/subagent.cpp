@@ -108,8 +108,8 @@ RunBudget budget_from_json(const json::Value& v) {
 }
 
 json::Value record_json(const Recipe& recipe, const std::string& path,
-                        const std::string& session_id, const std::string& log,
-                        const RunResult& r, bool exhausted, const RunBudget& slice) {
+                        const std::string& session_id, const std::string& log, const RunResult& r,
+                        bool exhausted, const RunBudget& slice) {
   json::Object o{{"agent", recipe.name},     {"path", path},
                  {"session_id", session_id}, {"stop_reason", to_string(r.stop_reason)},
                  {"exhausted", exhausted},   {"turns", r.turn_count}};
@@ -125,7 +125,7 @@ ToolResult refuse(const Recipe& recipe, std::string code, const std::string& why
                              "Subagent '" + recipe.name + "' was not started: " + why);
 }
 
-// ---- The child's own log ------------------------------------------------------------------------
+// ---- The child's own log -----------------------------------------------------------------------
 
 // A child's session id derived from its parent's and the call's, so that a later process finds
 // the child's log from the parent's transcript alone: the parent's log may end at the call (a
@@ -173,7 +173,8 @@ Result<std::unique_ptr<session::Store>> open_store(const SubagentLogs& logs,
   std::string failure;
   if (!detail::call_guarded([&] { store = logs(name); }, failure))
     return fail(Errc::io_error, "opening the log '" + name + "' threw: " + failure);
-  if (store && !*store) return fail(Errc::io_error, "no store was given for the log '" + name + "'");
+  if (store && !*store)
+    return fail(Errc::io_error, "no store was given for the log '" + name + "'");
   return store;
 }
 
@@ -197,8 +198,7 @@ Result<std::shared_ptr<session::Log>> create_linked_log(const SubagentLogs& logs
   header->as_object().append_unique(std::string(kLinkKey), link_json(link));
   Result<std::unique_ptr<session::Store>> store = open_store(logs, name);
   if (!store) return store.error();
-  if (auto created = (*store)->create(json::dump(*header) + "\n"); !created)
-    return created.error();
+  if (auto created = (*store)->create(json::dump(*header) + "\n"); !created) return created.error();
   Result<session::Log> log = session::Log::open(std::move(*store), {});
   if (!log) return log.error();
   return std::make_shared<session::Log>(std::move(*log));
@@ -262,7 +262,7 @@ void runs_from_logs(const SubagentLogs& logs, std::string_view parent_id,
   }
 }
 
-// ---- One delegation ------------------------------------------------------------------------------
+// ---- One delegation -----------------------------------------------------------------------------
 
 ToolResult delegate(const Recipe& recipe, const json::Value& args, const ToolContext& ctx) {
   const RunScope* scope = ctx.run;
@@ -325,18 +325,18 @@ ToolResult delegate(const Recipe& recipe, const json::Value& args, const ToolCon
   StartOptions start;
   if (const SubagentLogs& logs = parent->subagent_logs) {
     // Written as the child runs: a crash of the parent mid-delegation loses none of it.
-    Result<ChildLog> own = create_child_log(
-        logs, LogLink{parent->id, ctx.tool_use_id, recipe.name, link->path});
+    Result<ChildLog> own =
+        create_child_log(logs, LogLink{parent->id, ctx.tool_use_id, recipe.name, link->path});
     if (own) {
       start.session_id = own->session_id;
       start.log = std::move(own->log);
       start.subagent_logs = logs;  // and its own children's beside it
     } else {
-      link->forward(ErrorEvent{
-          make_error(own.error().code, "subagent '" + recipe.name +
-                                           "' runs without a log of its own: " +
-                                           own.error().message),
-          false});
+      link->forward(
+          ErrorEvent{make_error(own.error().code,
+                                "subagent '" + recipe.name +
+                                    "' runs without a log of its own: " + own.error().message),
+                     false});
     }
   }
   const std::string log_name = start.log ? start.session_id : std::string();
@@ -384,8 +384,8 @@ ToolResult delegate(const Recipe& recipe, const json::Value& args, const ToolCon
       }
       break;
   }
-  result.metadata.set(std::string(kMetadataKey), record_json(recipe, link->path, session_id,
-                                                            log_name, r, exhausted, *slice));
+  result.metadata.set(std::string(kMetadataKey),
+                      record_json(recipe, link->path, session_id, log_name, r, exhausted, *slice));
   return result;
 }
 

@@ -656,8 +656,8 @@ TEST_CASE(
 TEST_CASE("a Compaction command hook receives the compaction's figures as JSON") {
   TempDir dir;
   const auto file = dir.path() / "events.jsonl";
-  auto program = dir.write("record.sh", "#!/bin/sh\ncat >> '" + file.string() + "'\necho >> '" +
-                                            file.string() + "'\n");
+  auto program = dir.write(
+      "record.sh", "#!/bin/sh\ncat >> '" + file.string() + "'\necho >> '" + file.string() + "'\n");
   std::filesystem::permissions(program, std::filesystem::perms::owner_all);
   CommandHookOptions hook;
   hook.name = "recorder";

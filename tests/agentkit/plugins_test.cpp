@@ -752,9 +752,10 @@ TEST_CASE("a PostToolUse command hook's block withholds the result: the model re
         "redacted");
 }
 
-TEST_CASE("a PostToolUse command hook that hangs, crashes, prints garbage or floods withholds "
-          "the result, saying what went wrong",
-          "[plugins]") {
+TEST_CASE(
+    "a PostToolUse command hook that hangs, crashes, prints garbage or floods withholds "
+    "the result, saying what went wrong",
+    "[plugins]") {
   TempDir dir;
   struct Case {
     std::string body;
@@ -784,10 +785,10 @@ TEST_CASE("SessionStart, ModelCall and SessionEnd command hooks receive each eve
           "[plugins]") {
   TempDir dir;
   auto file = dir.path() / "events.jsonl";
-  auto hook = script(dir, "record.sh", "cat >> '" + file.string() + "'\necho >> '" +
-                                           file.string() + "'\nexit 0");
-  auto run = observed_run(hook_on(
-      hook, {HookEvent::session_start, HookEvent::model_call, HookEvent::session_end}));
+  auto hook = script(dir, "record.sh",
+                     "cat >> '" + file.string() + "'\necho >> '" + file.string() + "'\nexit 0");
+  auto run = observed_run(
+      hook_on(hook, {HookEvent::session_start, HookEvent::model_call, HookEvent::session_end}));
   CHECK(run.calls == 1);
   CHECK(run.errors.empty());
   auto events = json_lines(file);
@@ -808,9 +809,10 @@ TEST_CASE("SessionStart, ModelCall and SessionEnd command hooks receive each eve
   for (const auto& e : events) CHECK(member(e, "session_id") == session);
 }
 
-TEST_CASE("a command hook on an event nothing can be blocked on is reported when it blocks, "
-          "hangs, crashes, prints garbage or floods, and the run goes on",
-          "[plugins]") {
+TEST_CASE(
+    "a command hook on an event nothing can be blocked on is reported when it blocks, "
+    "hangs, crashes, prints garbage or floods, and the run goes on",
+    "[plugins]") {
   TempDir dir;
   struct Case {
     std::string body;
@@ -843,8 +845,8 @@ TEST_CASE("a SessionEnd command hook hears an aborted run, and ModelCall one tha
           "[plugins]") {
   TempDir dir;
   auto file = dir.path() / "events.jsonl";
-  auto hook = script(dir, "record.sh", "cat >> '" + file.string() + "'\necho >> '" +
-                                           file.string() + "'\nexit 0");
+  auto hook = script(dir, "record.sh",
+                     "cat >> '" + file.string() + "'\necho >> '" + file.string() + "'\nexit 0");
   RuntimeConfig rt =
       with_hooks({command_hook(hook_on(hook, {HookEvent::model_call, HookEvent::session_end}))});
   auto fx = faux_agent({faux::error_response("the gateway fell over")}, {}, rt);
@@ -862,9 +864,9 @@ TEST_CASE("a SessionEnd command hook hears an aborted run, and ModelCall one tha
 TEST_CASE("a manifest's command hook names its events; unknown, repeated or no events are refused",
           "[plugins]") {
   const std::filesystem::path file = "m.json";
-  auto ok = parse_plugin_manifest(
-      R"({"name": "x", "command_hook": {"command": ["a"], "events": ["PostToolUse", "SessionEnd"]}})",
-      file);
+  auto ok = parse_plugin_manifest(R"({"name": "x", "command_hook": {"command": ["a"], )"
+                                  R"("events": ["PostToolUse", "SessionEnd"]}})",
+                                  file);
   REQUIRE(ok);
   REQUIRE(ok->command_hook);
   CHECK(ok->command_hook->events ==
@@ -891,16 +893,17 @@ TEST_CASE("a manifest's command hook names its events; unknown, repeated or no e
   }
 }
 
-TEST_CASE("an in-process hook's review withholds a result; the first block wins and a throwing "
-          "review fails closed",
-          "[plugins]") {
+TEST_CASE(
+    "an in-process hook's review withholds a result; the first block wins and a throwing "
+    "review fails closed",
+    "[plugins]") {
   struct Reviewer final : EventHookPlugin {
     Reviewer(std::string n, int mode) : name_(std::move(n)), mode_(mode) {}
     std::string name() const override { return name_; }
     HookDecision review_tool_result(const HookToolResult& r) override {
       ++reviewed;
-      if (mode_ == 1) return HookDecision::block("withheld by " + name_ + " after " +
-                                                 std::string(r.tool_name));
+      if (mode_ == 1)
+        return HookDecision::block("withheld by " + name_ + " after " + std::string(r.tool_name));
       if (mode_ == 2) throw std::runtime_error("reviewer crashed");
       return HookDecision::allow();
     }

@@ -570,19 +570,19 @@ struct BlockingTool {
 BlockingTool blocking_tool(std::string name,
                            std::chrono::milliseconds bound = std::chrono::seconds(20)) {
   BlockingTool t;
-  t.definition = tool_with(std::move(name), [flag = t.cancelled, bound](const json::Value&,
-                                                                       const ToolContext& ctx) {
-    std::mutex mu;
-    std::condition_variable cv;
-    agentkit::stop_callback wake(ctx.stop, [&] {
-      std::lock_guard lock(mu);
-      cv.notify_all();
-    });
-    std::unique_lock lock(mu);
-    cv.wait_for(lock, bound, [&] { return ctx.stop.stop_requested(); });
-    *flag = ctx.stop.stop_requested();
-    return ToolResult::text_result(*flag ? "stopped early" : "finished");
-  });
+  t.definition = tool_with(std::move(name),
+                           [flag = t.cancelled, bound](const json::Value&, const ToolContext& ctx) {
+                             std::mutex mu;
+                             std::condition_variable cv;
+                             agentkit::stop_callback wake(ctx.stop, [&] {
+                               std::lock_guard lock(mu);
+                               cv.notify_all();
+                             });
+                             std::unique_lock lock(mu);
+                             cv.wait_for(lock, bound, [&] { return ctx.stop.stop_requested(); });
+                             *flag = ctx.stop.stop_requested();
+                             return ToolResult::text_result(*flag ? "stopped early" : "finished");
+                           });
   return t;
 }
 
@@ -613,14 +613,14 @@ TEST_CASE("a child's wall-time slice stops its tool in flight: the parent gets i
   auto wait = blocking_tool("wait");
   SubagentDefinition d = helper();
   d.tools.direct = {wait.definition};
-  auto t = tree({subagent_tool(d, opts)},
-                parent_calls({faux::tool_call("c1", "helper", prompt_args("x"))}),
-                [](const Request& r) {
-                  if (assistant_turns(r) == 0)
-                    return faux::tool_call_response({faux::tool_call("w1", "wait", "{}")},
-                                                    StopReason::tool_use, "looking into it");
-                  return faux::text_response("child done");
-                });
+  auto t =
+      tree({subagent_tool(d, opts)},
+           parent_calls({faux::tool_call("c1", "helper", prompt_args("x"))}), [](const Request& r) {
+             if (assistant_turns(r) == 0)
+               return faux::tool_call_response({faux::tool_call("w1", "wait", "{}")},
+                                               StopReason::tool_use, "looking into it");
+             return faux::text_response("child done");
+           });
   auto r = t.agent.run("go");
   REQUIRE(r);
   CHECK(*wait.cancelled);  // cut off at the deadline, not left to finish
@@ -644,13 +644,13 @@ TEST_CASE("a child's wall-time slice stops its model call in flight, keeping the
   SubagentOptions opts;
   opts.budget.wall_time = std::chrono::milliseconds(200);
   Watchdog watchdog(std::chrono::seconds(20));
-  auto t = tree({subagent_tool(helper(), opts)},
-                parent_calls({faux::tool_call("c1", "helper", prompt_args("x"))}),
-                [](const Request&) {
-                  faux::FauxResponse resp = faux::text_response("half an answer");
-                  resp.hang_until_cancelled = true;
-                  return resp;
-                });
+  auto t =
+      tree({subagent_tool(helper(), opts)},
+           parent_calls({faux::tool_call("c1", "helper", prompt_args("x"))}), [](const Request&) {
+             faux::FauxResponse resp = faux::text_response("half an answer");
+             resp.hang_until_cancelled = true;
+             return resp;
+           });
   auto r = t.agent.run("go", watchdog.token());
   REQUIRE(r);
   CHECK(r->stop_reason == RunStopReason::stop);
@@ -703,8 +703,9 @@ std::vector<Message> messages_of(const session::LoadResult& log) {
 
 }  // namespace
 
-TEST_CASE("a child's own log is written as it runs and linked both ways by id; after the parent "
-          "dies mid-delegation, subagent_runs reads what the child did from it") {
+TEST_CASE(
+    "a child's own log is written as it runs and linked both ways by id; after the parent "
+    "dies mid-delegation, subagent_runs reads what the child did from it") {
   TempDir dir;
   const auto lead = dir.path() / "lead.jsonl";
   const auto crash = dir.path() / "crash";
@@ -792,11 +793,11 @@ TEST_CASE("with a log_name, the storage plugin keeps each child's log under its 
   auto storage = std::make_shared<Storage>();
   RuntimeConfig rt;
   rt.extensions.plugins.builtins.push_back(storage);
-  auto t = tree({subagent_tool(helper())},
-                parent_calls({faux::tool_call("c1", "helper", prompt_args("a")),
-                              faux::tool_call("c2", "helper", prompt_args("b"))}),
-                [](const Request& r) { return faux::text_response("did " + first_user_text(r)); },
-                rt);
+  auto t = tree(
+      {subagent_tool(helper())},
+      parent_calls({faux::tool_call("c1", "helper", prompt_args("a")),
+                    faux::tool_call("c2", "helper", prompt_args("b"))}),
+      [](const Request& r) { return faux::text_response("did " + first_user_text(r)); }, rt);
   StartOptions start;
   start.log_name = "lead";
   auto s = t.agent.start(std::move(start));
@@ -816,7 +817,8 @@ TEST_CASE("with a log_name, the storage plugin keeps each child's log under its 
   CHECK(runs[0].session_id != runs[1].session_id);
 }
 
-TEST_CASE("a child passes the log setting on: a grandchild's log lands beside, linked to the child") {
+TEST_CASE(
+    "a child passes the log setting on: a grandchild's log lands beside, linked to the child") {
   TempDir dir;
   const auto lead = dir.path() / "lead.jsonl";
   SubagentOptions opts;
