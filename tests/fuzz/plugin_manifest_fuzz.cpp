@@ -1,5 +1,6 @@
 // Fuzzes the plugin manifest parser: any bytes parse or fail with an Error that names the file,
-// and a parsed manifest holds a valid name and, for a command hook, a non-empty command.
+// and a parsed manifest holds a valid name and, for a command hook, a non-empty command and at
+// least one event.
 #include <cstddef>
 #include <cstdint>
 #include <string_view>
@@ -16,6 +17,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   }
   if (manifest->name.empty() || manifest->name.size() > 64) __builtin_trap();
   if (manifest->command_hook && manifest->command_hook->command.empty()) __builtin_trap();
+  if (manifest->command_hook && manifest->command_hook->events.empty()) __builtin_trap();
   if (size > agentkit::kMaxManifestBytes) __builtin_trap();  // an oversized file never parses
   return 0;
 }
