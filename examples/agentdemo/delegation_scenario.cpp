@@ -4,17 +4,22 @@
 // until all three children are in flight, which only happens when they really run side by side.
 // Each child gets at most $0.20 of the lead's $1.00; every child model call costs $0.05. Two
 // children answer at once; the third keeps working until its slice is spent and comes back with
-// what it has, marked as exhausted. The lead reads the three results and answers.
+// what it has, marked as exhausted. The lead reads the three results and answers. The lead's
+// session has a log, and each child writes one of its own beside it, linked to the lead's by id.
 #include "delegation_scenario.hpp"
+
+#include <unistd.h>
 
 #include <algorithm>
 #include <chrono>
 #include <condition_variable>
 #include <cstdio>
+#include <filesystem>
 #include <mutex>
 
 #include "agentkit/agent.hpp"
 #include "agentkit/providers/faux.hpp"
+#include "agentkit/session/log.hpp"
 #include "agentkit/subagent.hpp"
 
 namespace agentdemo {
@@ -123,19 +128,40 @@ void delegations_under_a_shared_budget(const Reporter& report) {
   lead.tools.direct = {subagent_tool(researcher, limits)};
   auto agent = make_agent(std::move(lead), std::move(rt));
   if (!agent) return report.claim(false, agent.error().message);
-  auto r = agent->run("Find out how parse() is used");
+  const std::filesystem::path dir = std::filesystem::temp_directory_path() /
+                                    ("agentdemo-delegation-" + std::to_string(::getpid()));
+  std::filesystem::remove_all(dir);
+  std::filesystem::create_directories(dir);
+  const std::filesystem::path lead_log = dir / "lead.jsonl";
+  auto log = session::Log::create(session::file_store(lead_log), {});
+  if (!log) return report.claim(false, log.error().message);
+  StartOptions start;
+  start.log = std::make_shared<session::Log>(std::move(*log));
+  start.subagent_logs = subagent_logs_beside(lead_log);  // <child session id>.jsonl beside it
+  auto session = agent->start(std::move(start));
+  if (!session) return report.claim(false, session.error().message);
+  auto r = session->run("Find out how parse() is used");
   if (!r) return report.claim(false, r.error().message);
+  (void)session->close();
 
   std::vector<SubagentRun> runs = subagent_runs(r->messages);
   double children = 0;
   int exhausted = 0;
+  int linked_logs = 0;
   for (const SubagentRun& run : runs) {
     children += run.usage.cost.total;
     exhausted += run.exhausted ? 1 : 0;
+    auto child_log = session::load(*session::file_store(dir / (run.log + ".jsonl")));
+    const bool linked = child_log && child_log->header.id == run.session_id &&
+                        child_log->header.verbatim.find(
+                            std::string(session->snapshot().session_id())) != std::string::npos;
+    linked_logs += linked ? 1 : 0;
     report.say("  " + run.path + ": " + std::to_string(run.turns) + " turn(s), " +
                dollars(run.usage.cost.total) + " of its " + dollars(run.budget.usd.value_or(0)) +
-               (run.exhausted ? ", exhausted" : "") + "\n");
+               (run.exhausted ? ", exhausted" : "") + "; its log " + run.log + ".jsonl holds " +
+               std::to_string(child_log ? child_log->entries.size() : 0) + " entries\n");
   }
+  std::filesystem::remove_all(dir);
   std::string survey_result;
   for (const auto& m : r->messages) {
     if (const auto* t = std::get_if<ToolResultMessage>(&m); t && t->tool_use_id == "d3") {
@@ -154,6 +180,9 @@ void delegations_under_a_shared_budget(const Reporter& report) {
                "the children spent " + dollars(children) + " of the lead's " + dollars(1.00));
   report.claim(tagged > 0, "the lead's observer saw " + std::to_string(tagged) +
                                " child events, each tagged with its path");
+  report.claim(linked_logs == 3,
+               "each child wrote a log of its own beside the lead's, its header naming the lead's "
+               "session");
   report.claim(r->stop_reason == RunStopReason::stop,
                "the lead went on after its children and answered");
 }
