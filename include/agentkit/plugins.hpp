@@ -168,10 +168,12 @@ class ToolProviderPlugin : public virtual Plugin {
 };
 
 // Storage: where session logs live (agentkit/session/store.hpp). A session started with
-// StartOptions::log_name opens or creates its log through the last loaded storage plugin.
+// StartOptions::log_name opens or creates its log through the last loaded storage plugin, and so
+// do the subagents it delegates to (each child's log named by the child's session id).
 class StoragePlugin : public virtual Plugin {
  public:
-  // The store holding the log called `log_name`; it may or may not exist yet.
+  // The store holding the log called `log_name`; it may or may not exist yet. Called
+  // concurrently when subagents delegated in one batch open their logs.
   virtual Result<std::unique_ptr<session::Store>> open(std::string_view log_name) = 0;
 };
 
