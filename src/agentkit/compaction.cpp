@@ -8,6 +8,7 @@
 #include "agentkit/session/log.hpp"
 #include "audit_sites.hpp"
 #include "plugins.hpp"
+#include "trace_sites.hpp"
 
 namespace agentkit::detail {
 namespace {
@@ -42,7 +43,8 @@ struct Summary {
 
 // The summary call: the session's own provider and model, its own prompt and session id, no
 // tools. Anything but a complete text answer is a failure, never a partial summary.
-Summary summarise(RunContext& rc, const CompactionPlan& plan, const CompactionCheckpoint& cp) {
+Summary summarise(RunContext& rc, const CompactionPlan& plan, const CompactionCheckpoint& cp,
+                  tracing::Span& span) {
   const AgentCore& a = rc.agent;
   const SessionCore& s = rc.session;
   Summary out;
@@ -56,6 +58,7 @@ Summary summarise(RunContext& rc, const CompactionPlan& plan, const CompactionCh
   req.session_id =
       (a.runtime.transport.session_id.empty() ? s.id : a.runtime.transport.session_id) +
       "/compaction";
+  trace::ChatSpan chat(span, a.runtime, req, rc.turn_index);
   AssistantMessage reply;
   std::string thrown;
   bool returned = call_guarded(
@@ -72,6 +75,12 @@ Summary summarise(RunContext& rc, const CompactionPlan& plan, const CompactionCh
         }
       },
       thrown);
+  if (!returned) {
+    reply.stop_reason = StopReason::error;
+    reply.error_message = "the summary call threw: " + thrown;
+  }
+  if (reply.model.empty()) reply.model = a.model->id;
+  chat.end(reply);
   out.usage = reply.usage;
   // A model call like any other for whoever proves afterwards what the agent did.
   if (returned) audit_model_call(rc, reply);
@@ -144,7 +153,9 @@ bool compact_if_due(RunContext& rc, std::string_view system, std::span<const Too
                              plan->summarise.size(),
                              s.history.size() - plan->cut + plan->pinned.size()};
   rc.emit(start);
-  Summary summary = summarise(rc, *plan, cp);
+  trace::SpanPtr span =
+      trace::start_compaction(*rc.run_span, trigger, before, plan->summarise.size());
+  Summary summary = summarise(rc, *plan, cp, *span);
   run_usage += summary.usage;
   if (rc.budget) rc.budget->charge(summary.usage);  // a delegation's slice pays for it too
   {
@@ -154,6 +165,7 @@ bool compact_if_due(RunContext& rc, std::string_view system, std::span<const Too
   CompactionEndEvent end{false, trigger, before, 0, plan->summarise.size(), {}, summary.usage, {}};
   if (!summary.failure.empty()) {
     end.error = summary.failure;
+    trace::end_compaction(*span, 0, summary.failure);
     rc.emit(end);
     rc.emit(ErrorEvent{
         make_error(Errc::internal,
@@ -173,6 +185,7 @@ bool compact_if_due(RunContext& rc, std::string_view system, std::span<const Too
     s.compaction = std::move(next);
   }
   notify_compaction(rc, HookCompaction{s.id, s.history.size(), kept + 1, before, after});
+  trace::end_compaction(*span, after, {});
   rc.emit(std::move(end));
   return true;
 }

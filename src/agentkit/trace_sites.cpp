@@ -172,6 +172,30 @@ void end_tool(tracing::Span& span, const tracing::TracingConfig& config,
   span.end();
 }
 
+SpanPtr start_compaction(tracing::Span& parent, CompactionTrigger trigger,
+                         std::int64_t tokens_before, std::size_t messages_summarised) {
+  if (!parent.recording()) return tracing::noop_span();
+  SpanPtr span = parent.start_span("compaction", SpanKind::internal);
+  if (!span || !span->recording()) return span ? span : tracing::noop_span();
+  span->set_attributes({
+      {"agentkit.compaction.trigger", std::string(to_string(trigger))},
+      {"agentkit.compaction.tokens_before", tokens_before},
+      {"agentkit.compaction.messages_summarised", static_cast<std::int64_t>(messages_summarised)},
+  });
+  return span;
+}
+
+void end_compaction(tracing::Span& span, std::int64_t tokens_after, std::string_view error) {
+  if (!span.recording()) return;
+  if (error.empty()) {
+    span.set_attribute("agentkit.compaction.tokens_after", tokens_after);
+  } else {
+    span.set_attribute("error.type", std::string("compaction_failed"));
+    span.set_status(StatusCode::error, error);
+  }
+  span.end();
+}
+
 SpanPtr start_transform(tracing::Span& parent, std::size_t messages_in) {
   if (!parent.recording()) return tracing::noop_span();
   SpanPtr span = parent.start_span("context_transform", SpanKind::internal);

@@ -48,7 +48,13 @@ void end_tool(tracing::Span& span, const tracing::TracingConfig& config,
               const json::Value& arguments, const ToolResultMessage& message,
               std::string_view error_code);
 
-// A span around the context transform (the compaction hook point), when one is set.
+// `compaction` around one compaction, from its plan to its checkpoint; the summary call is a
+// `chat {model}` span beneath it, so its tokens are not mistaken for a turn's.
+SpanPtr start_compaction(tracing::Span& parent, CompactionTrigger trigger,
+                         std::int64_t tokens_before, std::size_t messages_summarised);
+void end_compaction(tracing::Span& span, std::int64_t tokens_after, std::string_view error);
+
+// A span around the context transform, when one is set.
 SpanPtr start_transform(tracing::Span& parent, std::size_t messages_in);
 void end_transform(tracing::Span& span, std::size_t messages_out, bool ok);
 

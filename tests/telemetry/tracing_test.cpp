@@ -624,3 +624,68 @@ TEST_CASE("the file exporter writes the same OTLP JSON documents as lines") {
   CHECK(parse(metrics).find("resourceMetrics"));
   CHECK(file->stats().spans_exported == 5);
 }
+
+namespace {
+
+// A conversation in a 2,000-token window, compacting above 1,600: the second run's request is
+// over the line, so it compacts first. Summary calls (session id ".../compaction") answer
+// `summary_text`, or fail when it is empty.
+std::vector<otel::SpanData> run_compacting(const std::string& summary_text) {
+  auto memory = std::make_shared<otel::MemoryExporter>();
+  auto provider = std::make_shared<faux::FauxProvider>([summary_text](const Request& r) {
+    const std::string_view id = r.session_id;
+    if (id.size() > 11 && id.substr(id.size() - 11) == "/compaction") {
+      if (summary_text.empty()) return faux::error_response("summary refused");
+      return faux::text_response(summary_text);
+    }
+    return faux::text_response(std::string(2'400, 'r'));  // about 600 estimated tokens
+  });
+  RuntimeConfig rt = traced_runtime(provider, memory);
+  rt.compaction.enabled = true;
+  rt.compaction.context_window = 2'000;
+  rt.compaction.reserve_tokens = 400;
+  rt.compaction.keep_recent_tokens = 400;
+  AgentDefinition def;
+  def.instructions = "be brief";
+  auto agent = make_agent(std::move(def), std::move(rt)).value();
+  auto session = agent.start().value();
+  for (int i = 0; i < 3; ++i) REQUIRE(session.run(Turn(Input(std::string(1'200, 'u')))));
+  return memory->spans();
+}
+
+}  // namespace
+
+TEST_CASE("a compaction is a span under its run, with the summary call as a chat span beneath it") {
+  auto spans = run_compacting("SUMMARY");
+  const auto* compaction = named(spans, "compaction");
+  REQUIRE(compaction);
+  REQUIRE(compaction->parent_span_id);
+  const otel::SpanData* run = nullptr;
+  for (const auto& s : spans) {
+    if (s.context.span_id == *compaction->parent_span_id) run = &s;
+  }
+  REQUIRE(run);
+  CHECK(run->name == "invoke_agent coder");
+  CHECK(otel::string_attribute(*compaction, "agentkit.compaction.trigger") == "threshold");
+  CHECK(otel::int_attribute(*compaction, "agentkit.compaction.tokens_before") > 1'600);
+  CHECK(otel::int_attribute(*compaction, "agentkit.compaction.tokens_after") <
+        otel::int_attribute(*compaction, "agentkit.compaction.tokens_before"));
+  CHECK(otel::int_attribute(*compaction, "agentkit.compaction.messages_summarised") > 0);
+  int summary_chats = 0;
+  for (const auto& s : spans) {
+    if (s.name.rfind("chat ", 0) == 0 && s.parent_span_id &&
+        *s.parent_span_id == compaction->context.span_id) {
+      ++summary_chats;
+    }
+  }
+  CHECK(summary_chats == 1);
+}
+
+TEST_CASE("a failed compaction's span carries error.type and an error status") {
+  auto spans = run_compacting("");
+  const auto* compaction = named(spans, "compaction");
+  REQUIRE(compaction);
+  CHECK(otel::string_attribute(*compaction, "error.type") == "compaction_failed");
+  CHECK(compaction->status == tracing::StatusCode::error);
+  CHECK_FALSE(otel::find_attribute(*compaction, "agentkit.compaction.tokens_after"));
+}
