@@ -1,6 +1,8 @@
 // json::dump: deterministic printing. Member order and number literals are reproduced as held;
 // strings get the minimal escapes plus U+2028/U+2029 (so the text is also valid JavaScript).
 #include <bit>
+#include <cstdint>
+#include <cstring>
 #include <string>
 
 #include "agentkit/json/value.hpp"
@@ -167,16 +169,49 @@ const char* plain_run_end(const char* p, const char* end, bool ascii_only) noexc
   return back_to_character_start(p, q);
 }
 
-}  // namespace
+// Strings up to this long are first checked whole for bytes that need a look: most strings
+// written (keys, ids, names, timestamps) have none and are copied in one piece, without the
+// word scan's UTF-8 bookkeeping and its byte-wise tail. Longer ones go straight to the scan.
+constexpr std::size_t kShortString = 64;
 
-void append_quoted(std::string& out, std::string_view s, bool ascii_only) {
-  out.reserve(out.size() + s.size() + 2);
-  out.push_back('"');
+// Bit 7 set in each byte of `x` that is not printable ASCII, or is a quote or a backslash.
+std::uint64_t ascii_stops(std::uint64_t x) noexcept {
+  return detail::swar::string_stops(x) | (x & detail::swar::kHighs);
+}
+
+// True when `s` is short and every byte is printable ASCII other than quote and backslash
+// (DEL included: only C0 controls are escaped): the bytes are their own JSON text.
+bool short_plain_ascii(std::string_view s) noexcept {
+  const std::size_t n = s.size();
+  const char* p = s.data();
+  if (n > kShortString) return false;
+  if (n >= 8) {
+    std::uint64_t stops = ascii_stops(detail::load_le(p + n - 8));  // the last word, overlapping
+    for (std::size_t i = 0; i + 8 <= n; i += 8) stops |= ascii_stops(detail::load_le(p + i));
+    return stops == 0;
+  }
+  if (n >= 4) {
+    // Two overlapping halves make one word.
+    std::uint32_t low = 0, high = 0;
+    std::memcpy(&low, p, 4);
+    std::memcpy(&high, p + n - 4, 4);
+    return ascii_stops(std::uint64_t{low} | (std::uint64_t{high} << 32)) == 0;
+  }
+  for (std::size_t i = 0; i < n; ++i) {
+    const auto c = static_cast<unsigned char>(p[i]);
+    if (c < 0x20 || c >= 0x80 || c == '"' || c == '\\') return false;
+  }
+  return true;
+}
+
+// The general path of append_quoted, after the opening quote: copies plain runs, escapes the
+// rest. Kept out of line so that the short path does not pay for its frame.
+[[gnu::noinline]] void append_escaped(std::string& out, std::string_view s, bool ascii_only) {
   const char* p = s.data();
   const char* end = p + s.size();
   while (p != end) {
     const char* q = plain_run_end(p, end, ascii_only);
-    out.append(p, q);
+    out.append(p, static_cast<std::size_t>(q - p));
     if (q == end) break;
     // One character the bulk scan left: escape it, or copy it after checking it.
     const unsigned char c = static_cast<unsigned char>(*q);
@@ -193,11 +228,23 @@ void append_quoted(std::string& out, std::string_view s, bool ascii_only) {
       // Plain ASCII the word scan could not take (a short string, or the last bytes): the run
       // up to the next byte that needs a look.
       const char* run_end = detail::find_special_string_byte(q, end);
-      out.append(q, run_end);
+      out.append(q, static_cast<std::size_t>(run_end - q));
       p = run_end;
     } else {
       p = q + append_non_ascii(out, q, end, ascii_only);
     }
+  }
+}
+
+}  // namespace
+
+void append_quoted(std::string& out, std::string_view s, bool ascii_only) {
+  out.reserve(out.size() + s.size() + 2);
+  out.push_back('"');
+  if (short_plain_ascii(s)) {
+    out.append(s.data(), s.size());
+  } else {
+    append_escaped(out, s, ascii_only);
   }
   out.push_back('"');
 }

@@ -1,5 +1,6 @@
 // json::parse and json::dump: round trips, escapes, UTF-8, errors and the limits.
 #include <string>
+#include <vector>
 #include <thread>
 
 #include "agentkit/json/value.hpp"
@@ -80,6 +81,71 @@ TEST_CASE("append_quoted appends one escaped string") {
   std::string out = "x=";
   json::append_quoted(out, "a\"b\n");
   CHECK(out == R"(x="a\"b\n")");
+}
+
+namespace {
+
+// The escaping json::dump promises, one character at a time, for well-formed UTF-8: quote,
+// backslash and C0 controls escaped (the five with short forms short), U+2028 and U+2029
+// escaped, and with ascii_only every other non-ASCII character as \u escapes (astral ones as a
+// surrogate pair); everything else as it is.
+std::string reference_quoted(const std::string& s, bool ascii_only) {
+  static constexpr char kHex[] = "0123456789abcdef";
+  const auto u_escape = [](std::string& out, unsigned unit) {
+    out += "\\u";
+    for (int shift = 12; shift >= 0; shift -= 4) out += kHex[(unit >> shift) & 0xF];
+  };
+  std::string out = "\"";
+  for (std::size_t i = 0; i < s.size();) {
+    const auto c = static_cast<unsigned char>(s[i]);
+    const std::size_t n = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
+    unsigned cp = n == 1 ? c : n == 2 ? c & 0x1F : n == 3 ? c & 0x0F : c & 0x07;
+    for (std::size_t k = 1; k < n; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+    const std::string bytes = s.substr(i, n);
+    i += n;
+    if (cp == '"') out += "\\\"";
+    else if (cp == '\\') out += "\\\\";
+    else if (cp == '\b') out += "\\b";
+    else if (cp == '\f') out += "\\f";
+    else if (cp == '\n') out += "\\n";
+    else if (cp == '\r') out += "\\r";
+    else if (cp == '\t') out += "\\t";
+    else if (cp < 0x20 || cp == 0x2028 || cp == 0x2029) u_escape(out, cp);
+    else if (cp < 0x80 || !ascii_only) out += bytes;
+    else if (cp < 0x10000) u_escape(out, cp);
+    else {
+      u_escape(out, 0xD800 + ((cp - 0x10000) >> 10));
+      u_escape(out, 0xDC00 + ((cp - 0x10000) & 0x3FF));
+    }
+  }
+  return out + "\"";
+}
+
+}  // namespace
+
+TEST_CASE("append_quoted writes the reference escaping for every character at every position of "
+          "strings up to 80 bytes") {
+  // Short strings take a whole-string path, longer ones the word scan: each special character
+  // placed at each position of each length checks both paths and the seam between them.
+  const std::vector<std::string> specials = {
+      "\"", "\\", std::string(1, '\0'), "\x01", "\b", "\t", "\n", "\x1f", "\x7f", "/", "\xC3\xA9",
+      "\xE2\x80\xA8", "\xE2\x80\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80", "\xEF\xBF\xBF"};
+  for (std::size_t length = 0; length <= 80; ++length) {
+    for (const std::string& special : specials) {
+      for (std::size_t at = 0; at <= length; ++at) {
+        const std::string s = std::string(at, 'a') + special + std::string(length - at, 'b');
+        for (const bool ascii_only : {false, true}) {
+          std::string out = "<";
+          json::append_quoted(out, s, ascii_only);
+          INFO("length " << length << ", at " << at << ", ascii_only " << ascii_only);
+          REQUIRE(out == "<" + reference_quoted(s, ascii_only));
+        }
+      }
+    }
+    std::string plain = "<";
+    json::append_quoted(plain, std::string(length, 'p'));
+    REQUIRE(plain == "<\"" + std::string(length, 'p') + "\"");
+  }
 }
 
 TEST_CASE("invalid UTF-8 inside a string is a parse error with its offset") {
