@@ -27,6 +27,7 @@
 // as its default, but a known member of the wrong type is an error naming its path
 // ("$.content[2].text: expected a string, got number"). A block "type" this build does not know
 // becomes an UnknownBlock holding the whole block.
+#include <charconv>
 #include <chrono>
 #include <cmath>
 #include <cstddef>
@@ -90,6 +91,162 @@ void put_timestamp_if(json::Object& o, Timestamp t) {
 bool is_compact_canonical_json(std::string_view bytes) {
   Result<json::Value> parsed = json::parse(bytes);
   return parsed && json::dump(*parsed) == bytes;
+}
+
+// What the quick look at tool arguments can tell without a parser.
+enum class Canonical : std::uint8_t { yes, no, ask_the_parser };
+
+// The common case of is_compact_canonical_json without a tree: arguments as models write them
+// (printable ASCII strings without escapes, numbers, literals, no whitespace, no repeated key,
+// shallow nesting). Answers `yes` only when json::parse reads the bytes and json::dump writes them
+// back the same, `no` only when it cannot; anything unusual (an escape, a byte outside printable
+// ASCII, deep nesting, many keys, a long input) is left to the exact check. The direct text
+// encoder uses it; the tree encoder keeps the exact check, so the codec test comparing the two
+// also checks this answer.
+class CanonicalScan {
+ public:
+  explicit CanonicalScan(std::string_view bytes)
+      : p_(bytes.data()), end_(bytes.data() + bytes.size()) {}
+
+  Canonical run() {
+    if (p_ == end_ || end_ - p_ > kLongestInput) return Canonical::ask_the_parser;
+    if (!value(0)) return give_up_;
+    return p_ == end_ ? Canonical::yes : Canonical::ask_the_parser;
+  }
+
+ private:
+  static constexpr std::ptrdiff_t kLongestInput = 16 * 1024;
+  static constexpr int kDeepest = 16;
+  static constexpr std::size_t kMostKeys = 64;  // open objects' keys held at once
+
+  bool ask() {
+    give_up_ = Canonical::ask_the_parser;
+    return false;
+  }
+  bool at(char c) const { return p_ != end_ && *p_ == c; }
+  // Steps past the closing byte of a container or string.
+  bool close() {
+    ++p_;
+    return true;
+  }
+
+  bool value(int depth) {
+    if (p_ == end_) return ask();
+    switch (*p_) {
+      case '{': return object(depth + 1);
+      case '[': return array(depth + 1);
+      case '"': return string();
+      case 't': return literal("true");
+      case 'f': return literal("false");
+      case 'n': return literal("null");
+      default: return number();
+    }
+  }
+
+  bool object(int depth) {
+    if (depth > kDeepest) return ask();
+    ++p_;
+    if (at('}')) return close();
+    const std::size_t first_key = key_count_;
+    for (;;) {
+      const char* key_start = p_;
+      if (!at('"') || !string()) return ask();
+      const std::string_view key(key_start, static_cast<std::size_t>(p_ - key_start));
+      // Plain ASCII keys are their own text: equal bytes are equal keys. json::parse refuses a
+      // repeated key, so the input cannot be canonical.
+      for (std::size_t i = first_key; i < key_count_; ++i) {
+        if (std::string_view(key_begin_[i], key_size_[i]) == key) {
+          give_up_ = Canonical::no;
+          return false;
+        }
+      }
+      if (key_count_ == kMostKeys) return ask();
+      key_begin_[key_count_] = key.data();
+      key_size_[key_count_++] = key.size();
+      if (!at(':')) return ask();
+      ++p_;
+      if (!value(depth)) return false;
+      if (at('}')) break;
+      if (!at(',')) return ask();
+      ++p_;
+    }
+    key_count_ = first_key;
+    return close();
+  }
+
+  bool array(int depth) {
+    if (depth > kDeepest) return ask();
+    ++p_;
+    if (at(']')) return close();
+    for (;;) {
+      if (!value(depth)) return false;
+      if (at(']')) return close();
+      if (!at(',')) return ask();
+      ++p_;
+    }
+  }
+
+  // Printable ASCII without a backslash: the bytes are the string's text, and dump writes them
+  // so (a quote would have ended it; controls, escapes and other bytes are the parser's).
+  bool string() {
+    for (++p_; p_ != end_; ++p_) {
+      const auto c = static_cast<unsigned char>(*p_);
+      if (c == '"') return close();
+      if (c < 0x20 || c >= 0x80 || c == '\\') return ask();
+    }
+    return ask();
+  }
+
+  bool literal(std::string_view word) {
+    if (static_cast<std::size_t>(end_ - p_) < word.size() ||
+        std::string_view(p_, word.size()) != word) {
+      return ask();
+    }
+    p_ += word.size();
+    return true;
+  }
+
+  // RFC 8259's grammar, which json::parse keeps as written and json::dump writes back.
+  bool number() {
+    const auto digit = [this] { return p_ != end_ && *p_ >= '0' && *p_ <= '9'; };
+    if (at('-')) ++p_;
+    if (!digit()) return ask();
+    if (at('0')) {
+      ++p_;
+    } else {
+      while (digit()) ++p_;
+    }
+    if (at('.')) {
+      ++p_;
+      if (!digit()) return ask();
+      while (digit()) ++p_;
+    }
+    if (at('e') || at('E')) {
+      ++p_;
+      if (at('+') || at('-')) ++p_;
+      if (!digit()) return ask();
+      while (digit()) ++p_;
+    }
+    return true;
+  }
+
+  const char* p_;
+  const char* end_;
+  Canonical give_up_ = Canonical::ask_the_parser;
+  // The keys of the objects open around p_, innermost last (written before they are read).
+  const char* key_begin_[kMostKeys];
+  std::size_t key_size_[kMostKeys];
+  std::size_t key_count_ = 0;
+};
+
+// is_compact_canonical_json, the common case answered without a tree.
+bool is_compact_canonical_json_fast(std::string_view bytes) {
+  switch (CanonicalScan(bytes).run()) {
+    case Canonical::yes: return true;
+    case Canonical::no: return false;
+    case Canonical::ask_the_parser: return is_compact_canonical_json(bytes);
+  }
+  return is_compact_canonical_json(bytes);
 }
 
 json::Array encode_content(const std::vector<ContentBlock>& content) {
@@ -179,6 +336,224 @@ json::Value encode_cost(const Cost& c) {
   put_amount_if(o, "cache_write", c.cache_write);
   put_amount_if(o, "total", c.total);
   return o;
+}
+
+// ---- Encoding straight to text ---------------------------------------------------------------
+// The shapes above written directly as compact JSON text, byte for byte what json::dump of the
+// tree gives, without building the tree: the session log writes every message this way, and the
+// tree costs more than the text. Member order, the omission rules and the choice between
+// "input" and "input_raw" mirror the tree encoders line for line; a change to one is a change
+// to both, and the codec test comparing the two over every block kind is the guard.
+
+// A member's key as written after an earlier member, `,"name":`, made at compile time from the
+// name (this file's constants: plain ASCII that needs no escaping), so writing it is one append.
+class Key {
+ public:
+  template <std::size_t N>
+  consteval Key(const char (&name)[N]) : size_(N - 1 + kPunctuation) {  // NOLINT: implicit
+    static_assert(N - 1 <= kLongestName, "raise kLongestName");
+    text_[0] = ',';
+    text_[1] = '"';
+    for (std::size_t i = 0; i + 1 < N; ++i) text_[i + 2] = name[i];
+    text_[N + 1] = '"';
+    text_[N + 2] = ':';
+  }
+  std::string_view text() const noexcept { return {text_, size_}; }
+
+ private:
+  static constexpr std::size_t kLongestName = 24;  // "cache_write_1h_tokens" and room
+  static constexpr std::size_t kPunctuation = 4;   // , " " :
+  char text_[kLongestName + kPunctuation] = {};
+  std::size_t size_;
+};
+
+using std::string_view_literals::operator""sv;  // a literal's length known at compile time
+
+void text_key(std::string& out, Key key) { out += key.text(); }
+
+void text_string(std::string& out, Key key, std::string_view value) {
+  text_key(out, key);
+  json::append_quoted(out, value);
+}
+
+void text_string_if(std::string& out, Key key, const std::string& value) {
+  if (!value.empty()) text_string(out, key, value);
+}
+
+// The decimal digits json::Value writes for an integer (std::to_chars, as the tree does).
+void text_digits(std::string& out, std::int64_t n) {
+  constexpr std::size_t kInt64Chars = 20;  // 19 digits and a sign
+  char digits[kInt64Chars];
+  const auto [end, ec] = std::to_chars(digits, digits + sizeof digits, n);
+  out.append(digits, static_cast<std::size_t>(end - digits));
+}
+
+void text_integer(std::string& out, Key key, std::int64_t n) {
+  text_key(out, key);
+  text_digits(out, n);
+}
+
+void text_timestamp_if(std::string& out, Timestamp t) {
+  if (const std::int64_t ms = epoch_milliseconds(t); ms != 0) text_integer(out, "timestamp", ms);
+}
+
+// An enumerator's name: plain ASCII, quoted as it is.
+void text_name(std::string& out, Key key, std::string_view name) {
+  text_key(out, key);
+  out += '"';
+  out += name;
+  out += '"';
+}
+
+// The members of an object as json::dump writes them, braces included.
+void text_object(std::string& out, const json::Object& object) {
+  char separator = '{';
+  for (const json::Member& m : object) {
+    out += separator;
+    separator = ',';
+    json::append_quoted(out, m.key);
+    out += ':';
+    json::dump_to(out, m.value);
+  }
+  if (separator == '{') out += '{';
+  out += '}';
+}
+
+void text_block(std::string& out, const ContentBlock& block);
+
+void text_content(std::string& out, const std::vector<ContentBlock>& content) {
+  text_key(out, "content");
+  out += '[';
+  for (std::size_t i = 0; i < content.size(); ++i) {
+    if (i != 0) out += ',';
+    text_block(out, content[i]);
+  }
+  out += ']';
+}
+
+void text_block(std::string& out, const ContentBlock& block) {
+  std::visit(Overloaded{
+                 [&](const TextBlock& b) {
+                   out += R"({"type":"text")"sv;
+                   text_string(out, "text", b.text);
+                 },
+                 [&](const ThinkingBlock& b) {
+                   out += R"({"type":"thinking")"sv;
+                   text_string(out, "thinking", b.thinking);
+                   text_string_if(out, "signature", b.signature);
+                   if (b.redacted) out += R"(,"redacted":true)"sv;
+                   text_string_if(out, "id", b.id);
+                 },
+                 [&](const ToolUseBlock& b) {
+                   out += R"({"type":"tool_use")"sv;
+                   text_string(out, "id", b.id);
+                   text_string(out, "name", b.name);
+                   if (is_compact_canonical_json_fast(b.input.bytes())) {
+                     text_key(out, "input");
+                     out += b.input.bytes();
+                   } else {
+                     text_string(out, "input_raw", b.input.str());
+                   }
+                   text_string_if(out, "thought_signature", b.thought_signature);
+                 },
+                 [&](const ImageBlock& b) {
+                   out += R"({"type":"image")"sv;
+                   text_string(out, "mime_type", b.mime_type);
+                   text_string(out, "data", b.data_base64);
+                 },
+                 [&](const UnknownBlock& b) {
+                   out += R"({"type":"unknown")"sv;
+                   text_string_if(out, "block_type", b.type);
+                   if (!b.raw.is_null()) {
+                     text_key(out, "raw");
+                     json::dump_to(out, b.raw);
+                   }
+                 },
+             },
+             block);
+  out += '}';
+}
+
+void text_amount_if(std::string& out, Key key, double amount) {
+  if (amount == 0 || !std::isfinite(amount)) return;
+  text_key(out, key);
+  out += json::Value(amount).number_text();  // the tree's own shortest round-trip text
+}
+
+void text_usage(std::string& out, const Usage& u) {
+  out += R"({"input_tokens":)"sv;
+  text_digits(out, u.input_tokens);
+  text_integer(out, "output_tokens", u.output_tokens);
+  text_integer(out, "cache_read_tokens", u.cache_read_tokens);
+  text_integer(out, "cache_write_tokens", u.cache_write_tokens);
+  text_integer(out, "cache_write_1h_tokens", u.cache_write_1h_tokens);
+  text_integer(out, "reasoning_tokens", u.reasoning_tokens);
+  const std::size_t cost_at = out.size();
+  text_key(out, "cost");
+  const std::size_t parts_at = out.size();
+  text_amount_if(out, "input", u.cost.input);
+  text_amount_if(out, "output", u.cost.output);
+  text_amount_if(out, "cache_read", u.cost.cache_read);
+  text_amount_if(out, "cache_write", u.cost.cache_write);
+  text_amount_if(out, "total", u.cost.total);
+  if (out.size() == parts_at) {
+    out.resize(cost_at);  // no part to write: the member is omitted, as the tree omits it
+  } else {
+    out[parts_at] = '{';  // the first part's comma opens the object
+    out += '}';
+  }
+  text_string_if(out, "billed_model", u.billed_model);
+  out += '}';
+}
+
+void text_message(std::string& out, const UserMessage& m) {
+  out += R"({"role":"user")"sv;
+  text_content(out, m.content);
+  text_timestamp_if(out, m.timestamp);
+  out += '}';
+}
+
+void text_message(std::string& out, const AssistantMessage& m) {
+  out += R"({"role":"assistant")"sv;
+  text_content(out, m.content);
+  text_name(out, "stop_reason", to_string(m.stop_reason));
+  text_string_if(out, "raw_stop_reason", m.raw_stop_reason);
+  text_string_if(out, "error_message", m.error_message);
+  if (m.usage != Usage{}) {
+    text_key(out, "usage");
+    text_usage(out, m.usage);
+  }
+  text_timestamp_if(out, m.timestamp);
+  text_string_if(out, "provider", m.provider);
+  text_string_if(out, "api", m.api);
+  text_string_if(out, "model", m.model);
+  text_string_if(out, "response_model", m.response_model);
+  text_string_if(out, "response_id", m.response_id);
+  out += '}';
+}
+
+void text_message(std::string& out, const ToolResultMessage& m) {
+  out += R"({"role":"tool_result")"sv;
+  text_string(out, "tool_use_id", m.tool_use_id);
+  text_string(out, "tool_name", m.tool_name);
+  text_content(out, m.content);
+  if (m.is_error) out += R"(,"is_error":true)"sv;
+  text_timestamp_if(out, m.timestamp);
+  if (!m.metadata.empty()) {
+    text_key(out, "metadata");
+    text_object(out, m.metadata);
+  }
+  if (!m.added_tool_names.empty()) {
+    text_key(out, "added_tool_names");
+    char separator = '[';
+    for (const std::string& name : m.added_tool_names) {
+      out += separator;
+      separator = ',';
+      json::append_quoted(out, name);
+    }
+    out += ']';
+  }
+  out += '}';
 }
 
 // ---- Decoding ---------------------------------------------------------------------------------
@@ -757,6 +1132,10 @@ json::Value to_json(const Message& message) {
                         [](const ToolResultMessage& m) { return encode_tool_result(m); },
                     },
                     message);
+}
+
+void append_json_text(std::string& out, const Message& message) {
+  std::visit([&out](const auto& m) { text_message(out, m); }, message);
 }
 
 json::Value to_json(const Usage& usage) {

@@ -39,7 +39,11 @@ ToolUseBlock call(std::string input) { return ToolUseBlock{"call_1", "read_file"
 
 class MessageGenerator {
  public:
-  explicit MessageGenerator(std::uint32_t seed) : rng_(seed) {}
+  // `encode_only` also makes what an encoder must write but a decode cannot give back: strings
+  // holding bytes that are not UTF-8 (a caller's std::string may; written as U+FFFD) and trees
+  // holding json::Raw (written verbatim).
+  explicit MessageGenerator(std::uint32_t seed, bool encode_only = false)
+      : rng_(seed), encode_only_(encode_only) {}
 
   Message message() {
     switch (pick(3)) {
@@ -56,11 +60,18 @@ class MessageGenerator {
   // Valid UTF-8 with the characters codecs get wrong: quotes, backslashes, controls, U+2028,
   // astral characters, and an empty string now and then.
   std::string text() {
-    static const std::vector<std::string> pieces = {"a", "Z", " ", "\"", "\\", "\n", "\t", std::string(1, '\0'),
-                                                    "\x1f", "é", "€", "\xE2\x80\xA8", "😀", "{}", "[1,", "null"};
+    static const std::vector<std::string> pieces = {
+        "a", "Z", " ", "\"", "\\", "\n", "\t", std::string(1, '\0'), "\x1f", "\x7f", "é", "€",
+        "\xE2\x80\xA8", "\xE2\x80\xA9", "\xE2\x80\xA7", "😀", "{}", "[1,", "null", "/",
+        "abcdefghijklmnopqrstuvwxyz0123456789"};
+    // Not UTF-8: a stray continuation byte, a cut sequence, an overlong form, a surrogate.
+    static const std::vector<std::string> bad = {"\x80", "\xE2\x80", "\xC0\xAF", "\xED\xA0\x80",
+                                                 "\xFF"};
     std::string out;
     const std::size_t n = pick(4) == 0 ? 0 : pick(12);
-    for (std::size_t i = 0; i < n; ++i) out += pieces[pick(pieces.size())];
+    for (std::size_t i = 0; i < n; ++i) {
+      out += encode_only_ && pick(8) == 0 ? bad[pick(bad.size())] : pieces[pick(pieces.size())];
+    }
     return out;
   }
 
@@ -80,6 +91,7 @@ class MessageGenerator {
   }
 
   json::Value value(int depth) {
+    if (encode_only_ && pick(10) == 0) return json::Raw(tool_input());
     switch (depth > 2 ? pick(4) : pick(6)) {
       case 0: return nullptr;
       case 1: return coin();
@@ -183,7 +195,15 @@ class MessageGenerator {
   }
 
   std::mt19937 rng_;
+  bool encode_only_ = false;
 };
+
+// The session log's encoder: the message's text written without the tree.
+std::string direct_text(const Message& m) {
+  std::string out;
+  append_json_text(out, m);
+  return out;
+}
 
 }  // namespace
 
@@ -376,6 +396,136 @@ TEST_CASE("message_from_json(to_json(m)) == m for many random messages, in memor
     REQUIRE(text.has_value());
     REQUIRE(*text == m);
   }
+}
+
+TEST_CASE("the direct text encoder writes what json::dump of the tree writes, for many random "
+          "messages") {
+  const std::uint32_t seed = 20'261'203;
+  MessageGenerator generate(seed, /*encode_only=*/true);
+  constexpr int kMessages = 5000;
+  for (int i = 0; i < kMessages; ++i) {
+    const Message m = generate.message();
+    const std::string tree = json::dump(to_json(m));
+    INFO("seed " << seed << ", message " << i << ": " << tree);
+    REQUIRE(direct_text(m) == tree);
+  }
+}
+
+TEST_CASE("the direct text encoder writes every block kind and every optional member as the tree "
+          "does") {
+  const std::string separators = "line\xE2\x80\xA8para\xE2\x80\xA9" "end";
+  const std::string controls = std::string("nul") + '\0' + "\x01\b\f\n\r\t\x1f\x7f\"\\/";
+  // An opaque token as a provider sends it: base64 with '+', '/' and '=' that must pass as is.
+  const std::string signature = "EqQBCkYIBxgCKkB+/zX9==";
+
+  AssistantMessage full;
+  full.content = {
+      TextBlock{separators},
+      TextBlock{controls},
+      TextBlock{""},
+      ThinkingBlock{"let me think " + separators, signature, false, "rs_123"},
+      ThinkingBlock{"", signature, true, ""},
+      ToolUseBlock{"call_1", "read", json::Raw(R"({"path":"a.txt","n":1.50})"), "sig_g"},
+      ToolUseBlock{"call_2", "read", json::Raw("{\"path\": \"spaced\"}"), ""},
+      ToolUseBlock{"call_3", "read", json::Raw(R"({"path":"cut)"), ""},
+      ToolUseBlock{"call_4", "read", json::Raw(R"({"a":1,"a":2})"), ""},
+      ToolUseBlock{"call_5", "read", json::Raw("{\"s\":\"\xE2\x80\xA8\"}"), ""},
+      ImageBlock{"image/png", "iVBORw0KGgo="},
+      UnknownBlock{"server_tool_use",
+                   parse(R"({"type":"server_tool_use","id":"x","input":{"q":[1,2.50,null]}})")},
+      UnknownBlock{"", json::Value(nullptr)},
+      UnknownBlock{"citation", json::Value(json::Raw(R"({"kept":"verbatim" })"))},
+  };
+  full.stop_reason = StopReason::error;
+  full.raw_stop_reason = "end_turn";
+  full.error_message = "overloaded: " + controls;
+  full.usage = Usage{1200, 80, 5, 6, 2, 40, Cost{0.0036, 0.0012, 0, 1e-7, 0.0048}, "claude-x"};
+  full.timestamp = at_ms(1'733'150'000'123);
+  full.provider = "anthropic";
+  full.api = "anthropic-messages";
+  full.model = "claude-sonnet-4-5";
+  full.response_model = "claude-sonnet-4-5-20250929";
+  full.response_id = "msg_01";
+
+  AssistantMessage zero_cost;  // usage without cost parts: "cost" is left out, "usage" is not
+  zero_cost.usage.input_tokens = 7;
+  AssistantMessage bare;  // every optional member empty: none written
+
+  ToolResultMessage result;
+  result.tool_use_id = "call_1";
+  result.tool_name = "read";
+  result.content = {TextBlock{"ok"}, ImageBlock{"image/jpeg", "/9j/"}};
+  result.is_error = true;
+  result.timestamp = at_ms(-1);
+  result.metadata = parse(R"({"exit_code":0,"elapsed":1.50,"nested":{"a":[true,"\u2028"]},"e":{}})")
+                        .as_object();
+  result.metadata.set("raw", json::Raw(R"([1, 2])"));
+  result.added_tool_names = {"grep", "glob\n"};
+
+  const std::vector<Message> messages = {
+      full, zero_cost, bare, result, ToolResultMessage{}, UserMessage{}, user_text(separators),
+      UserMessage{{TextBlock{"hi"}, ImageBlock{"image/gif", ""}}, at_ms(1)}};
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    const std::string tree = json::dump(to_json(messages[i]));
+    INFO("message " << i << ": " << tree);
+    CHECK(direct_text(messages[i]) == tree);
+  }
+  // What the comparison stands on: the separators are escaped (the text is also JavaScript),
+  // the canonical arguments are the model's bytes, the others travel as input_raw.
+  const std::string text = direct_text(full);
+  CHECK(text.find("line\\u2028para\\u2029end") != std::string::npos);
+  CHECK(text.find("\xE2\x80\xA8") == std::string::npos);
+  CHECK(text.find(R"("input":{"path":"a.txt","n":1.50})") != std::string::npos);
+  CHECK(text.find(R"("input_raw":"{\"path\": \"spaced\"}")") != std::string::npos);
+  CHECK(text.find(R"("signature":"EqQBCkYIBxgCKkB+/zX9==")") != std::string::npos);
+  CHECK(text.find(R"("cost":{"input":0.0036,"output":0.0012,"cache_write":)") != std::string::npos);
+  CHECK(direct_text(zero_cost).find("cost") == std::string::npos);
+  CHECK(direct_text(bare) == R"({"role":"assistant","content":[],"stop_reason":"stop"})");
+  CHECK(direct_text(result).find(R"("raw":[1, 2])") != std::string::npos);
+}
+
+TEST_CASE("the direct text encoder decides input or input_raw as the tree does, for every "
+          "one-byte change of real arguments") {
+  // The direct encoder answers the common arguments without a parser; the tree encoder always
+  // asks the parser. Each edge of the quick answer, then every one-byte change of typical
+  // arguments.
+  std::vector<std::string> inputs = {
+      "{}", "[]", "{\"a\":1,\"a\":2}", "{\"a\":{\"a\":1},\"b\":[{\"a\":1,\"b\":2}]}",
+      "{\"a\":1,\"b\":{\"c\":1,\"c\":2}}", " {}", "{} ", "{\"a\" :1}", "{\"a\":\"\\n\"}",
+      "{\"a\":\"\\u00e9\"}", "{\"a\":\"\xC3\xA9\"}", "{\"a\":\"\xE2\x80\xA8\"}", "{\"a\":\"\\/\"}",
+      "-0", "1E5", "1e+5", "01", "1.", "2e", ".5", "tru", "nul", "\"x\"", "\"\"", "12.50", "",
+      "{}x", "[1,]", "{\"a\":}", "{\"a\"}", "[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]", "{\"\x7f\":true}"};
+  std::string many_keys = "{";
+  for (int i = 0; i < 70; ++i) many_keys += (i ? ",\"k" : "\"k") + std::to_string(i) + "\":" + "0";
+  inputs.push_back(many_keys + "}");
+  inputs.push_back("[\"" + std::string(17 * 1024, 'x') + "\"]");
+  const std::vector<std::string> typical = {
+      R"({"path":"src/main.cpp","offset":120,"limit":-2.5e3,"recursive":true,"glob":null})",
+      R"({"command":"ls -la","env":{"A":"1","B":[1,2,{"c":false}]},"timeout_ms":30000})"};
+  for (const std::string& t : typical) {
+    inputs.push_back(t);
+    for (std::size_t i = 0; i < t.size(); ++i) {
+      for (const char c : std::string("{}[]\",:\\ 0-.eE+tfn\x01\xC3x")) {
+        std::string changed = t;
+        changed[i] = c;
+        inputs.push_back(changed);
+      }
+      inputs.push_back(t.substr(0, i) + t.substr(i + 1));
+    }
+  }
+  for (const std::string& input : inputs) {
+    AssistantMessage reply;
+    reply.content.push_back(call(input));
+    const Message m = reply;
+    INFO("arguments: " << input.substr(0, 200));
+    REQUIRE(direct_text(m) == json::dump(to_json(m)));
+  }
+}
+
+TEST_CASE("the direct text encoder appends to what the buffer already holds") {
+  std::string out = "prefix:";
+  append_json_text(out, user_text("hi"));
+  CHECK(out == R"(prefix:{"role":"user","content":[{"type":"text","text":"hi"}]})");
 }
 
 // ---- Events --------------------------------------------------------------------------------------

@@ -1,9 +1,13 @@
 // The lossless message codec on arbitrary JSON. Whatever message_from_json accepts must come
-// back identical through to_json, both in memory and through the JSON text a session log holds;
-// the block and usage decoders and the event encoders must not crash on anything.
+// back identical through to_json, both in memory and through the JSON text a session log holds,
+// and the direct text encoder (what the log writes) must write exactly json::dump of the tree;
+// any bytes as a tool call's arguments must be written the same both ways (the direct encoder's
+// quick canonical check against the parser's); the block and usage decoders and the event
+// encoders must not crash on anything.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <string>
 #include <string_view>
 
 #include "agentkit/core/event.hpp"
@@ -26,6 +30,9 @@ void check_message(const json::Value& doc) {
     return;
   }
   const json::Value encoded = to_json(*m);
+  std::string direct;
+  append_json_text(direct, *m);
+  require(direct == json::dump(encoded));
   const Result<Message> in_memory = message_from_json(encoded);
   require(in_memory.has_value() && *in_memory == *m);
   const Result<json::Value> reread = json::parse(json::dump(encoded));
@@ -58,8 +65,19 @@ void check_usage(const json::Value& doc) {
 
 }  // namespace
 
+// The bytes as a tool call's arguments: "input" verbatim or "input_raw", the same decision both
+// ways.
+void check_arguments(std::string_view bytes) {
+  AssistantMessage m;
+  m.content.push_back(ToolUseBlock{"call_1", "f", json::Raw(std::string(bytes)), ""});
+  std::string direct;
+  append_json_text(direct, m);
+  require(direct == json::dump(to_json(Message(m))));
+}
+
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view input(reinterpret_cast<const char*>(data), size);
+  check_arguments(input);
   const Result<json::Value> doc = json::parse(input, kParseOptions);
   if (!doc) return 0;
   check_message(*doc);

@@ -308,6 +308,13 @@ void replay(const std::filesystem::path& root, const json::Value& entry) {
   REQUIRE(agent);
   auto run = agent->run("replay the recording");
   REQUIRE(run);
+  // A session log writes each message with the direct encoder: real replies (signatures,
+  // provenance, the vendors' own argument bytes) come out as the tree codec writes them.
+  for (const Message& m : run->messages) {
+    std::string direct;
+    append_json_text(direct, m);
+    CHECK(direct == json::dump(to_json(m)));
+  }
 
   if (const json::Value* error = expect.find("error"); !error->is_null()) {
     CHECK(run->stop_reason == RunStopReason::error);
