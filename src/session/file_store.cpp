@@ -6,6 +6,9 @@
 
 #include <cerrno>
 #include <cstdint>
+#include <functional>
+#include <memory>
+#include <optional>
 #include <string>
 #include <system_error>
 
@@ -75,16 +78,25 @@ class FileStore final : public Store {
   }
 
   Result<std::string> read() override {
-    int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
-    if (fd < 0) {
-      if (errno == ENOENT) {
-        return make_error(Errc::not_found, "no session log at '" + path_.string() + "'");
-      }
-      return os_error("cannot open session log", path_, errno);
-    }
-    Result<std::string> bytes = read_fd(fd);
-    ::close(fd);
+    Result<int> fd = open_for_reading();
+    if (!fd) return fd.error();
+    Result<std::string> bytes = read_fd(*fd);
+    ::close(*fd);
     return bytes;
+  }
+
+  Result<void> read_pieces(const std::function<void(std::string_view)>& consume) override {
+    Result<int> fd = open_for_reading();
+    if (!fd) return fd.error();
+    Result<void> done = read_fd_pieces(*fd, consume);
+    ::close(*fd);
+    return done;
+  }
+
+  std::optional<std::uint64_t> size_hint() override {
+    struct stat st {};
+    if (::stat(path_.c_str(), &st) != 0 || !S_ISREG(st.st_mode)) return std::nullopt;
+    return static_cast<std::uint64_t>(st.st_size);
   }
 
   Result<void> create(std::string_view first_line) override {
@@ -169,13 +181,48 @@ class FileStore final : public Store {
     return {};
   }
 
-  Result<std::string> read_fd(int fd) {
+  // The log opened for reading, refused when it is a directory. The descriptor is the caller's.
+  Result<int> open_for_reading() const {
+    int fd = ::open(path_.c_str(), O_RDONLY | O_CLOEXEC);
+    if (fd < 0) {
+      if (errno == ENOENT) {
+        return make_error(Errc::not_found, "no session log at '" + path_.string() + "'");
+      }
+      return os_error("cannot open session log", path_, errno);
+    }
     struct stat st {};
-    if (::fstat(fd, &st) != 0) return os_error("cannot stat session log", path_, errno);
+    if (::fstat(fd, &st) != 0) {
+      const int err = errno;
+      ::close(fd);
+      return os_error("cannot stat session log", path_, err);
+    }
     if (S_ISDIR(st.st_mode)) {
+      ::close(fd);
       return make_error(Errc::io_error, "session log path '" + path_.string() +
                                             "' is a directory, not a file");
     }
+    return fd;
+  }
+
+  // One buffer, filled by read(2) and handed on, again and again: the file is never held whole,
+  // so loading a large log costs neither a second copy of it in memory nor the page faults of
+  // a fresh buffer its size (most of the kernel's share of a load), and the loader reads bytes
+  // still in the processor's cache. A mapping of the file would save the copy too, but a writer
+  // cutting a torn tail meanwhile would make reading the mapping past the new end a SIGBUS.
+  Result<void> read_fd_pieces(int fd, const std::function<void(std::string_view)>& consume) {
+    std::unique_ptr<char[]> buffer(new char[kReadPiece]);  // not zeroed: read(2) fills it
+    for (;;) {
+      ssize_t n = ::read(fd, buffer.get(), kReadPiece);
+      if (n < 0 && errno == EINTR) continue;
+      if (n < 0) return os_error("cannot read session log", path_, errno);
+      if (n == 0) return {};
+      consume(std::string_view(buffer.get(), static_cast<std::size_t>(n)));
+    }
+  }
+
+  Result<std::string> read_fd(int fd) {
+    struct stat st {};
+    if (::fstat(fd, &st) != 0) return os_error("cannot stat session log", path_, errno);
     // Read straight into the string (sized from fstat, grown if the file grew meanwhile): a
     // second buffer would double the peak memory of loading a large log.
     std::string bytes;
@@ -220,6 +267,9 @@ class FileStore final : public Store {
   }
 
   static constexpr std::size_t kReadChunk = 1 << 16;
+  // A piece of the file handed to the loader: small enough to stay in the processor's cache
+  // between read(2) writing it and the loader reading it, large enough that the calls are few.
+  static constexpr std::size_t kReadPiece = std::size_t{256} << 10;
   // The holder text is a short description ("pid 4242 (agentdemo)"); more is not shown.
   static constexpr std::size_t kMaxHolderBytes = 256;
 

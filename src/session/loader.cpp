@@ -1,10 +1,12 @@
 // The never-refusing loader: every line is either an entry, the header, or a listed repair.
 #include <algorithm>
 #include <chrono>
+#include <cstdint>
 #include <cstring>
 #include <ctime>
+#include <functional>
 #include <limits>
-#include <unordered_map>
+#include <utility>
 
 #include "agentkit/base/utf8.hpp"
 #include "agentkit/json/value.hpp"
@@ -121,6 +123,56 @@ Result<Entry> entry_from_members(const std::vector<LineMember>& members) {
   return e;
 }
 
+// The ids of the entries loaded so far, for repeated ids and dangling parents: an open-addressed
+// table of positions in the entry list, so that an id costs no allocation of its own and the
+// entries may move as the list grows.
+class IdIndex {
+ public:
+  explicit IdIndex(const std::vector<Entry>& entries) : entries_(entries) {}
+
+  void reserve(std::size_t ids) {
+    if (ids * 2 > slots_.size()) rehash(ids * 2);
+  }
+
+  bool contains(std::string_view id) const {
+    if (slots_.empty()) return false;
+    for (std::size_t i = home(id);; i = (i + 1) & mask()) {
+      if (slots_[i] == 0) return false;
+      if (entries_[slots_[i] - 1].id == id) return true;
+    }
+  }
+
+  // Adds the entry at `position` of the list; its id must not be present yet.
+  void insert(std::size_t position) {
+    if ((count_ + 1) * 2 > slots_.size()) rehash(std::max<std::size_t>(slots_.size() * 2, 16));
+    place(position);
+    ++count_;
+  }
+
+ private:
+  std::size_t mask() const noexcept { return slots_.size() - 1; }
+  std::size_t home(std::string_view id) const noexcept {
+    return std::hash<std::string_view>{}(id) & mask();
+  }
+  void place(std::size_t position) {
+    std::size_t i = home(entries_[position].id);
+    while (slots_[i] != 0) i = (i + 1) & mask();
+    slots_[i] = static_cast<std::uint32_t>(position + 1);
+  }
+  void rehash(std::size_t at_least) {
+    std::size_t size = 16;
+    while (size < at_least) size *= 2;
+    std::vector<std::uint32_t> old = std::exchange(slots_, std::vector<std::uint32_t>(size, 0));
+    for (std::uint32_t slot : old) {
+      if (slot != 0) place(slot - 1);
+    }
+  }
+
+  const std::vector<Entry>& entries_;
+  std::vector<std::uint32_t> slots_;  // position + 1; 0 is empty; a power of two in size
+  std::size_t count_ = 0;
+};
+
 // Newlines in `bytes`, by memchr (vectorised; a byte loop costs a tenth of the whole load).
 std::size_t count_lines(std::string_view bytes) {
   std::size_t n = 0;
@@ -135,32 +187,72 @@ std::size_t count_lines(std::string_view bytes) {
   return n;
 }
 
-// Parses one log into `out`, line by line.
+// Parses one log into `out`, line by line, from its bytes given in pieces of any size.
 class Loader {
  public:
   explicit Loader(LoadResult& out) : out_(out) {}
 
-  void run(std::string_view bytes) {
-    // Exactly one entry slot per line, reserved up front: the index below holds views of the
-    // entries' ids, which must never move.
-    out_.entries.reserve(count_lines(bytes) + 1);
-    index_.reserve(out_.entries.capacity());
-    std::size_t pos = 0;
-    while (pos < bytes.size()) {
-      std::size_t nl = bytes.find('\n', pos);
-      ++line_;
-      if (nl == std::string_view::npos) {
-        torn_tail(bytes.substr(pos));
-        break;
+  // Room for `lines` entries (a hint: growing past it only costs moves).
+  void reserve(std::size_t lines) {
+    out_.entries.reserve(lines);
+    index_.reserve(lines);
+  }
+
+  // The size of the whole log, when the store knows it: the entry list is then sized from the
+  // lines read so far rather than doubled again and again (each doubling moves every entry and
+  // faults in a fresh block of memory).
+  void expect_bytes(std::uint64_t total) { expected_bytes_ = total; }
+
+  void feed(std::string_view piece) {
+    stored_bytes_ += piece.size();
+    if (!partial_.empty()) {
+      // The line the previous piece cut: complete it, or keep waiting for its newline.
+      const char* nl = find_newline(piece);
+      if (nl == nullptr) {
+        partial_.append(piece);
+        return;
       }
-      line(bytes.substr(pos, nl - pos));
-      pos = nl + 1;
-      out_.intact_bytes = pos;
+      const std::size_t head = static_cast<std::size_t>(nl - piece.data());
+      partial_.append(piece.substr(0, head));
+      complete_line(partial_);
+      partial_.clear();
+      piece.remove_prefix(head + 1);
+    }
+    while (!piece.empty()) {
+      const char* nl = find_newline(piece);
+      if (nl == nullptr) {
+        partial_.assign(piece);
+        return;
+      }
+      const std::size_t length = static_cast<std::size_t>(nl - piece.data());
+      complete_line(piece.substr(0, length));
+      piece.remove_prefix(length + 1);
+    }
+  }
+
+  // After the last piece: what is left without a newline is a torn line (or padding).
+  void finish() {
+    if (!partial_.empty()) {
+      ++line_;
+      torn_tail(partial_);
     }
     if (!seen_header_) synthesize_header();
   }
 
+  // Every byte fed, the torn tail included.
+  std::uint64_t stored_bytes() const noexcept { return stored_bytes_; }
+
  private:
+  static const char* find_newline(std::string_view bytes) noexcept {
+    return static_cast<const char*>(std::memchr(bytes.data(), '\n', bytes.size()));
+  }
+
+  void complete_line(std::string_view text) {
+    ++line_;
+    line(text);
+    out_.intact_bytes += text.size() + 1;
+  }
+
   void repair(RepairKind kind, std::string detail) {
     out_.repairs.push_back(Repair{kind, line_, std::move(detail)});
   }
@@ -262,7 +354,7 @@ class Loader {
       repair(RepairKind::corrupt_line, "skipped an unusable entry: " + e.error().message);
       return;
     }
-    if (index_.count(e->id) != 0) {
+    if (index_.contains(e->id)) {
       repair(RepairKind::corrupt_line, "skipped an entry repeating the id '" + e->id + "'");
       return;
     }
@@ -271,10 +363,25 @@ class Loader {
                                            "' unchanged (written by a newer version?)");
       e->verbatim = std::string(text);
     }
-    if (!e->parent_id.empty() && index_.count(e->parent_id) == 0) reparent(*e);
+    if (!e->parent_id.empty() && !index_.contains(e->parent_id)) reparent(*e);
+    if (out_.entries.size() == out_.entries.capacity()) grow();
     out_.entries.push_back(std::move(*e));
-    // A view of the id where it now lives: the reserve in run() keeps it from moving.
-    index_.emplace(out_.entries.back().id, out_.entries.size() - 1);
+    index_.insert(out_.entries.size() - 1);
+  }
+
+  static constexpr std::size_t kLinesBeforeEstimate = 64;
+
+  // Room for the lines still to come, at the average length of those read so far (a tenth
+  // more for slack). Memory reserved and never used is never touched, so it costs no RSS.
+  void grow() {
+    const std::uint64_t read = out_.intact_bytes;
+    // Too few lines to judge by (a header is no entry): push_back doubles meanwhile.
+    if (expected_bytes_ <= read || line_ < kLinesBeforeEstimate) return;
+    const std::uint64_t average = std::max<std::uint64_t>(read / line_, 1);
+    const std::uint64_t more = (expected_bytes_ - read) / average;
+    const std::size_t want = out_.entries.size() + static_cast<std::size_t>(more + more / 10) + 1;
+    out_.entries.reserve(want);
+    index_.reserve(want);
   }
 
   void reparent(Entry& e) {
@@ -291,7 +398,11 @@ class Loader {
   LoadResult& out_;
   std::size_t line_ = 0;
   bool seen_header_ = false;
-  std::unordered_map<std::string_view, std::size_t> index_;
+  std::uint64_t stored_bytes_ = 0;
+  std::uint64_t expected_bytes_ = 0;  // 0: not known
+  // The start of a line whose newline is in a later piece.
+  std::string partial_;
+  IdIndex index_{out_.entries};
   std::vector<detail::ScannedMember> scanned_;  // reused from line to line
   std::vector<LineMember> members_;
 };
@@ -354,21 +465,26 @@ std::string header_line(const Header& h) {
   return json::dump(json::Value(std::move(o)));
 }
 
-void append_entry_line(std::string& out, const Entry& e) {
-  out += R"({"id":)";
+void append_envelope(std::string& out, const Entry& e) {
+  using std::string_view_literals::operator""sv;  // one append per literal, its length known
+  out += R"({"id":)"sv;
   json::append_quoted(out, e.id);
-  out += R"(,"parent_id":)";
+  out += R"(,"parent_id":)"sv;
   if (e.parent_id.empty()) {
-    out += "null";
+    out += "null"sv;
   } else {
     json::append_quoted(out, e.parent_id);
   }
-  out += R"(,"type":)";
+  out += R"(,"type":)"sv;
   json::append_quoted(out, e.type_name);
   if (!e.timestamp.empty()) {
-    out += R"(,"timestamp":)";
+    out += R"(,"timestamp":)"sv;
     json::append_quoted(out, e.timestamp);
   }
+}
+
+void append_entry_line(std::string& out, const Entry& e) {
+  append_envelope(out, e);
   for (const json::Member& m : e.fields) {
     out += ',';
     json::append_quoted(out, m.key);
@@ -426,15 +542,32 @@ std::string_view to_string(RepairKind kind) noexcept {
 
 LoadResult parse_log(std::string_view bytes) {
   LoadResult out;
-  Loader(out).run(bytes);
+  Loader loader(out);
+  loader.reserve(count_lines(bytes) + 1);
+  loader.feed(bytes);
+  loader.finish();
   return out;
 }
 
 Result<LoadResult> load(Store& store) {
-  Result<std::string> bytes = store.read();
-  if (!bytes) return bytes.error();
-  return parse_log(*bytes);
+  std::uint64_t stored_bytes = 0;
+  return detail::load_counting(store, stored_bytes);
 }
+
+namespace detail {
+
+Result<LoadResult> load_counting(Store& store, std::uint64_t& stored_bytes) {
+  LoadResult out;
+  Loader loader(out);
+  if (std::optional<std::uint64_t> size = store.size_hint()) loader.expect_bytes(*size);
+  Result<void> read = store.read_pieces([&](std::string_view piece) { loader.feed(piece); });
+  if (!read) return read.error();
+  loader.finish();
+  stored_bytes = loader.stored_bytes();
+  return out;
+}
+
+}  // namespace detail
 
 std::string to_jsonl(const LoadResult& log) {
   std::string out = detail::header_line(log.header);

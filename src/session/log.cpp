@@ -12,21 +12,14 @@
 namespace agentkit::session {
 namespace {
 
+using std::string_view_literals::operator""sv;
+
 // Entry ids are 8 hex digits, unique within the log: short enough to read in a diff, and 2^32
 // values make a retry on collision rare even at 100,000 entries.
 constexpr int kEntryIdDigits = 8;
 
-// The envelope around a payload: id, parent id, type and timestamp with their keys.
-constexpr std::size_t kLineOverhead = 128;
-
-// The bytes of the raw members of a payload (a message's text): what the line will hold.
-std::size_t raw_size(const json::Object& payload) {
-  std::size_t n = 0;
-  for (const json::Member& m : payload) {
-    if (const json::Raw* raw = m.value.get_raw()) n += m.key.size() + raw->bytes().size() + 4;
-  }
-  return n;
-}
+// The line buffer kept between appends; most lines are a few kilobytes.
+constexpr std::size_t kKeptLineCapacity = std::size_t{64} << 10;
 
 std::string random_hex(std::mt19937_64& rng, int digits) {
   static constexpr char kHex[] = "0123456789abcdef";
@@ -56,6 +49,12 @@ std::string current_directory() {
 struct Log::Index {
   std::unordered_map<std::string, std::size_t> position;
   std::mt19937_64 rng{std::random_device{}()};
+  // The line being appended, reused so that an append allocates nothing for its text; a
+  // buffer grown past kKeptLineCapacity (an image, a long tool result) is given back.
+  std::string line;
+  void release_large_line() {
+    if (line.capacity() > kKeptLineCapacity) line = std::string();
+  }
 };
 
 Log::Log(std::unique_ptr<Store> store, Durability durability)
@@ -87,12 +86,13 @@ Result<Log> Log::open(std::unique_ptr<Store> store, const OpenOptions& options) 
   if (auto locked = log.store_->lock(default_holder(options.holder)); !locked) {
     return locked.error();
   }
-  Result<std::string> bytes = log.store_->read();
-  if (!bytes) return bytes.error();
-  log.contents_ = parse_log(*bytes);
+  std::uint64_t stored_bytes = 0;
+  Result<LoadResult> loaded = detail::load_counting(*log.store_, stored_bytes);
+  if (!loaded) return loaded.error();
+  log.contents_ = std::move(*loaded);
   // A torn last line (or NUL padding) would have the next line glued onto it: cut it off. The
   // rest of the file is never touched.
-  if (log.contents_.intact_bytes < bytes->size()) {
+  if (log.contents_.intact_bytes < stored_bytes) {
     if (auto cut = log.store_->truncate(log.contents_.intact_bytes); !cut) return cut.error();
   }
   log.index_->position.reserve(log.contents_.entries.size());
@@ -108,29 +108,37 @@ const Entry* Log::find(std::string_view id) const {
   return it == index_->position.end() ? nullptr : &contents_.entries[it->second];
 }
 
-Result<std::string> Log::append_entry(EntryType type, json::Object payload) {
-  std::string id;
-  do {
-    id = random_hex(index_->rng, kEntryIdDigits);
-  } while (index_->position.count(id) != 0);
+Entry Log::next_entry(EntryType type) {
   Entry e;
-  e.id = id;
+  // The id is claimed in the index at once (one hash lookup): commit() always adds the entry at
+  // that position, whatever the store answers.
+  do {
+    e.id = random_hex(index_->rng, kEntryIdDigits);
+  } while (!index_->position.try_emplace(e.id, contents_.entries.size()).second);
   e.parent_id = leaf_;
   e.type = type;
   e.type_name = std::string(to_string(type));
   e.timestamp = detail::now_timestamp();
+  return e;
+}
+
+Result<std::string> Log::append_entry(EntryType type, json::Object payload) {
+  Entry e = next_entry(type);
   e.fields = std::move(payload);
-  // One encode into one buffer, one write(2): the line is built in place, payload included (a
-  // message payload is already its encoded text, copied in once).
-  std::string line;
-  line.reserve(kLineOverhead + raw_size(e.fields));
+  std::string& line = index_->line;
+  line.clear();
   detail::append_entry_line(line, e);
   line += '\n';
+  Result<std::string> id = commit(std::move(e), line);
+  index_->release_large_line();
+  return id;
+}
+
+Result<std::string> Log::commit(Entry entry, std::string_view line) {
   // The entry joins the in-memory log whatever the store answers: a failed write costs the
-  // file an entry, never the conversation a turn.
-  index_->position.emplace(id, contents_.entries.size());
-  contents_.entries.push_back(std::move(e));
-  leaf_ = std::move(id);
+  // file an entry, never the conversation a turn. (Its id is in the index since next_entry.)
+  leaf_ = entry.id;
+  contents_.entries.push_back(std::move(entry));
   if (auto written = store_->append(line); !written) return written.error();
   contents_.intact_bytes += line.size();
   if (durability_ == Durability::every_entry) {
@@ -140,11 +148,21 @@ Result<std::string> Log::append_entry(EntryType type, json::Object payload) {
 }
 
 Result<std::string> Log::append_message(const Message& message) {
-  // Kept in memory as its encoded text (a json::Raw), as the loader keeps it: a tenth of the
-  // memory of a tree, and the line is that text copied once.
-  json::Object payload;
-  payload.append_unique("message", json::Raw(json::dump(to_json(message))));
-  return append_entry(EntryType::message, std::move(payload));
+  // The line is written straight from the message (no JSON tree), into a buffer reused from
+  // append to append, and written with one write(2). The entry keeps the message as its encoded
+  // text (a json::Raw), as the loader keeps it: a tenth of the memory of a tree.
+  Entry e = next_entry(EntryType::message);
+  std::string& line = index_->line;
+  line.clear();
+  detail::append_envelope(line, e);
+  line += R"(,"message":)"sv;
+  const std::size_t text_start = line.size();
+  append_json_text(line, message);
+  e.fields.append_unique("message", json::Raw(line.substr(text_start)));
+  line += "}\n"sv;
+  Result<std::string> id = commit(std::move(e), line);
+  index_->release_large_line();
+  return id;
 }
 
 Result<std::string> Log::append_model_change(const ModelRef& model) {

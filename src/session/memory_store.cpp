@@ -1,4 +1,5 @@
-// The in-memory store: copies share one log and one lock, like two opens of a file.
+// The in-memory store: copies share one log and one lock, like two opens of a file. Also the
+// Store interface's defaults for read_pieces and size_hint.
 #include <mutex>
 
 #include "agentkit/session/store.hpp"
@@ -37,6 +38,15 @@ Result<void> MemoryStore::lock(std::string_view holder) {
   holds_lock_ = true;
   return {};
 }
+
+Result<void> Store::read_pieces(const std::function<void(std::string_view)>& consume) {
+  Result<std::string> bytes = read();
+  if (!bytes) return bytes.error();
+  consume(*bytes);
+  return {};
+}
+
+std::optional<std::uint64_t> Store::size_hint() { return std::nullopt; }
 
 Result<std::string> MemoryStore::read() {
   std::lock_guard<std::mutex> guard(state_->mutex);

@@ -1,7 +1,13 @@
 // The never-refusing loader: one test per repair kind, newer versions, bad paths.
 #include "agentkit/session/log.hpp"
 
+#include <algorithm>
+#include <cstdio>
 #include <filesystem>
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
 
 #include "support/catch.hpp"
 #include "session/session_support.hpp"
@@ -243,4 +249,116 @@ TEST_CASE("bounds: a line nested past the parser's depth is a corrupt line, a 4 
   CHECK(loaded.entries[0].id == "b");
   CHECK(kinds(loaded) == std::vector<K>{K::corrupt_line});
   CHECK(loaded.repairs[0].line == 2);
+}
+
+namespace {
+
+// A store that hands its bytes to the loader in pieces cut where the test says.
+class PieceStore final : public session::Store {
+ public:
+  PieceStore(std::string bytes, std::vector<std::size_t> cuts)
+      : bytes_(std::move(bytes)), cuts_(std::move(cuts)) {}
+  Result<void> lock(std::string_view) override { return {}; }
+  Result<std::string> read() override { return bytes_; }
+  Result<void> read_pieces(const std::function<void(std::string_view)>& consume) override {
+    std::size_t at = 0;
+    for (std::size_t cut : cuts_) {
+      cut = std::min(cut, bytes_.size());
+      if (cut < at) continue;
+      consume(std::string_view(bytes_).substr(at, cut - at));
+      at = cut;
+    }
+    consume(std::string_view(bytes_).substr(at));
+    return {};
+  }
+  std::optional<std::uint64_t> size_hint() override { return bytes_.size(); }
+  Result<void> create(std::string_view) override { return {}; }
+  Result<void> append(std::string_view) override { return {}; }
+  Result<void> sync() override { return {}; }
+  Result<void> truncate(std::uint64_t size) override {
+    truncated_to = size;
+    return {};
+  }
+  std::string describe() const override { return "piece store"; }
+
+  std::optional<std::uint64_t> truncated_to;
+
+ private:
+  std::string bytes_;
+  std::vector<std::size_t> cuts_;
+};
+
+// Everything a load answers, as one comparable text.
+std::string summary(const session::LoadResult& r) {
+  std::string out = r.header.verbatim + "|" + std::to_string(r.header.synthesized) + "|" +
+                    std::to_string(r.intact_bytes) + "\n" + session::to_jsonl(r);
+  for (const session::Entry& e : r.entries) out += e.parent_id + "<" + e.id + " ";
+  for (const session::Repair& repair : r.repairs) {
+    out += "\n" + std::string(session::to_string(repair.kind)) + "@" +
+           std::to_string(repair.line) + ": " + repair.detail;
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("a log read in pieces loads exactly as one read whole, wherever the pieces are cut") {
+  // Every repair kind, a line with raw U+2028, NUL padding inside and at the end, a torn tail:
+  // each cut point falls inside each of them once.
+  const std::string bytes =
+      log_of({entry("a", "", "one \xE2\x80\xA8 two"), "garbage", entry("b", "zz", "x"),
+              R"({"id":"u","parent_id":"b","type":"later","v":1})", entry("a", "b", "repeat")}) +
+      std::string(3, '\0') + entry("c", "u", "after the padding") + "\n" +
+      entry("d", "c", "torn").substr(0, 25);
+  const std::string whole = summary(session::parse_log(bytes));
+  for (std::size_t size = 1; size <= 9; ++size) {
+    std::vector<std::size_t> cuts;
+    for (std::size_t at = size; at < bytes.size(); at += size) cuts.push_back(at);
+    PieceStore store(bytes, cuts);
+    INFO("pieces of " << size << " bytes");
+    CHECK(summary(session::load(store).value()) == whole);
+  }
+  for (std::size_t at = 0; at <= bytes.size(); ++at) {
+    PieceStore store(bytes, {at});
+    INFO("one cut at byte " << at);
+    REQUIRE(summary(session::load(store).value()) == whole);
+  }
+}
+
+TEST_CASE("opening a log read in pieces cuts the torn tail at the same place") {
+  const std::string bytes = log_of({entry("a", "", "one")}) + entry("b", "a", "two").substr(0, 9);
+  auto store = std::make_unique<PieceStore>(bytes, std::vector<std::size_t>{3, 40, 41});
+  PieceStore* probe = store.get();
+  auto log = session::Log::open(std::move(store), {}).value();
+  CHECK(log.contents().entries.size() == 1);
+  REQUIRE(probe->truncated_to.has_value());
+  CHECK(*probe->truncated_to == bytes.size() - 9);
+}
+
+TEST_CASE("the file store hands a log larger than its read buffer to the loader whole") {
+  // Lines of 100 kB and of a few bytes, so that the file store's pieces end inside lines, at
+  // line ends and inside multi-byte characters.
+  agentkit::testing::TempDir dir;
+  const auto path = dir.path() / "big.jsonl";
+  std::string bytes(kHeader);
+  bytes += '\n';
+  std::string previous;
+  for (int i = 0; i < 40; ++i) {
+    const std::string id = "e" + std::to_string(i);
+    const std::string text = i % 3 == 0 ? std::string(100'000 + i, 'x') + "\xE2\x82\xAC" : "s";
+    bytes += entry(id, previous, text) + "\n";
+    previous = id;
+  }
+  {
+    std::FILE* f = std::fopen(path.c_str(), "wb");
+    REQUIRE(f != nullptr);
+    REQUIRE(std::fwrite(bytes.data(), 1, bytes.size(), f) == bytes.size());
+    std::fclose(f);
+  }
+  auto store = session::file_store(path);
+  CHECK(store->size_hint() == std::optional<std::uint64_t>(bytes.size()));
+  const session::LoadResult loaded = session::load(*store).value();
+  CHECK(loaded.repairs.empty());
+  CHECK(loaded.entries.size() == 40);
+  CHECK(summary(loaded) == summary(session::parse_log(bytes)));
 }

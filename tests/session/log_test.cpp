@@ -67,6 +67,48 @@ TEST_CASE("every line of a log holding each entry type is one JSON object, line 
   CHECK(header.find("timestamp")->as_string().back() == 'Z');
 }
 
+TEST_CASE("a message line is its envelope and the codec's text of the message, read back equal") {
+  session::MemoryStore memory;
+  auto log = new_memory_log(memory, session::Durability::none);
+  AssistantMessage reply = reply_from({"openai", "openai-responses", "gpt-5"}, "a\xE2\x80\xA8" "b");
+  reply.content.push_back(ThinkingBlock{"why", "opaque+/=", false, "rs_1"});
+  reply.content.push_back(ToolUseBlock{"c1", "read", json::Raw(R"({"path": "x"})"), "ts"});
+  reply.content.push_back(UnknownBlock{"future", json::parse(R"({"type":"future","n":1.0})").value()});
+  reply.usage.input_tokens = 3;
+  reply.usage.cost.total = 0.25;
+  ToolResultMessage result;
+  result.tool_use_id = "c1";
+  result.tool_name = "read";
+  result.content.push_back(TextBlock{"ok"});
+  result.metadata.set("exit_code", 0);
+  const std::vector<Message> messages = {user_text("hello\n\"there\""), reply, result};
+  for (const Message& m : messages) REQUIRE(log.append_message(m));
+
+  const std::vector<std::string> lines = lines_of(memory.bytes());
+  REQUIRE(lines.size() == 1 + messages.size());
+  const auto& entries = log.contents().entries;
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    INFO("line " << i + 2 << ": " << lines[i + 1]);
+    const session::Entry& e = entries[i];
+    const std::string text = json::dump(to_json(messages[i]));
+    // Built from the tree codec, independently of the writer's direct path.
+    const std::string expected = R"({"id":")" + e.id + R"(","parent_id":)" +
+                                 (i == 0 ? std::string("null") : "\"" + entries[i - 1].id + "\"") +
+                                 R"(,"type":"message","timestamp":")" + e.timestamp +
+                                 R"(","message":)" + text + "}";
+    CHECK(lines[i + 1] == expected);
+    CHECK(e.fields.find("message")->get_raw()->bytes() == text);
+    CHECK(session::message_of(e).value() == messages[i]);
+  }
+  const session::LoadResult reloaded = session::parse_log(memory.bytes());
+  CHECK(reloaded.repairs.empty());
+  REQUIRE(reloaded.entries.size() == messages.size());
+  for (std::size_t i = 0; i < messages.size(); ++i) {
+    CHECK(session::message_of(reloaded.entries[i]).value() == messages[i]);
+  }
+  CHECK(session::to_jsonl(reloaded) == memory.bytes());
+}
+
 TEST_CASE("creating a log where one exists fails and leaves the existing bytes untouched") {
   // REQ-SESS-09
   agentkit::testing::TempDir dir;

@@ -315,7 +315,11 @@ class Log {
 
  private:
   Log(std::unique_ptr<Store> store, Durability durability);
+  // A new entry hung from the leaf: a fresh id, the type and the time; no payload yet.
+  Entry next_entry(EntryType type);
   Result<std::string> append_entry(EntryType type, json::Object payload);
+  // Adds the entry to the log in memory, makes it the leaf and writes its line.
+  Result<std::string> commit(Entry entry, std::string_view line);
 
   std::unique_ptr<Store> store_;
   Durability durability_ = Durability::every_turn;

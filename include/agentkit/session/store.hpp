@@ -22,7 +22,9 @@
 
 #include <cstdint>
 #include <filesystem>
+#include <functional>
 #include <memory>
+#include <optional>
 #include <string>
 #include <string_view>
 
@@ -41,6 +43,16 @@ class Store {
   // Every byte stored so far. Errc::not_found when the log does not exist, Errc::io_error when it
   // cannot be read (a directory, no permission).
   virtual Result<std::string> read() = 0;
+  // Passes every byte stored so far to `consume`, in order, in pieces of any size (each valid
+  // only during its call), so that a reader never needs the whole log in memory at once. The
+  // loader reads through this. The file store reads the file in pieces into one reused buffer;
+  // this default passes read()'s bytes as one piece. Errors as read(); after an error some
+  // pieces may already have been passed.
+  virtual Result<void> read_pieces(const std::function<void(std::string_view)>& consume);
+  // How many bytes read() would answer now, when the store can tell without reading them (the
+  // file store: the file's size); nullopt otherwise, as in this default. The loader sizes its
+  // entry list from it; only a hint, as the log may grow meanwhile.
+  virtual std::optional<std::uint64_t> size_hint();
   // Starts a new log with `first_line`. Never replaces one: Errc::already_exists, with the stored
   // bytes untouched, when the log exists.
   virtual Result<void> create(std::string_view first_line) = 0;
