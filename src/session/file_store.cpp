@@ -100,7 +100,7 @@ class FileStore final : public Store {
   }
 
   Result<void> create(std::string_view first_line) override {
-    int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, 0644);
+    int fd = ::open(path_.c_str(), O_WRONLY | O_CREAT | O_EXCL | O_APPEND | O_CLOEXEC, kLogMode);
     if (fd < 0) {
       if (errno == EEXIST) {
         return make_error(Errc::already_exists,
@@ -266,6 +266,9 @@ class FileStore final : public Store {
     return std::string(buffer, static_cast<std::size_t>(n));
   }
 
+  // A log holds the whole conversation (file contents, command output, whatever a tool
+  // printed): readable and writable by its owner only, as shells keep their history.
+  static constexpr mode_t kLogMode = 0600;
   static constexpr std::size_t kReadChunk = 1 << 16;
   // A piece of the file handed to the loader: small enough to stay in the processor's cache
   // between read(2) writing it and the loader reading it, large enough that the calls are few.

@@ -1,6 +1,8 @@
 // The session log writer: the line format, exclusive creation, the lock, durability, write errors.
 #include "agentkit/session/log.hpp"
 
+#include <filesystem>
+
 #include "support/catch.hpp"
 #include "session/session_support.hpp"
 #include "support/fixtures.hpp"
@@ -107,6 +109,16 @@ TEST_CASE("a message line is its envelope and the codec's text of the message, r
     CHECK(session::message_of(reloaded.entries[i]).value() == messages[i]);
   }
   CHECK(session::to_jsonl(reloaded) == memory.bytes());
+}
+
+TEST_CASE("a new log file is readable and writable by its owner only") {
+  agentkit::testing::TempDir dir;
+  auto path = dir.path() / "private.jsonl";
+  auto log = session::Log::create(session::file_store(path), {}).value();
+  REQUIRE(log.append_message(user_text("the secret is 42")));
+  const auto perms = std::filesystem::status(path).permissions();
+  CHECK((perms & std::filesystem::perms::all) ==
+        (std::filesystem::perms::owner_read | std::filesystem::perms::owner_write));
 }
 
 TEST_CASE("creating a log where one exists fails and leaves the existing bytes untouched") {
