@@ -152,7 +152,7 @@ class IdIndex {
  private:
   std::size_t mask() const noexcept { return slots_.size() - 1; }
   std::size_t home(std::string_view id) const noexcept {
-    return std::hash<std::string_view>{}(id) & mask();
+    return std::hash<std::string_view>{}(id)&mask();
   }
   void place(std::size_t position) {
     std::size_t i = home(entries_[position].id);

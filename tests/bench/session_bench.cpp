@@ -182,7 +182,6 @@ void bench_append(const std::filesystem::path& dir, session::Durability mode, co
               micros[micros.size() / 2], micros[micros.size() * 99 / 100]);
 }
 
-
 // One message encoded kEncodeRounds times each way: the tree codec and json::dump (what the
 // log wrote before), and the direct text encoder the log writes with now.
 constexpr int kEncodeRounds = 20'000;
@@ -211,9 +210,10 @@ void bench_encode() {
     tree_ns += (t1 - t0) * 1e9 / kEncodeRounds;
     direct_ns += (t2 - t1) * 1e9 / kEncodeRounds;
   }
-  std::printf("encode one message (mean of the three kinds, CPU time): tree + dump %.0f ns, "
-              "direct %.0f ns (%zu bytes written)\n",
-              tree_ns / kEntriesPerTurn, direct_ns / kEntriesPerTurn, bytes);
+  std::printf(
+      "encode one message (mean of the three kinds, CPU time): tree + dump %.0f ns, "
+      "direct %.0f ns (%zu bytes written)\n",
+      tree_ns / kEntriesPerTurn, direct_ns / kEntriesPerTurn, bytes);
 }
 
 constexpr int kLoopTurns = 50;
@@ -299,9 +299,10 @@ void bench_loop(const std::filesystem::path& dir) {
     cpu_with.push_back(with.cpu_us);
     cpu_added.push_back(with.cpu_us - without.cpu_us);
   }
-  std::printf("loop per turn, wall: %.2f us without a log, %.2f us with one (durability none): "
-              "%.2f us added (bar 5)\n",
-              median(wall_without), median(wall_with), median(wall_added));
+  std::printf(
+      "loop per turn, wall: %.2f us without a log, %.2f us with one (durability none): "
+      "%.2f us added (bar 5)\n",
+      median(wall_without), median(wall_with), median(wall_added));
   std::printf("loop per turn, CPU:  %.2f us without a log, %.2f us with one: %.2f us added\n",
               median(cpu_without), median(cpu_with), median(cpu_added));
 }
@@ -333,7 +334,7 @@ int main(int argc, char** argv) {
   }
   bool loop_only = mode == "loop";
   bool profile_only = mode == "profile";
-  int entries = profile_only ? (argc > 2 ? std::atoi(argv[2]) : 10'000)
+  int entries = profile_only             ? (argc > 2 ? std::atoi(argv[2]) : 10'000)
                 : argc > 1 && !loop_only ? std::atoi(argv[1])
                                          : kDefaultEntries;
   // mkdtemp under the system's temporary directory (TMPDIR is honoured), not a fixed directory.

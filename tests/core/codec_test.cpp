@@ -60,10 +60,27 @@ class MessageGenerator {
   // Valid UTF-8 with the characters codecs get wrong: quotes, backslashes, controls, U+2028,
   // astral characters, and an empty string now and then.
   std::string text() {
-    static const std::vector<std::string> pieces = {
-        "a", "Z", " ", "\"", "\\", "\n", "\t", std::string(1, '\0'), "\x1f", "\x7f", "é", "€",
-        "\xE2\x80\xA8", "\xE2\x80\xA9", "\xE2\x80\xA7", "😀", "{}", "[1,", "null", "/",
-        "abcdefghijklmnopqrstuvwxyz0123456789"};
+    static const std::vector<std::string> pieces = {"a",
+                                                    "Z",
+                                                    " ",
+                                                    "\"",
+                                                    "\\",
+                                                    "\n",
+                                                    "\t",
+                                                    std::string(1, '\0'),
+                                                    "\x1f",
+                                                    "\x7f",
+                                                    "é",
+                                                    "€",
+                                                    "\xE2\x80\xA8",
+                                                    "\xE2\x80\xA9",
+                                                    "\xE2\x80\xA7",
+                                                    "😀",
+                                                    "{}",
+                                                    "[1,",
+                                                    "null",
+                                                    "/",
+                                                    "abcdefghijklmnopqrstuvwxyz0123456789"};
     // Not UTF-8: a stray continuation byte, a cut sequence, an overlong form, a surrogate.
     static const std::vector<std::string> bad = {"\x80", "\xE2\x80", "\xC0\xAF", "\xED\xA0\x80",
                                                  "\xFF"};
@@ -398,8 +415,9 @@ TEST_CASE("message_from_json(to_json(m)) == m for many random messages, in memor
   }
 }
 
-TEST_CASE("the direct text encoder writes what json::dump of the tree writes, for many random "
-          "messages") {
+TEST_CASE(
+    "the direct text encoder writes what json::dump of the tree writes, for many random "
+    "messages") {
   const std::uint32_t seed = 20'261'203;
   MessageGenerator generate(seed, /*encode_only=*/true);
   constexpr int kMessages = 5000;
@@ -411,9 +429,12 @@ TEST_CASE("the direct text encoder writes what json::dump of the tree writes, fo
   }
 }
 
-TEST_CASE("the direct text encoder writes every block kind and every optional member as the tree "
-          "does") {
-  const std::string separators = "line\xE2\x80\xA8para\xE2\x80\xA9" "end";
+TEST_CASE(
+    "the direct text encoder writes every block kind and every optional member as the tree "
+    "does") {
+  const std::string separators =
+      "line\xE2\x80\xA8para\xE2\x80\xA9"
+      "end";
   const std::string controls = std::string("nul") + '\0' + "\x01\b\f\n\r\t\x1f\x7f\"\\/";
   // An opaque token as a provider sends it: base64 with '+', '/' and '=' that must pass as is.
   const std::string signature = "EqQBCkYIBxgCKkB+/zX9==";
@@ -457,13 +478,19 @@ TEST_CASE("the direct text encoder writes every block kind and every optional me
   result.content = {TextBlock{"ok"}, ImageBlock{"image/jpeg", "/9j/"}};
   result.is_error = true;
   result.timestamp = at_ms(-1);
-  result.metadata = parse(R"({"exit_code":0,"elapsed":1.50,"nested":{"a":[true,"\u2028"]},"e":{}})")
-                        .as_object();
+  result.metadata =
+      parse(R"({"exit_code":0,"elapsed":1.50,"nested":{"a":[true,"\u2028"]},"e":{}})").as_object();
   result.metadata.set("raw", json::Raw(R"([1, 2])"));
   result.added_tool_names = {"grep", "glob\n"};
 
   const std::vector<Message> messages = {
-      full, zero_cost, bare, result, ToolResultMessage{}, UserMessage{}, user_text(separators),
+      full,
+      zero_cost,
+      bare,
+      result,
+      ToolResultMessage{},
+      UserMessage{},
+      user_text(separators),
       UserMessage{{TextBlock{"hi"}, ImageBlock{"image/gif", ""}}, at_ms(1)}};
   for (std::size_t i = 0; i < messages.size(); ++i) {
     const std::string tree = json::dump(to_json(messages[i]));
@@ -484,17 +511,44 @@ TEST_CASE("the direct text encoder writes every block kind and every optional me
   CHECK(direct_text(result).find(R"("raw":[1, 2])") != std::string::npos);
 }
 
-TEST_CASE("the direct text encoder decides input or input_raw as the tree does, for every "
-          "one-byte change of real arguments") {
+TEST_CASE(
+    "the direct text encoder decides input or input_raw as the tree does, for every "
+    "one-byte change of real arguments") {
   // The direct encoder answers the common arguments without a parser; the tree encoder always
   // asks the parser. Each edge of the quick answer, then every one-byte change of typical
   // arguments.
-  std::vector<std::string> inputs = {
-      "{}", "[]", "{\"a\":1,\"a\":2}", "{\"a\":{\"a\":1},\"b\":[{\"a\":1,\"b\":2}]}",
-      "{\"a\":1,\"b\":{\"c\":1,\"c\":2}}", " {}", "{} ", "{\"a\" :1}", "{\"a\":\"\\n\"}",
-      "{\"a\":\"\\u00e9\"}", "{\"a\":\"\xC3\xA9\"}", "{\"a\":\"\xE2\x80\xA8\"}", "{\"a\":\"\\/\"}",
-      "-0", "1E5", "1e+5", "01", "1.", "2e", ".5", "tru", "nul", "\"x\"", "\"\"", "12.50", "",
-      "{}x", "[1,]", "{\"a\":}", "{\"a\"}", "[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]", "{\"\x7f\":true}"};
+  std::vector<std::string> inputs = {"{}",
+                                     "[]",
+                                     "{\"a\":1,\"a\":2}",
+                                     "{\"a\":{\"a\":1},\"b\":[{\"a\":1,\"b\":2}]}",
+                                     "{\"a\":1,\"b\":{\"c\":1,\"c\":2}}",
+                                     " {}",
+                                     "{} ",
+                                     "{\"a\" :1}",
+                                     "{\"a\":\"\\n\"}",
+                                     "{\"a\":\"\\u00e9\"}",
+                                     "{\"a\":\"\xC3\xA9\"}",
+                                     "{\"a\":\"\xE2\x80\xA8\"}",
+                                     "{\"a\":\"\\/\"}",
+                                     "-0",
+                                     "1E5",
+                                     "1e+5",
+                                     "01",
+                                     "1.",
+                                     "2e",
+                                     ".5",
+                                     "tru",
+                                     "nul",
+                                     "\"x\"",
+                                     "\"\"",
+                                     "12.50",
+                                     "",
+                                     "{}x",
+                                     "[1,]",
+                                     "{\"a\":}",
+                                     "{\"a\"}",
+                                     "[[[[[[[[[[[[[[[[[[1]]]]]]]]]]]]]]]]]",
+                                     "{\"\x7f\":true}"};
   std::string many_keys = "{";
   for (int i = 0; i < 70; ++i) many_keys += (i ? ",\"k" : "\"k") + std::to_string(i) + "\":" + "0";
   inputs.push_back(many_keys + "}");

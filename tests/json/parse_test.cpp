@@ -100,7 +100,8 @@ std::string reference_quoted(const std::string& s, bool ascii_only) {
     const auto c = static_cast<unsigned char>(s[i]);
     const std::size_t n = c < 0x80 ? 1 : c < 0xE0 ? 2 : c < 0xF0 ? 3 : 4;
     unsigned cp = n == 1 ? c : n == 2 ? c & 0x1F : n == 3 ? c & 0x0F : c & 0x07;
-    for (std::size_t k = 1; k < n; ++k) cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
+    for (std::size_t k = 1; k < n; ++k)
+      cp = (cp << 6) | (static_cast<unsigned char>(s[i + k]) & 0x3F);
     const std::string bytes = s.substr(i, n);
     i += n;
     if (cp == '"') out += "\\\"";
@@ -123,13 +124,27 @@ std::string reference_quoted(const std::string& s, bool ascii_only) {
 
 }  // namespace
 
-TEST_CASE("append_quoted writes the reference escaping for every character at every position of "
-          "strings up to 80 bytes") {
+TEST_CASE(
+    "append_quoted writes the reference escaping for every character at every position of "
+    "strings up to 80 bytes") {
   // Short strings take a whole-string path, longer ones the word scan: each special character
   // placed at each position of each length checks both paths and the seam between them.
-  const std::vector<std::string> specials = {
-      "\"", "\\", std::string(1, '\0'), "\x01", "\b", "\t", "\n", "\x1f", "\x7f", "/", "\xC3\xA9",
-      "\xE2\x80\xA8", "\xE2\x80\xA9", "\xE2\x82\xAC", "\xF0\x9F\x98\x80", "\xEF\xBF\xBF"};
+  const std::vector<std::string> specials = {"\"",
+                                             "\\",
+                                             std::string(1, '\0'),
+                                             "\x01",
+                                             "\b",
+                                             "\t",
+                                             "\n",
+                                             "\x1f",
+                                             "\x7f",
+                                             "/",
+                                             "\xC3\xA9",
+                                             "\xE2\x80\xA8",
+                                             "\xE2\x80\xA9",
+                                             "\xE2\x82\xAC",
+                                             "\xF0\x9F\x98\x80",
+                                             "\xEF\xBF\xBF"};
   for (std::size_t length = 0; length <= 80; ++length) {
     for (const std::string& special : specials) {
       for (std::size_t at = 0; at <= length; ++at) {

@@ -294,8 +294,8 @@ std::string summary(const session::LoadResult& r) {
                     std::to_string(r.intact_bytes) + "\n" + session::to_jsonl(r);
   for (const session::Entry& e : r.entries) out += e.parent_id + "<" + e.id + " ";
   for (const session::Repair& repair : r.repairs) {
-    out += "\n" + std::string(session::to_string(repair.kind)) + "@" +
-           std::to_string(repair.line) + ": " + repair.detail;
+    out += "\n" + std::string(session::to_string(repair.kind)) + "@" + std::to_string(repair.line) +
+           ": " + repair.detail;
   }
   return out;
 }

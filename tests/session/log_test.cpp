@@ -72,10 +72,13 @@ TEST_CASE("every line of a log holding each entry type is one JSON object, line 
 TEST_CASE("a message line is its envelope and the codec's text of the message, read back equal") {
   session::MemoryStore memory;
   auto log = new_memory_log(memory, session::Durability::none);
-  AssistantMessage reply = reply_from({"openai", "openai-responses", "gpt-5"}, "a\xE2\x80\xA8" "b");
+  AssistantMessage reply = reply_from({"openai", "openai-responses", "gpt-5"},
+                                      "a\xE2\x80\xA8"
+                                      "b");
   reply.content.push_back(ThinkingBlock{"why", "opaque+/=", false, "rs_1"});
   reply.content.push_back(ToolUseBlock{"c1", "read", json::Raw(R"({"path": "x"})"), "ts"});
-  reply.content.push_back(UnknownBlock{"future", json::parse(R"({"type":"future","n":1.0})").value()});
+  reply.content.push_back(
+      UnknownBlock{"future", json::parse(R"({"type":"future","n":1.0})").value()});
   reply.usage.input_tokens = 3;
   reply.usage.cost.total = 0.25;
   ToolResultMessage result;
