@@ -224,7 +224,7 @@ Result<ContentBlock> content_block_from_json(const json::Value& v);
 Result<Message> message_from_json(const json::Value& v);
 Result<Usage> usage_from_json(const json::Value& v);
 // Appends the message's JSON text to `out`: byte for byte json::dump(to_json(message)), written
-// without building the tree (cheaper by about half; the session log writes messages with it).
+// without building the tree (a quarter of the time; the session log writes messages with it).
 void append_json_text(std::string& out, const Message& message);
 
 }  // namespace agentkit
