@@ -3,16 +3,22 @@
 // one after another, so no thread start is in the figure), then a text turn. The same run is
 // timed with no hook, with the runtime's own before_tool_call (the peer: the authorization
 // boundary every embedder already pays for), with one plugin hook (before_tool_call and
-// after_tool_call overridden), and with four. Cost per call = (run time - bare run time) / calls,
-// median of kRuns runs.
+// after_tool_call overridden; review_tool_result keeps its no-op), and with four. Cost per call =
+// (run time - bare run time) / calls. The four agents run in turn, kRuns rounds, so a change in
+// the machine's load falls on all of them alike; process CPU time (the figure to read on a shared
+// machine) and wall time, best and median of each.
+#include <time.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
 #include <memory>
+#include <string>
 #include <vector>
 
 #include "agentkit/agent.hpp"
+#include "agentkit/plugins.hpp"
 #include "agentkit/providers/faux.hpp"
 
 using namespace agentkit;
@@ -47,13 +53,26 @@ faux::FauxResponse batch() {
   return r;
 }
 
-// Median microseconds of one run (a batch turn and a text turn).
-double measure(bool interceptor, int hooks) {
+double cpu_us() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e6 + static_cast<double>(ts.tv_nsec) / 1e3;
+}
+
+struct Samples {
+  std::vector<double> cpu, wall;  // microseconds per run
+  double best(const std::vector<double>& v) const { return *std::min_element(v.begin(), v.end()); }
+  double median(std::vector<double> v) const {
+    std::sort(v.begin(), v.end());
+    return v[v.size() / 2];
+  }
+};
+
+std::unique_ptr<Agent> make_bench_agent(bool interceptor, int hooks) {
   faux::FauxOptions options;
   options.record_requests = false;
-  const faux::FauxResponse calls = batch();
   auto provider = std::make_shared<faux::FauxProvider>(
-      std::function<faux::FauxResponse(const Request&)>([&calls](const Request& req) {
+      std::function<faux::FauxResponse(const Request&)>([calls = batch()](const Request& req) {
         bool answered =
             !req.messages.empty() && std::holds_alternative<ToolResultMessage>(req.messages.back());
         if (!answered) return calls;
@@ -85,38 +104,67 @@ double measure(bool interceptor, int hooks) {
     std::fprintf(stderr, "%s\n", agent.error().to_string().c_str());
     std::exit(1);
   }
-  std::vector<double> us;
-  for (int i = 0; i < kRuns; ++i) {
-    auto t0 = std::chrono::steady_clock::now();
-    auto r = agent->run("go");
-    auto t1 = std::chrono::steady_clock::now();
-    if (!r || r->turn_count != 2) {
-      std::fprintf(stderr, "unexpected run result\n");
-      std::exit(1);
-    }
-    us.push_back(std::chrono::duration<double, std::micro>(t1 - t0).count());
+  return std::make_unique<Agent>(std::move(*agent));
+}
+
+void run_once(Agent& agent, Samples& out) {
+  auto w0 = std::chrono::steady_clock::now();
+  double c0 = cpu_us();
+  auto r = agent.run("go");
+  double c1 = cpu_us();
+  auto w1 = std::chrono::steady_clock::now();
+  if (!r || r->turn_count != 2) {
+    std::fprintf(stderr, "unexpected run result\n");
+    std::exit(1);
   }
-  std::sort(us.begin(), us.end());
-  return us[us.size() / 2];
+  out.cpu.push_back(c1 - c0);
+  out.wall.push_back(std::chrono::duration<double, std::micro>(w1 - w0).count());
 }
 
 }  // namespace
 
 int main() {
-  double bare = measure(false, 0);
-  double peer = measure(true, 0);
-  double one = measure(false, 1);
-  double four = measure(false, 4);
-  auto per_call = [&](double t) { return (t - bare) / kCallsPerBatch; };
+  struct Mode {
+    const char* name;
+    bool interceptor;
+    int hooks;
+    std::unique_ptr<Agent> agent;
+    Samples s;
+  };
+  Mode modes[] = {{"no hook", false, 0, nullptr, {}},
+                  {"before_tool_call (peer)", true, 0, nullptr, {}},
+                  {"one plugin hook", false, 1, nullptr, {}},
+                  {"four plugin hooks", false, 4, nullptr, {}}};
+  for (auto& m : modes) {
+    m.agent = make_bench_agent(m.interceptor, m.hooks);
+    Samples warm;
+    run_once(*m.agent, warm);
+  }
+  for (int i = 0; i < kRuns; ++i)
+    for (auto& m : modes) run_once(*m.agent, m.s);
+
+  const Samples& bare = modes[0].s;
   std::printf(
-      "in-process hook cost per tool call (%d sequential no-op calls per run, median of %d runs)\n",
+      "in-process hook cost per tool call (%d sequential no-op calls per run, %d rounds)\n",
       kCallsPerBatch, kRuns);
-  std::printf("  no hook:                     %8.1f us/run  (%.2f us/call in all)\n", bare,
-              bare / kCallsPerBatch);
-  std::printf("  before_tool_call (peer):     %+8.3f us/call\n", per_call(peer));
-  std::printf("  one plugin hook:             %+8.3f us/call   (bar: < 5 us)\n", per_call(one));
-  std::printf("  four plugin hooks:           %+8.3f us/call\n", per_call(four));
-  if (per_call(peer) > 0.0)
-    std::printf("  one hook / before_tool_call = %.2fx\n", per_call(one) / per_call(peer));
+  std::printf("  bare run: CPU best %.1f / median %.1f us (%.2f us/call in all); wall best %.1f "
+              "/ median %.1f us\n",
+              bare.best(bare.cpu), bare.median(bare.cpu), bare.median(bare.cpu) / kCallsPerBatch,
+              bare.best(bare.wall), bare.median(bare.wall));
+  std::printf("  added per call       CPU best  CPU median   wall best  wall median\n");
+  double peer_cpu = 0.0, one_cpu = 0.0;
+  for (std::size_t k = 1; k < std::size(modes); ++k) {
+    const Samples& s = modes[k].s;
+    double cb = (s.best(s.cpu) - bare.best(bare.cpu)) / kCallsPerBatch;
+    double cm = (s.median(s.cpu) - bare.median(bare.cpu)) / kCallsPerBatch;
+    double wb = (s.best(s.wall) - bare.best(bare.wall)) / kCallsPerBatch;
+    double wm = (s.median(s.wall) - bare.median(bare.wall)) / kCallsPerBatch;
+    std::printf("  %-24s %+8.3f  %+8.3f    %+8.3f  %+8.3f us%s\n", modes[k].name, cb, cm, wb, wm,
+                k == 2 ? "   (bar: < 5 us)" : "");
+    if (k == 1) peer_cpu = cm;
+    if (k == 2) one_cpu = cm;
+  }
+  if (peer_cpu > 0.0)
+    std::printf("  one hook / before_tool_call (CPU medians) = %.2fx\n", one_cpu / peer_cpu);
   return 0;
 }
