@@ -2,8 +2,11 @@
 // cut goes (with the skill reads pinned), the summary request's text and the compacted view, i.e.
 // everything a compaction costs except the summary call itself. Bar: under 5 ms. No peer
 // library plans compactions in C++; the figure stands against the bar and against one model
-// round trip (hundreds of milliseconds), which is what the summary call costs.
-//   ./build/bench/tests/bench/bench_compaction [messages]
+// round trip (hundreds of milliseconds), which is what the summary call costs. Process CPU time
+// (the figure to read on a shared machine) beside wall time, best and median.
+//   ./build/bench/tests/bench/bench_compaction [messages] [passes]
+#include <time.h>
+
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
@@ -21,6 +24,12 @@ namespace {
 constexpr int kDefaultMessages = 10'000;
 constexpr int kRepeats = 30;
 constexpr double kBarMs = 5.0;
+
+double cpu_ms() {
+  timespec ts{};
+  ::clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &ts);
+  return static_cast<double>(ts.tv_sec) * 1e3 + static_cast<double>(ts.tv_nsec) / 1e6;
+}
 
 // A coding session: a user turn, a reply calling a tool (every 50th reads a skill), its result,
 // then a text reply; 300-1,000 bytes a message.
@@ -58,13 +67,15 @@ std::vector<Message> session_of(int n) {
 
 int main(int argc, char** argv) {
   const int n = argc > 1 ? std::atoi(argv[1]) : kDefaultMessages;
+  const int repeats = argc > 2 ? std::atoi(argv[2]) : kRepeats;
   const std::vector<Message> history = session_of(n);
   detail::CompactionCheckpoint cp;  // a first compaction: the whole history is in play
-  std::vector<double> ms;
+  std::vector<double> ms, cpu;
   std::size_t cut = 0, pinned = 0, text_bytes = 0, view = 0;
   std::int64_t estimate = 0;
-  for (int rep = 0; rep < kRepeats; ++rep) {
+  for (int rep = 0; rep < repeats; ++rep) {
     auto t0 = SteadyClock::now();
+    const double c0 = cpu_ms();
     estimate = detail::estimate_next_request(history, cp, 2'000);
     auto plan = detail::plan_compaction(history, cp, 20'000, std::nullopt, "read_skill");
     if (!plan) {
@@ -74,6 +85,7 @@ int main(int argc, char** argv) {
     std::string text = detail::summary_request_text(history, *plan, {});
     detail::CompactionCheckpoint next = detail::advance(cp, *plan, "a summary", history.size());
     std::vector<Message> sent = detail::compacted_view(history, next);
+    cpu.push_back(cpu_ms() - c0);
     ms.push_back(std::chrono::duration<double, std::milli>(SteadyClock::now() - t0).count());
     cut = plan->cut;
     pinned = plan->pinned.size();
@@ -81,13 +93,17 @@ int main(int argc, char** argv) {
     view = sent.size();
   }
   std::sort(ms.begin(), ms.end());
+  std::sort(cpu.begin(), cpu.end());
   const double median = ms[ms.size() / 2];
-  std::printf("compaction planning, %d messages (%d runs)\n", n, kRepeats);
+  const double cpu_median = cpu[cpu.size() / 2];
+  std::printf("compaction planning, %d messages (%d passes)\n", n, repeats);
   std::printf(
       "  estimate %lld tokens; cut at %zu, %zu pinned, summary request %zu bytes, view %zu "
       "messages\n",
       static_cast<long long>(estimate), cut, pinned, text_bytes, view);
-  std::printf("  median %.3f ms, best %.3f ms, worst %.3f ms  (bar %.1f ms: %.1fx under)\n", median,
-              ms.front(), ms.back(), kBarMs, kBarMs / median);
-  return median < kBarMs ? 0 : 1;
+  std::printf("  CPU:  median %.3f ms, best %.3f ms, worst %.3f ms  (bar %.1f ms: %.1fx under)\n",
+              cpu_median, cpu.front(), cpu.back(), kBarMs, kBarMs / cpu_median);
+  std::printf("  wall: median %.3f ms, best %.3f ms, worst %.3f ms\n", median, ms.front(),
+              ms.back());
+  return cpu_median < kBarMs ? 0 : 1;
 }
