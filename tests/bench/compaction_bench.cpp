@@ -67,7 +67,7 @@ std::vector<Message> session_of(int n) {
 
 int main(int argc, char** argv) {
   const int n = argc > 1 ? std::atoi(argv[1]) : kDefaultMessages;
-  const int repeats = argc > 2 ? std::atoi(argv[2]) : kRepeats;
+  const int repeats = std::max(1, argc > 2 ? std::atoi(argv[2]) : kRepeats);
   const std::vector<Message> history = session_of(n);
   detail::CompactionCheckpoint cp;  // a first compaction: the whole history is in play
   std::vector<double> ms, cpu;

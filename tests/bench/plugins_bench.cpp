@@ -6,13 +6,15 @@
 // after_tool_call overridden; review_tool_result keeps its no-op), and with four. Cost per call =
 // (run time - bare run time) / calls. The four agents run in turn, kRuns rounds, so a change in
 // the machine's load falls on all of them alike; process CPU time (the figure to read on a shared
-// machine) and wall time, best and median of each.
+// machine) and wall time, best and median of each. `bench_plugins bare|peer|one|four` runs one
+// agent only, untimed, so that callgrind can count the instructions of each.
 #include <time.h>
 
 #include <algorithm>
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <memory>
 #include <string>
 #include <vector>
@@ -123,7 +125,7 @@ void run_once(Agent& agent, Samples& out) {
 
 }  // namespace
 
-int main() {
+int main(int argc, char** argv) {
   struct Mode {
     const char* name;
     bool interceptor;
@@ -135,6 +137,18 @@ int main() {
                   {"before_tool_call (peer)", true, 0, nullptr, {}},
                   {"one plugin hook", false, 1, nullptr, {}},
                   {"four plugin hooks", false, 4, nullptr, {}}};
+  if (argc > 1) {
+    const char* keys[] = {"bare", "peer", "one", "four"};
+    for (std::size_t k = 0; k < std::size(modes); ++k) {
+      if (std::strcmp(argv[1], keys[k]) != 0) continue;
+      auto agent = make_bench_agent(modes[k].interceptor, modes[k].hooks);
+      Samples ignored;
+      for (int i = 0; i < kRuns; ++i) run_once(*agent, ignored);
+      return 0;
+    }
+    std::fprintf(stderr, "usage: bench_plugins [bare|peer|one|four]\n");
+    return 2;
+  }
   for (auto& m : modes) {
     m.agent = make_bench_agent(m.interceptor, m.hooks);
     Samples warm;
