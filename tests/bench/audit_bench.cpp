@@ -73,8 +73,8 @@ struct Samples {
     wall.push_back(std::chrono::duration<double, std::micro>(w1 - w0).count() / units);
   }
   void print(const char* what, const char* bar) const {
-    std::printf("  %-34s CPU best %6.2f median %6.2f   wall best %6.2f median %6.2f us%s\n",
-                what, best(cpu), median(cpu), best(wall), median(wall), bar);
+    std::printf("  %-34s CPU best %6.2f median %6.2f   wall best %6.2f median %6.2f us%s\n", what,
+                best(cpu), median(cpu), best(wall), median(wall), bar);
   }
 };
 
@@ -135,13 +135,13 @@ std::unique_ptr<Agent> loop_agent(bool audited, const std::filesystem::path& pat
       // The provider copies its responder per call: the count lives outside it.
       std::function<faux::FauxResponse(const Request&)>(
           [turn = std::make_shared<int>(0)](const Request&) {
-        ++*turn;
-        auto r = *turn % kTurnsPerRun == 0
-                     ? faux::text_response("done")
-                     : faux::tool_call_response({faux::tool_call("", "noop", kArguments)});
-        r.stream_chunks = false;
-        return r;
-      }),
+            ++*turn;
+            auto r = *turn % kTurnsPerRun == 0
+                         ? faux::text_response("done")
+                         : faux::tool_call_response({faux::tool_call("", "noop", kArguments)});
+            r.stream_chunks = false;
+            return r;
+          }),
       options);
   ToolDefinition noop;
   noop.name = "noop";

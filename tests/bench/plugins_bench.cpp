@@ -158,13 +158,13 @@ int main(int argc, char** argv) {
     for (auto& m : modes) run_once(*m.agent, m.s);
 
   const Samples& bare = modes[0].s;
+  std::printf("in-process hook cost per tool call (%d sequential no-op calls per run, %d rounds)\n",
+              kCallsPerBatch, kRuns);
   std::printf(
-      "in-process hook cost per tool call (%d sequential no-op calls per run, %d rounds)\n",
-      kCallsPerBatch, kRuns);
-  std::printf("  bare run: CPU best %.1f / median %.1f us (%.2f us/call in all); wall best %.1f "
-              "/ median %.1f us\n",
-              bare.best(bare.cpu), bare.median(bare.cpu), bare.median(bare.cpu) / kCallsPerBatch,
-              bare.best(bare.wall), bare.median(bare.wall));
+      "  bare run: CPU best %.1f / median %.1f us (%.2f us/call in all); wall best %.1f "
+      "/ median %.1f us\n",
+      bare.best(bare.cpu), bare.median(bare.cpu), bare.median(bare.cpu) / kCallsPerBatch,
+      bare.best(bare.wall), bare.median(bare.wall));
   std::printf("  added per call       CPU best  CPU median   wall best  wall median\n");
   double peer_cpu = 0.0, one_cpu = 0.0;
   for (std::size_t k = 1; k < std::size(modes); ++k) {

@@ -178,18 +178,23 @@ int main(int argc, char** argv) {
   const Samples& sub = modes[2].s;
   auto per_child = [](double run, double base) { return (run - base) / kCallsPerRun; };
   std::printf("delegation, %d child runs per parent run, %d rounds\n", kCallsPerRun, kRuns);
-  std::printf("  parent turn with a no-op tool:      CPU best %7.2f median %7.2f   wall median %7.2f us\n",
-              best(noop.cpu) / (kCallsPerRun + 1), median(noop.cpu) / (kCallsPerRun + 1),
-              median(noop.wall) / (kCallsPerRun + 1));
+  std::printf(
+      "  parent turn with a no-op tool:      CPU best %7.2f median %7.2f   wall median %7.2f us\n",
+      best(noop.cpu) / (kCallsPerRun + 1), median(noop.cpu) / (kCallsPerRun + 1),
+      median(noop.wall) / (kCallsPerRun + 1));
   const double hand_best = per_child(best(hand.cpu), best(noop.cpu));
   const double hand_med = per_child(median(hand.cpu), median(noop.cpu));
   const double sub_best = per_child(best(sub.cpu), best(noop.cpu));
   const double sub_med = per_child(median(sub.cpu), median(noop.cpu));
-  std::printf("  per child run, by hand (make_agent + run): CPU best %7.2f median %7.2f   wall median %7.2f us\n",
-              hand_best, hand_med, per_child(median(hand.wall), median(noop.wall)));
-  std::printf("  per child run, subagent_tool:              CPU best %7.2f median %7.2f   wall median %7.2f us\n",
-              sub_best, sub_med, per_child(median(sub.wall), median(noop.wall)));
-  std::printf("  ratio subagent / by hand: CPU best %.2fx, CPU median %.2fx\n", sub_best / hand_best,
-              sub_med / hand_med);
+  std::printf(
+      "  per child run, by hand (make_agent + run): CPU best %7.2f median %7.2f   wall median "
+      "%7.2f us\n",
+      hand_best, hand_med, per_child(median(hand.wall), median(noop.wall)));
+  std::printf(
+      "  per child run, subagent_tool:              CPU best %7.2f median %7.2f   wall median "
+      "%7.2f us\n",
+      sub_best, sub_med, per_child(median(sub.wall), median(noop.wall)));
+  std::printf("  ratio subagent / by hand: CPU best %.2fx, CPU median %.2fx\n",
+              sub_best / hand_best, sub_med / hand_med);
   return 0;
 }
