@@ -118,45 +118,99 @@ inline void idct_dc_only(std::int16_t dc, std::uint16_t quant, std::uint8_t* out
   for (int y = 0; y < 8; ++y) std::fill_n(out + static_cast<std::size_t>(y) * stride, 8, sample);
 }
 
-// The forward transform of 64 level-shifted samples (natural order), in place. The results are
-// 8 times the orthonormal DCT coefficients; the caller divides by 8 * quant when quantising.
-inline void fdct_islow(std::array<std::int32_t, 64>& d) {
+// ---- forward transform ------------------------------------------------------------------------
+//
+// The same LLM arithmetic as libjpeg's jfdctint.c (rows, then columns, the same rounding), laid
+// out for the compiler's vectoriser: a block is 64 int16 values, a pass runs one 8-point transform
+// down each of the 8 columns at once (the loop body is the same for every column, so it becomes
+// 8-lane vector code with 16x16->32-bit multiplies), and a transpose in front of each pass makes
+// "down the columns" mean "along the rows" for the first pass and "down the columns" for the
+// second. Every intermediate fits its type for 8-bit samples: pass-1 outputs are within +-4096,
+// the int16 sums formed from them within +-16384 (sums of four are never formed in 16 bits: the
+// products are distributed instead), and no 32-bit sum exceeds 2^30.
+namespace fdct {
+
+using Block = std::array<std::int16_t, 64>;
+
+inline std::int32_t mul(std::int16_t a, std::int16_t c) { return std::int32_t{a} * c; }
+constexpr std::int16_t c16(std::int32_t c) { return static_cast<std::int16_t>(c); }
+
+// One 8-point pass down every column of `in`. Pass 1 keeps kPass1Bits extra bits; pass 2
+// removes them.
+template <bool kFirst>
+inline Block pass(const Block& in) {
   using namespace dct;
-  for (int pass = 0; pass < 2; ++pass) {
-    const int step = pass == 0 ? 1 : 8;   // along a row, then down a column
-    const int lanes = pass == 0 ? 8 : 1;  // next row / next column
-    for (int lane = 0; lane < 8; ++lane) {
-      std::int32_t* p = d.data() + lane * lanes;
-      auto at = [&](int k) -> std::int32_t& { return p[k * step]; };
-      const std::int32_t s07 = at(0) + at(7), d07 = at(0) - at(7);
-      const std::int32_t s16 = at(1) + at(6), d16 = at(1) - at(6);
-      const std::int32_t s25 = at(2) + at(5), d25 = at(2) - at(5);
-      const std::int32_t s34 = at(3) + at(4), d34 = at(3) - at(4);
-      // Even part.
-      const std::int32_t e10 = s07 + s34, e13 = s07 - s34, e11 = s16 + s25, e12 = s16 - s25;
-      const int out_shift = pass == 0 ? kConstBits - kPass1Bits : kConstBits + kPass1Bits;
-      if (pass == 0) {
-        at(0) = (e10 + e11) * (1 << kPass1Bits);
-        at(4) = (e10 - e11) * (1 << kPass1Bits);
-      } else {
-        at(0) = descale(e10 + e11, kPass1Bits);
-        at(4) = descale(e10 - e11, kPass1Bits);
-      }
-      const std::int32_t z1 = (e12 + e13) * k0_541196100;
-      at(2) = descale(z1 + e13 * k0_765366865, out_shift);
-      at(6) = descale(z1 - e12 * k1_847759065, out_shift);
-      // Odd part.
-      const std::int32_t z5 = (d34 + d16 + d25 + d07) * k1_175875602;
-      const std::int32_t o1 = (d34 + d07) * -k0_899976223;
-      const std::int32_t o2 = (d25 + d16) * -k2_562915447;
-      const std::int32_t o3 = (d34 + d16) * -k1_961570560 + z5;
-      const std::int32_t o4 = (d25 + d07) * -k0_390180644 + z5;
-      at(7) = descale(d34 * k0_298631336 + o1 + o3, out_shift);
-      at(5) = descale(d25 * k2_053119869 + o2 + o4, out_shift);
-      at(3) = descale(d16 * k3_072711026 + o2 + o3, out_shift);
-      at(1) = descale(d07 * k1_501321110 + o1 + o4, out_shift);
+  using std::int16_t;
+  using std::int32_t;
+  constexpr int kShift = kFirst ? kConstBits - kPass1Bits : kConstBits + kPass1Bits;
+  constexpr int32_t kRound = 1 << (kShift - 1);
+  // The rotations with their shared terms folded into the constants, as exact integer sums.
+  constexpr int16_t k2e12 = c16(k0_541196100), k2e13 = c16(k0_541196100 + k0_765366865);
+  constexpr int16_t k6e12 = c16(k0_541196100 - k1_847759065), k6e13 = c16(k0_541196100);
+  constexpr int16_t k3z3 = c16(k1_175875602 - k1_961570560), k3z4 = c16(k1_175875602);
+  constexpr int16_t k4z3 = c16(k1_175875602), k4z4 = c16(k1_175875602 - k0_390180644);
+  Block out;
+  for (std::size_t x = 0; x < 8; ++x) {
+    auto at = [&](std::size_t row) { return in[row * 8 + x]; };
+    const auto s07 = static_cast<int16_t>(at(0) + at(7));
+    const auto d07 = static_cast<int16_t>(at(0) - at(7));
+    const auto s16 = static_cast<int16_t>(at(1) + at(6));
+    const auto d16 = static_cast<int16_t>(at(1) - at(6));
+    const auto s25 = static_cast<int16_t>(at(2) + at(5));
+    const auto d25 = static_cast<int16_t>(at(2) - at(5));
+    const auto s34 = static_cast<int16_t>(at(3) + at(4));
+    const auto d34 = static_cast<int16_t>(at(3) - at(4));
+    const auto e10 = static_cast<int16_t>(s07 + s34);
+    const auto e13 = static_cast<int16_t>(s07 - s34);
+    const auto e11 = static_cast<int16_t>(s16 + s25);
+    const auto e12 = static_cast<int16_t>(s16 - s25);
+    auto put = [&](std::size_t row, int32_t v) { out[row * 8 + x] = static_cast<int16_t>(v); };
+    if constexpr (kFirst) {
+      put(0, (e10 + e11) * (1 << kPass1Bits));
+      put(4, (e10 - e11) * (1 << kPass1Bits));
+    } else {
+      put(0, descale(int32_t{e10} + e11, kPass1Bits));
+      put(4, descale(int32_t{e10} - e11, kPass1Bits));
+    }
+    put(2, (mul(e12, k2e12) + mul(e13, k2e13) + kRound) >> kShift);
+    put(6, (mul(e12, k6e12) + mul(e13, k6e13) + kRound) >> kShift);
+    const auto z3 = static_cast<int16_t>(d34 + d16);
+    const auto z4 = static_cast<int16_t>(d25 + d07);
+    const int32_t o1 = mul(static_cast<int16_t>(d34 + d07), c16(-k0_899976223));
+    const int32_t o2 = mul(static_cast<int16_t>(d25 + d16), c16(-k2_562915447));
+    const int32_t o3 = mul(z3, k3z3) + mul(z4, k3z4);
+    const int32_t o4 = mul(z3, k4z3) + mul(z4, k4z4);
+    put(7, (mul(d34, c16(k0_298631336)) + o1 + o3 + kRound) >> kShift);
+    put(5, (mul(d25, c16(k2_053119869)) + o2 + o4 + kRound) >> kShift);
+    put(3, (mul(d16, c16(k3_072711026)) + o2 + o3 + kRound) >> kShift);
+    put(1, (mul(d07, c16(k1_501321110)) + o1 + o4 + kRound) >> kShift);
+  }
+  return out;
+}
+
+inline Block transpose(const Block& in) {
+  Block out;
+  for (std::size_t y = 0; y < 8; ++y) {
+    for (std::size_t x = 0; x < 8; ++x) out[y * 8 + x] = in[x * 8 + y];
+  }
+  return out;
+}
+
+}  // namespace fdct
+
+// The forward transform of the 8x8 samples at `src` (rows `stride` apart), level-shifted, into
+// 64 coefficients in natural order, each 8 times the orthonormal DCT coefficient (within
+// +-8192); the caller divides by 8 * quant when quantising.
+inline fdct::Block fdct_islow(const std::uint8_t* src, std::size_t stride) {
+  fdct::Block block;
+  for (std::size_t y = 0; y < 8; ++y) {
+    for (std::size_t x = 0; x < 8; ++x) {
+      block[y * 8 + x] = static_cast<std::int16_t>(src[y * stride + x] - 128);
     }
   }
+  using fdct::pass;
+  using fdct::transpose;
+  return pass<false>(transpose(pass<true>(transpose(block))));
 }
 
 }  // namespace agentkit::images::detail

@@ -6,6 +6,8 @@
 #include <array>
 #include <bit>
 #include <cstdint>
+#include <cstring>
+#include <vector>
 
 #include "agentkit/images/encode.hpp"
 #include "agentkit/images/transform.hpp"
@@ -109,9 +111,90 @@ class BitWriter {
   std::uint32_t count_ = 0;  // pending bits in the low end of acc_
 };
 
+// Colour conversion works on chunks of one row held in local arrays: the compiler vectorises a
+// loop over arrays it can see do not overlap (over raw pointers into several buffers it would
+// have to prove they are apart, and gcc gives up).
+constexpr std::size_t kChunk = 64;  // pixels; a multiple of 16, like the band's stride
+using Plane = std::array<std::uint8_t, kChunk>;
+struct RgbChunk {
+  Plane r, g, b;
+};
+struct YccChunk {
+  Plane y, cb, cr;
+};
+
+// Pixels [x, x + kChunk) of an RGBA row `w` pixels wide as three planes; columns past the row
+// repeat its last pixel (the padding to whole MCUs). One 32-bit word per pixel, split by shifts:
+// a byte-strided loop would not vectorise.
+RgbChunk split(const std::uint8_t* row, std::size_t x, std::size_t w) {
+  std::array<std::uint8_t, 4 * kChunk> bytes;
+  const std::size_t n = x < w ? std::min(kChunk, w - x) : 0;
+  std::memcpy(bytes.data(), row + 4 * x, 4 * n);
+  for (std::size_t i = n; i < kChunk; ++i) std::memcpy(bytes.data() + 4 * i, row + 4 * (w - 1), 4);
+  RgbChunk out;
+  if constexpr (std::endian::native == std::endian::little) {
+    std::array<std::uint32_t, kChunk> px;
+    std::memcpy(px.data(), bytes.data(), bytes.size());
+    for (std::size_t i = 0; i < kChunk; ++i) {
+      out.r[i] = static_cast<std::uint8_t>(px[i]);
+      out.g[i] = static_cast<std::uint8_t>(px[i] >> 8);
+      out.b[i] = static_cast<std::uint8_t>(px[i] >> 16);
+    }
+  } else {
+    for (std::size_t i = 0; i < kChunk; ++i) {
+      out.r[i] = bytes[4 * i];
+      out.g[i] = bytes[4 * i + 1];
+      out.b[i] = bytes[4 * i + 2];
+    }
+  }
+  return out;
+}
+
+// RGB -> YCbCr, exactly libjpeg's arithmetic (jccolor.c: 16 fraction bits, rounded, Cb and Cr
+// offset by 128) in 16-bit lanes, so the compiler needs only 16-bit multiplies (SSE2 has no
+// 32-bit one). Each constant c = 256 * hi + lo is applied as two products that fit 16 bits, and
+// the sum is shifted down in two steps:
+//   (256 * A + B + k) >> 16 == (A + ((B + k) >> 8)) >> 8   for integer A,
+// with A the sum of the hi products (within +-2^15) and B that of the lo ones (under 2^16).
+// Checked against the 32-bit formula for all 2^24 colours.
+YccChunk to_ycc(const RgbChunk& in) {
+  using std::int16_t;
+  using std::uint16_t;
+  YccChunk out;
+  for (std::size_t i = 0; i < kChunk; ++i) {
+    const uint16_t r = in.r[i], g = in.g[i], b = in.b[i];
+    // Y = (19595 r + 38470 g + 7471 b + 2^15) >> 16
+    const auto y_hi = static_cast<uint16_t>(76 * r + 150 * g + 29 * b);
+    const auto y_lo = static_cast<uint16_t>(139 * r + 70 * g + 47 * b);
+    out.y[i] = static_cast<std::uint8_t>(static_cast<uint16_t>(y_hi + (y_lo >> 8) + 128) >> 8);
+    // Cb = (32768 b - 11059 r - 21709 g + 2^15 - 1 + (128 << 16)) >> 16
+    const auto cb_hi = static_cast<int16_t>(128 * b - 43 * r - 84 * g);
+    const auto cb_lo = static_cast<int16_t>(32767 - static_cast<uint16_t>(51 * r + 205 * g));
+    out.cb[i] = static_cast<std::uint8_t>((static_cast<int16_t>(cb_hi + (cb_lo >> 8)) >> 8) + 128);
+    // Cr = (32768 r - 27439 g - 5329 b + 2^15 - 1 + (128 << 16)) >> 16
+    const auto cr_hi = static_cast<int16_t>(128 * r - 107 * g - 20 * b);
+    const auto cr_lo = static_cast<int16_t>(32767 - static_cast<uint16_t>(47 * g + 209 * b));
+    out.cr[i] = static_cast<std::uint8_t>((static_cast<int16_t>(cr_hi + (cr_lo >> 8)) >> 8) + 128);
+  }
+  return out;
+}
+
+// 2x2 averages of a chunk of two rows, as libjpeg's h2v2_downsample rounds them: the bias
+// alternates 1, 2 along the row so the rounding does not drift one way.
+std::array<std::uint8_t, kChunk / 2> downsample(const Plane& top, const Plane& bottom) {
+  std::array<std::uint8_t, kChunk / 2> out;
+  for (std::size_t i = 0; i < kChunk / 2; ++i) {
+    const unsigned bias = 1 + static_cast<unsigned>(i & 1);
+    const std::size_t j = 2 * i;
+    out[i] = static_cast<std::uint8_t>(
+        (unsigned{top[j]} + top[j + 1] + bottom[j] + bottom[j + 1] + bias) >> 2);
+  }
+  return out;
+}
+
 // One band of 16 image rows as JPEG samples: full-resolution Y and 2x2-averaged Cb and Cr, each
-// padded to whole 16x16 MCUs by repeating the last column and row. Fixed-point BT.601 (JFIF)
-// conversion, rounded as libjpeg rounds it. A band at a time keeps the planes in cache.
+// padded to whole 16x16 MCUs by repeating the last column and row. A band at a time keeps the
+// planes in cache.
 class Bands {
  public:
   explicit Bands(const Raster& image)
@@ -120,8 +203,8 @@ class Bands {
         y_(stride_ * 16),
         cb_(stride_ / 2 * 8),
         cr_(stride_ / 2 * 8),
-        full_cb_(stride_ * 2),
-        full_cr_(stride_ * 2) {}
+        upper_cb_(stride_ + kChunk),
+        upper_cr_(stride_ + kChunk) {}
 
   std::size_t y_stride() const { return stride_; }
   std::size_t c_stride() const { return stride_ / 2; }
@@ -131,93 +214,127 @@ class Bands {
 
   // Converts image rows [top, top + 16).
   void load(std::size_t top) {
-    for (std::size_t pair = 0; pair < 8; ++pair) {
-      for (std::size_t k = 0; k < 2; ++k) convert_row(top + 2 * pair + k, 2 * pair + k, k);
-      average_pair(pair);
-    }
+    for (std::size_t row = 0; row < 16; ++row) convert_row(top + row, row);
   }
 
  private:
-  static constexpr int kBits = 16;
-  static constexpr std::int32_t kHalf = 1 << (kBits - 1);
-  static constexpr std::int32_t kOffset = 128 << kBits;
-  static constexpr std::int32_t fix(double v) {
-    return static_cast<std::int32_t>(v * (1 << kBits) + 0.5);
-  }
-
-  // Per-channel products, libjpeg's rgb_ycc_tab: each sample is the sum of three lookups, the
-  // rounding and the +128 offset folded into the blue (Y, Cb) and red (Cr) entries. The same
-  // sums as the multiplications, without 32-bit vector multiplies (SSE2 has none).
-  struct Tables {
-    std::array<std::int32_t, 256> yr, yg, yb, br, bg, bb, rr, rg, rb;
-    Tables() {
-      constexpr std::int32_t y_r = fix(0.29900), y_g = fix(0.58700), y_b = fix(0.11400);
-      constexpr std::int32_t b_r = fix(0.16874), b_g = fix(0.33126), half = fix(0.5);
-      constexpr std::int32_t r_g = fix(0.41869), r_b = fix(0.08131);
-      for (std::int32_t v = 0; v < 256; ++v) {
-        const auto i = static_cast<std::size_t>(v);
-        yr[i] = y_r * v;
-        yg[i] = y_g * v;
-        yb[i] = y_b * v + kHalf;
-        br[i] = -b_r * v;
-        bg[i] = -b_g * v;
-        bb[i] = half * v + kOffset + kHalf - 1;
-        rr[i] = half * v + kOffset + kHalf - 1;
-        rg[i] = -r_g * v;
-        rb[i] = -r_b * v;
-      }
-    }
-  };
-
-  void convert_row(std::size_t image_row, std::size_t band_row, std::size_t k) {
-    static const Tables t;
+  // Band row `row` from image row `image_row` (the last row repeats past the image). An even row
+  // keeps its full-resolution chroma for the odd row below, which averages the pair.
+  void convert_row(std::size_t image_row, std::size_t row) {
     const std::size_t w = image_.width;
-    const std::uint8_t* row =
+    const std::uint8_t* src =
         image_.rgba.data() + std::min<std::size_t>(image_row, image_.height - 1) * w * 4;
-    std::uint8_t* y = y_.data() + band_row * stride_;
-    std::uint8_t* cb = full_cb_.data() + k * stride_;
-    std::uint8_t* cr = full_cr_.data() + k * stride_;
-    for (std::size_t x = 0; x < w; ++x) {
-      const std::uint8_t r = row[x * 4], g = row[x * 4 + 1], b = row[x * 4 + 2];
-      y[x] = static_cast<std::uint8_t>((t.yr[r] + t.yg[g] + t.yb[b]) >> kBits);
-      cb[x] = static_cast<std::uint8_t>((t.br[r] + t.bg[g] + t.bb[b]) >> kBits);
-      cr[x] = static_cast<std::uint8_t>((t.rr[r] + t.rg[g] + t.rb[b]) >> kBits);
-    }
-    std::fill(y + w, y + stride_, y[w - 1]);
-    std::fill(cb + w, cb + stride_, cb[w - 1]);
-    std::fill(cr + w, cr + stride_, cr[w - 1]);
-  }
-
-  void average_pair(std::size_t pair) {
-    const std::size_t cw = stride_ / 2;
-    average(full_cb_.data(), cb_.data() + pair * cw, cw);
-    average(full_cr_.data(), cr_.data() + pair * cw, cw);
-  }
-  void average(const std::uint8_t* top, std::uint8_t* out, std::size_t cw) const {
-    const std::uint8_t* bottom = top + stride_;
-    for (std::size_t x = 0; x < cw; ++x) {
-      const int bias = 1 + static_cast<int>(x & 1);  // alternate, so no rounding drift
-      const std::size_t i = 2 * x;
-      out[x] =
-          static_cast<std::uint8_t>((top[i] + top[i + 1] + bottom[i] + bottom[i + 1] + bias) >> 2);
+    std::uint8_t* y = y_.data() + row * stride_;
+    const std::size_t c_row = row / 2 * c_stride();
+    for (std::size_t x = 0; x < stride_; x += kChunk) {
+      const std::size_t n = std::min(kChunk, stride_ - x);  // a multiple of 16
+      const YccChunk c = to_ycc(split(src, x, w));
+      std::memcpy(y + x, c.y.data(), n);
+      if (row % 2 == 0) {
+        std::memcpy(upper_cb_.data() + x, c.cb.data(), kChunk);
+        std::memcpy(upper_cr_.data() + x, c.cr.data(), kChunk);
+        continue;
+      }
+      Plane upper;
+      std::memcpy(upper.data(), upper_cb_.data() + x, kChunk);
+      std::memcpy(cb_.data() + c_row + x / 2, downsample(upper, c.cb).data(), n / 2);
+      std::memcpy(upper.data(), upper_cr_.data() + x, kChunk);
+      std::memcpy(cr_.data() + c_row + x / 2, downsample(upper, c.cr).data(), n / 2);
     }
   }
 
   const Raster& image_;
   std::size_t stride_;
-  std::vector<std::uint8_t> y_, cb_, cr_, full_cb_, full_cr_;
+  std::vector<std::uint8_t> y_, cb_, cr_;
+  std::vector<std::uint8_t> upper_cb_, upper_cr_;  // the even row's chroma, a chunk of slack
 };
 
-// Quantisation by reciprocal multiply: round(|x| / d) is ((|x| + d/2) * r) >> 32 with
-// r = floor(2^32 / d) + 1, exact for |x| < 2^18 and d <= 2040 (the error term |x| / 2^32 stays
-// under 1/d), so no division runs per coefficient.
-struct Divisor {
-  std::uint32_t half = 0;
-  std::uint32_t reciprocal = 0;
+// Quantisation in 16-bit lanes: round(|x| / d) = floor(t / d) with t = |x| + d/2, computed as
+// ((t * m) >> 16) * s >> 16 with m = floor(2^k / d) + 1 and s = 2^(32 - k), k = 15 + ceil(log2 d).
+// Then 2^k / d lies in [2^15, 2^16), so m fits 16 bits (no integer d puts it at 2^16), and the
+// result is exact for every t < 2^k / d, which holds as |x| <= 8192 and d <= 2040 keep t < 2^15.
+// Two high-half multiplies per coefficient and no division or 64-bit product.
+struct Quantiser {
+  std::array<std::uint16_t, 64> half{}, m{}, s{};  // natural order
+  void set(std::size_t k, std::uint32_t d) {
+    const int bits = 15 + std::bit_width(d - 1);  // 15 + ceil(log2 d), d >= 2
+    half[k] = static_cast<std::uint16_t>(d / 2);
+    m[k] = static_cast<std::uint16_t>((std::uint64_t{1} << bits) / d + 1);
+    s[k] = static_cast<std::uint16_t>(std::uint32_t{1} << (32 - bits));
+  }
 };
-Divisor make_divisor(std::uint32_t d) {
-  return {d / 2, static_cast<std::uint32_t>((std::uint64_t{1} << 32) / d + 1)};
+
+inline std::uint16_t mul_high(std::uint16_t a, std::uint16_t b) {
+  return static_cast<std::uint16_t>((std::uint32_t{a} * b) >> 16);
 }
+
+using Coefficients = std::array<std::int16_t, 64>;
+
+// Three loops rather than one: with the two multiplies in one loop gcc widens the second to
+// 32-bit lanes (pmuludq); apart, each is a single 16-bit high-half multiply.
+Coefficients quantise(const Coefficients& in, const Quantiser& q) {
+  std::array<std::uint16_t, 64> level;
+  for (std::size_t k = 0; k < 64; ++k) {
+    const std::int16_t v = in[k];
+    const auto sign = static_cast<std::int16_t>(v >> 15);  // 0 or -1
+    const auto magnitude = static_cast<std::uint16_t>((v ^ sign) - sign);
+    level[k] = mul_high(static_cast<std::uint16_t>(magnitude + q.half[k]), q.m[k]);
+  }
+  for (std::size_t k = 0; k < 64; ++k) level[k] = mul_high(level[k], q.s[k]);
+  Coefficients out;
+  for (std::size_t k = 0; k < 64; ++k) {
+    const auto sign = static_cast<std::int16_t>(in[k] >> 15);
+    out[k] = static_cast<std::int16_t>((static_cast<std::int16_t>(level[k]) ^ sign) - sign);
+  }
+  return out;
+}
+
+// Which zig-zag positions hold a non-zero coefficient, as bit k for position k. A row of the block
+// (eight coefficients) becomes a byte of flags, the byte a mask by one multiply, and the mask is
+// spread to zig-zag positions by two table lookups per row.
+class ZigZagMask {
+ public:
+  ZigZagMask() {
+    for (std::size_t row = 0; row < 8; ++row) {
+      for (std::size_t half = 0; half < 2; ++half) {
+        for (std::size_t nibble = 0; nibble < 16; ++nibble) {
+          std::uint64_t m = 0;
+          for (std::size_t bit = 0; bit < 4; ++bit) {
+            if ((nibble >> bit & 1) != 0)
+              m |= std::uint64_t{1} << position(row * 8 + half * 4 + bit);
+          }
+          spread_[row][half][nibble] = m;
+        }
+      }
+    }
+  }
+
+  std::uint64_t operator()(const Coefficients& q) const {
+    std::array<std::uint8_t, 64> flags;
+    for (std::size_t k = 0; k < 64; ++k) flags[k] = q[k] != 0 ? 1 : 0;
+    std::uint64_t mask = 0;
+    for (std::size_t row = 0; row < 8; ++row) {
+      std::uint64_t word;
+      std::memcpy(&word, flags.data() + row * 8, 8);
+      // Byte j's low bit to bit j (the bytes are 0 or 1, so the partial products never carry).
+      constexpr std::uint64_t kGather = std::endian::native == std::endian::little
+                                            ? 0x0102040810204080ull
+                                            : 0x8040201008040201ull;
+      const auto bits = static_cast<std::size_t>((word * kGather) >> 56);
+      mask |= spread_[row][0][bits & 15] | spread_[row][1][bits >> 4];
+    }
+    return mask;
+  }
+
+ private:
+  static std::size_t position(std::size_t natural) {
+    for (std::size_t k = 0; k < 64; ++k) {
+      if (kZigZag[k] == natural) return k;
+    }
+    return 0;
+  }
+  std::array<std::array<std::array<std::uint64_t, 16>, 2>, 8> spread_{};
+};
 
 class Encoder {
  public:
@@ -226,11 +343,9 @@ class Encoder {
     quant_[0] = scaled_table(detail::kLumaQuant, quality);
     quant_[1] = scaled_table(detail::kChromaQuant, quality);
     for (std::size_t t = 0; t < 2; ++t) {
-      // quant_ is in zig-zag order; the divisors are in natural order, where the transform
+      // quant_ is in zig-zag order; the quantisers are in natural order, where the transform
       // leaves its outputs, which are 8x the coefficients (folded into the divisor).
-      for (std::size_t k = 0; k < 64; ++k) {
-        divisors_[t][kZigZag[k]] = make_divisor(8u * quant_[t][k]);
-      }
+      for (std::size_t k = 0; k < 64; ++k) quantisers_[t].set(kZigZag[k], 8u * quant_[t][k]);
     }
     dc_[0] = build_codes(detail::kLumaDc);
     dc_[1] = build_codes(detail::kChromaDc);
@@ -271,33 +386,14 @@ class Encoder {
 
   // Transforms, quantises and entropy-codes the 8x8 samples at `src` (rows `stride` apart).
   void code_block(const std::uint8_t* src, std::size_t stride, int table, int component) {
+    const auto t = static_cast<std::size_t>(table);
+    const Coefficients q = quantise(detail::fdct_islow(src, stride), quantisers_[t]);
+    std::uint64_t nonzero = zigzag_mask_(q);
     bits_.room(out_);
     BitWriter bits = bits_;  // a local copy stays in registers; stores through bytes would not
-    std::array<std::int32_t, 64> block;
-    for (std::size_t y = 0; y < 8; ++y) {
-      for (std::size_t x = 0; x < 8; ++x) block[y * 8 + x] = src[y * stride + x] - 128;
-    }
-    detail::fdct_islow(block);
-    const auto& div = divisors_[static_cast<std::size_t>(table)];
-    std::array<std::int32_t, 64> q;
-    for (std::size_t k = 0; k < 64; ++k) {  // natural order: vectorises
-      const std::int32_t v = block[k];
-      const auto mag = static_cast<std::uint32_t>(v < 0 ? -v : v);
-      const auto m =
-          static_cast<std::int32_t>((std::uint64_t{mag + div[k].half} * div[k].reciprocal) >> 32);
-      q[k] = v < 0 ? -m : m;
-    }
-    // Zig-zag order, with a mask of the non-zero AC terms so runs of zeros are skipped.
-    std::array<std::int32_t, 64> zz;
-    std::uint64_t nonzero = 0;
-    for (std::size_t k = 0; k < 64; ++k) {
-      zz[k] = q[kZigZag[k]];
-      nonzero |= std::uint64_t{zz[k] != 0} << k;
-    }
     const auto c = static_cast<std::size_t>(component);
-    const auto t = static_cast<std::size_t>(table);
-    const int diff = zz[0] - last_dc_[c];
-    last_dc_[c] = zz[0];
+    const int diff = q[0] - last_dc_[c];
+    last_dc_[c] = q[0];
     const std::uint32_t dn = category(diff);
     const Code& dc = dc_[t].by_symbol[dn];
     bits.put((dc.bits << dn) | value_bits(diff, dn), dc.length + dn);
@@ -311,9 +407,10 @@ class Encoder {
       previous = k;
       for (; run > 15; run -= 16)
         bits.put(ac.by_symbol[0xf0].bits, ac.by_symbol[0xf0].length);  // sixteen zeros
-      const std::uint32_t n = category(zz[k]);
+      const int v = q[kZigZag[k]];
+      const std::uint32_t n = category(v);
       const Code& code = ac.by_symbol[(run << 4) | n];
-      bits.put((code.bits << n) | value_bits(zz[k], n), code.length + n);
+      bits.put((code.bits << n) | value_bits(v, n), code.length + n);
     }
     if (previous != 63) bits.put(ac.by_symbol[0x00].bits, ac.by_symbol[0x00].length);  // EOB
     bits_ = bits;
@@ -323,7 +420,8 @@ class Encoder {
   std::vector<std::uint8_t>& out_;
   BitWriter bits_;
   std::array<std::array<std::uint8_t, 64>, 2> quant_{};
-  std::array<std::array<Divisor, 64>, 2> divisors_{};
+  std::array<Quantiser, 2> quantisers_{};
+  ZigZagMask zigzag_mask_;
   std::array<HuffmanCodes, 2> dc_{}, ac_{};
   std::array<int, 3> last_dc_{};
 };
