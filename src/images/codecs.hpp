@@ -23,6 +23,12 @@ Result<Raster> decode_gif(std::span<const std::uint8_t> bytes, const DecodeLimit
 Result<void> check_dimensions(std::string_view format, std::uint64_t width, std::uint64_t height,
                               const DecodeLimits& limits);
 
+// One channel of a pixel with alpha a composited over white: (c * a + 255 * (255 - a)) / 255,
+// rounded. flatten_onto_white() and the JPEG encoder's own flattening both write this.
+constexpr std::uint8_t over_white(unsigned c, unsigned a) {
+  return static_cast<std::uint8_t>((c * a + 255 * (255 - a) + 127) / 255);
+}
+
 // Big-endian reads; the caller has checked the bounds.
 inline std::uint32_t be32(const std::uint8_t* p) {
   return (std::uint32_t{p[0]} << 24) | (std::uint32_t{p[1]} << 16) | (std::uint32_t{p[2]} << 8) |

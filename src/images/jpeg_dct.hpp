@@ -8,6 +8,7 @@
 #include <algorithm>
 #include <array>
 #include <cstdint>
+#include <cstring>
 
 namespace agentkit::images::detail {
 
@@ -36,85 +37,130 @@ inline constexpr std::int32_t k3_072711026 = fix(3.072711026);
 // x / 2^n rounded to nearest (arithmetic shift: C++20 defines it for negative values).
 constexpr std::int32_t descale(std::int32_t x, int n) { return (x + (1 << (n - 1))) >> n; }
 
-// One 8-point inverse pass. The outputs are returned un-descaled (scaled by 2^13) for the
-// caller's own shift. 64-bit: a hostile file's coefficients times 16-bit quantisers would
-// overflow 32 bits.
-using Wide = std::int64_t;
-constexpr Wide descale_wide(Wide x, int n) { return (x + (Wide{1} << (n - 1))) >> n; }
-struct Idct8 {
-  Wide o[8];
-};
-inline Idct8 idct8(Wide i0, Wide i1, Wide i2, Wide i3, Wide i4, Wide i5, Wide i6, Wide i7) {
-  // Even part: the rotation of inputs 2 and 6, then the butterflies with 0 and 4.
-  Wide z1 = (i2 + i6) * k0_541196100;
-  const Wide t2 = z1 - i6 * k1_847759065;
-  const Wide t3 = z1 + i2 * k0_765366865;
-  const Wide t0 = (i0 + i4) * (1 << kConstBits);
-  const Wide t1 = (i0 - i4) * (1 << kConstBits);
-  const Wide e10 = t0 + t3, e13 = t0 - t3, e11 = t1 + t2, e12 = t1 - t2;
-  // Odd part: inputs 7, 5, 3, 1 through the shared rotation z5.
-  z1 = i7 + i1;
-  Wide z2 = i5 + i3;
-  Wide z3 = i7 + i3;
-  Wide z4 = i5 + i1;
-  const Wide z5 = (z3 + z4) * k1_175875602;
-  Wide a0 = i7 * k0_298631336, a1 = i5 * k2_053119869;
-  Wide a2 = i3 * k3_072711026, a3 = i1 * k1_501321110;
-  z1 *= -k0_899976223;
-  z2 *= -k2_562915447;
-  z3 = z3 * -k1_961570560 + z5;
-  z4 = z4 * -k0_390180644 + z5;
-  a0 += z1 + z3;
-  a1 += z2 + z4;
-  a2 += z2 + z3;
-  a3 += z1 + z4;
-  return {{e10 + a3, e11 + a2, e12 + a1, e13 + a0, e13 - a0, e12 - a1, e11 - a2, e10 - a3}};
-}
-
 }  // namespace dct
 
-// Dequantises `coef` (natural order) by `quant` and writes the 8x8 samples, level-shifted and
-// clamped to 0..255, at out[y * stride + x].
-inline void idct_islow(const std::int16_t* coef, const std::uint16_t* quant, std::uint8_t* out,
-                       std::size_t stride) {
+// ---- inverse transform ------------------------------------------------------------------------
+//
+// libjpeg's jidctint.c arithmetic (columns, then rows; the same rounding), laid out like the
+// forward transform below for the vectoriser: 16-bit values, one 8-point pass down all eight
+// columns at once with 16x16->32-bit multiplies, a transpose between the passes and after.
+// A hostile file's coefficients times its quantisers can be anything, so the dequantised values
+// and the pass-1 outputs are narrowed to 16 bits (wrapping, as libjpeg-turbo's SIMD code wraps)
+// and clamped to [-2^14, 2^14) in 16-bit lanes (SSE2 has 16-bit min and max, not 32-bit ones).
+// With that no 32-bit sum can overflow (the largest stays under 1.4e9), and no valid 8-bit JPEG
+// comes near the clamp or the wrap (its dequantised coefficients stay within about +-1100 and
+// its pass-1 outputs within about +-6000), so real files decode exactly as libjpeg decodes them.
+namespace idct {
+
+using Block = std::array<std::int16_t, 64>;
+
+inline constexpr std::int16_t kLow = -(1 << 14), kHigh = (1 << 14) - 1;
+
+// The low 16 bits of v as a signed value (C++20 defines the conversion as modular).
+inline std::int16_t wrap16(std::int32_t v) { return static_cast<std::int16_t>(v); }
+
+inline std::int32_t mul(std::int16_t a, std::int16_t c) { return std::int32_t{a} * c; }
+constexpr std::int16_t c16(std::int32_t c) { return static_cast<std::int16_t>(c); }
+
+// Quantisers clamped to 2^14 (a larger one times any non-zero coefficient clamps anyway).
+inline std::int16_t quantiser(std::uint32_t q) {
+  return static_cast<std::int16_t>(std::min<std::uint32_t>(q, 1u << 14));
+}
+
+inline Block dequantise(const std::int16_t* coef, const std::int16_t* quant) {
+  Block out;
+  for (std::size_t k = 0; k < 64; ++k) {
+    out[k] = std::clamp(wrap16(std::int32_t{coef[k]} * quant[k]), kLow, kHigh);
+  }
+  return out;
+}
+
+// One 8-point inverse pass down every column of `in`. Pass 1 keeps kPass1Bits extra bits and
+// clamps; pass 2 removes them and the 3 bits of the 8x8 scale, level-shifts and clamps to a
+// sample.
+template <bool kFirst>
+inline Block pass(const Block& in) {
   using namespace dct;
-  std::array<Wide, 64> ws;
-  for (int x = 0; x < 8; ++x) {  // columns
-    const std::int16_t* c = coef + x;
-    const std::uint16_t* q = quant + x;
-    if ((c[8] | c[16] | c[24] | c[32] | c[40] | c[48] | c[56]) == 0) {
-      // Only the DC term: the column is flat (the common case after quantisation).
-      const Wide dc = Wide{c[0]} * q[0] * (1 << kPass1Bits);
-      for (int y = 0; y < 8; ++y) ws[static_cast<std::size_t>(y * 8 + x)] = dc;
-      continue;
-    }
-    const Idct8 r =
-        idct8(Wide{c[0]} * q[0], Wide{c[8]} * q[8], Wide{c[16]} * q[16], Wide{c[24]} * q[24],
-              Wide{c[32]} * q[32], Wide{c[40]} * q[40], Wide{c[48]} * q[48], Wide{c[56]} * q[56]);
-    for (int y = 0; y < 8; ++y) {
-      ws[static_cast<std::size_t>(y * 8 + x)] = descale_wide(r.o[y], kConstBits - kPass1Bits);
-    }
+  using std::int16_t;
+  using std::int32_t;
+  constexpr int kShift = kFirst ? kConstBits - kPass1Bits : kConstBits + kPass1Bits + 3;
+  constexpr int32_t kRound = 1 << (kShift - 1);
+  // The rotations with their shared terms folded into the constants, as exact integer sums.
+  constexpr int16_t k2i2 = c16(k0_541196100), k2i6 = c16(k0_541196100 - k1_847759065);
+  constexpr int16_t k3i2 = c16(k0_541196100 + k0_765366865), k3i6 = c16(k0_541196100);
+  constexpr int16_t k3z3 = c16(k1_175875602 - k1_961570560), k3z4 = c16(k1_175875602);
+  constexpr int16_t k4z3 = c16(k1_175875602), k4z4 = c16(k1_175875602 - k0_390180644);
+  Block out;
+  for (std::size_t x = 0; x < 8; ++x) {
+    auto at = [&](std::size_t row) { return in[row * 8 + x]; };
+    // Even part: the rotation of inputs 2 and 6, then the butterflies with 0 and 4.
+    const int32_t t0 = (int32_t{at(0)} + at(4)) * (1 << kConstBits);
+    const int32_t t1 = (int32_t{at(0)} - at(4)) * (1 << kConstBits);
+    const int32_t t2 = mul(at(2), k2i2) + mul(at(6), k2i6);
+    const int32_t t3 = mul(at(2), k3i2) + mul(at(6), k3i6);
+    const int32_t e10 = t0 + t3, e13 = t0 - t3, e11 = t1 + t2, e12 = t1 - t2;
+    // Odd part: inputs 7, 5, 3, 1 through the shared rotation.
+    const auto z1 = static_cast<int16_t>(at(7) + at(1));
+    const auto z2 = static_cast<int16_t>(at(5) + at(3));
+    const auto z3 = static_cast<int16_t>(at(7) + at(3));
+    const auto z4 = static_cast<int16_t>(at(5) + at(1));
+    const int32_t p1 = mul(z1, c16(-k0_899976223));
+    const int32_t p2 = mul(z2, c16(-k2_562915447));
+    const int32_t p3 = mul(z3, k3z3) + mul(z4, k3z4);
+    const int32_t p4 = mul(z3, k4z3) + mul(z4, k4z4);
+    const int32_t a0 = mul(at(7), c16(k0_298631336)) + p1 + p3;
+    const int32_t a1 = mul(at(5), c16(k2_053119869)) + p2 + p4;
+    const int32_t a2 = mul(at(3), c16(k3_072711026)) + p2 + p3;
+    const int32_t a3 = mul(at(1), c16(k1_501321110)) + p1 + p4;
+    auto put = [&](std::size_t row, int32_t v) {
+      const int16_t narrow = wrap16(((v + kRound) >> kShift) + (kFirst ? 0 : 128));
+      out[row * 8 + x] = kFirst ? std::clamp(narrow, kLow, kHigh)
+                                : std::clamp<int16_t>(narrow, 0, 255);
+    };
+    put(0, e10 + a3);
+    put(7, e10 - a3);
+    put(1, e11 + a2);
+    put(6, e11 - a2);
+    put(2, e12 + a1);
+    put(5, e12 - a1);
+    put(3, e13 + a0);
+    put(4, e13 - a0);
   }
-  constexpr int kShift = kConstBits + kPass1Bits + 3;
-  auto sample = [](Wide v) { return static_cast<std::uint8_t>(std::clamp<Wide>(v + 128, 0, 255)); };
-  for (int y = 0; y < 8; ++y) {  // rows
-    const Wide* w = ws.data() + y * 8;
-    std::uint8_t* row = out + static_cast<std::size_t>(y) * stride;
-    if ((w[1] | w[2] | w[3] | w[4] | w[5] | w[6] | w[7]) == 0) {
-      std::fill_n(row, 8, sample(descale_wide(w[0], kPass1Bits + 3)));
-      continue;
-    }
-    const Idct8 r = idct8(w[0], w[1], w[2], w[3], w[4], w[5], w[6], w[7]);
-    for (int x = 0; x < 8; ++x) row[x] = sample(descale_wide(r.o[x], kShift));
+  return out;
+}
+
+inline Block transpose(const Block& in) {
+  Block out;
+  for (std::size_t y = 0; y < 8; ++y) {
+    for (std::size_t x = 0; x < 8; ++x) out[y * 8 + x] = in[x * 8 + y];
   }
+  return out;
+}
+
+}  // namespace idct
+
+// Dequantises `coef` (natural order) by `quant` (idct::quantiser values) and writes the 8x8
+// samples, level-shifted and clamped to 0..255, at out[y * stride + x].
+inline void idct_islow(const std::int16_t* coef, const std::int16_t* quant, std::uint8_t* out,
+                       std::size_t stride) {
+  using idct::pass;
+  using idct::transpose;
+  const idct::Block samples =
+      transpose(pass<false>(transpose(pass<true>(idct::dequantise(coef, quant)))));
+  std::array<std::uint8_t, 64> bytes;  // narrowed here, where the compiler packs whole vectors
+  for (std::size_t k = 0; k < 64; ++k) bytes[k] = static_cast<std::uint8_t>(samples[k]);
+  for (std::size_t y = 0; y < 8; ++y) std::memcpy(out + y * stride, bytes.data() + y * 8, 8);
 }
 
 // idct_islow of a block whose AC terms are all zero: one flat value, the same arithmetic.
-inline void idct_dc_only(std::int16_t dc, std::uint16_t quant, std::uint8_t* out,
+inline void idct_dc_only(std::int16_t dc, std::int16_t quant, std::uint8_t* out,
                          std::size_t stride) {
   using namespace dct;
-  const Wide v = descale_wide(Wide{dc} * quant * (1 << kPass1Bits), kPass1Bits + 3);
-  const auto sample = static_cast<std::uint8_t>(std::clamp<Wide>(v + 128, 0, 255));
+  using idct::wrap16;
+  const std::int16_t v = std::clamp(wrap16(std::int32_t{dc} * quant), idct::kLow, idct::kHigh);
+  const std::int16_t pass1 = std::clamp(wrap16(v * (1 << kPass1Bits)), idct::kLow, idct::kHigh);
+  const std::int16_t level = wrap16(descale(pass1, kPass1Bits + 3) + 128);
+  const auto sample = static_cast<std::uint8_t>(std::clamp<std::int16_t>(level, 0, 255));
   for (int y = 0; y < 8; ++y) std::fill_n(out + static_cast<std::size_t>(y) * stride, 8, sample);
 }
 

@@ -7,7 +7,9 @@
 // arithmetic-coded files, and anything truncated (no EOI) or inconsistent.
 #include <algorithm>
 #include <array>
+#include <bit>
 #include <cmath>
+#include <cstring>
 #include <string>
 
 #include "codecs.hpp"
@@ -18,7 +20,7 @@ namespace agentkit::images::detail {
 namespace {
 
 constexpr int kMaxComponents = 3;
-constexpr int kFastBits = 9;
+constexpr int kFastBits = 10;
 
 Error bad(const std::string& why) { return make_error(Errc::parse_error, "JPEG: " + why); }
 Error refused(const std::string& why) { return make_error(Errc::unsupported, "JPEG: " + why); }
@@ -33,7 +35,14 @@ struct HuffTable {
   std::array<std::int32_t, 17> min_code{};
   // Codes of up to kFastBits bits resolve in one lookup: (length << 8) | symbol, 0 when longer.
   std::array<std::uint16_t, 1 << kFastBits> fast{};
+  // For AC tables: an AC coefficient whose code and magnitude bits together fit kFastBits, in one
+  // lookup: (value << 8) | (zero run << 4) | bits used. Value 0 is end-of-block (run 0) or sixteen
+  // zeros (run 15); the entry is 0 when the code does not fit.
+  std::array<std::int16_t, 1 << kFastBits> fast_ac{};
 };
+
+// T.81 F.2.2.1 EXTEND: the n-bit magnitude v as a signed coefficient.
+constexpr int extend(int v, int n) { return v < (1 << (n - 1)) ? v - (1 << n) + 1 : v; }
 
 Result<void> build_table(HuffTable& t, const std::uint8_t* counts, const std::uint8_t* symbols,
                          int total) {
@@ -59,6 +68,19 @@ Result<void> build_table(HuffTable& t, const std::uint8_t* counts, const std::ui
     code <<= 1;
   }
   t.max_code[17] = 0x7fffffff;
+  for (std::size_t look = 0; look < t.fast.size(); ++look) {
+    const int len = t.fast[look] >> 8, rs = t.fast[look] & 0xff;
+    const int run = rs >> 4, size = rs & 15;
+    if (len != 0 && size == 0 && (run == 0 || run == 15)) {
+      t.fast_ac[look] = static_cast<std::int16_t>((run << 4) + len);  // EOB or ZRL
+      continue;
+    }
+    if (len == 0 || size == 0 || len + size > kFastBits) continue;
+    const int magnitude = static_cast<int>(look >> (kFastBits - len - size)) & ((1 << size) - 1);
+    const int value = extend(magnitude, size);
+    if (value < -128 || value > 127) continue;
+    t.fast_ac[look] = static_cast<std::int16_t>(value * 256 + (run << 4) + len + size);
+  }
   return {};
 }
 
@@ -139,9 +161,15 @@ class BitReader {
   // Reads n bits as a signed magnitude-coded value (T.81 F.2.2.1, EXTEND).
   int receive_extend(int n) {
     if (n == 0) return 0;
-    const int v = bits(n);
-    return v < (1 << (n - 1)) ? v - (1 << n) + 1 : v;
+    return extend(bits(n), n);
   }
+  // Tops the buffer up when it holds fewer than n bits (n <= 32): enough for a whole coefficient,
+  // code and magnitude, so the fast path below checks nothing else.
+  void ensure(int n) {
+    if (count_ < n) fill();
+  }
+  // The next kFastBits bits; ensure() first (fill() always leaves more than 24).
+  std::size_t look() const { return static_cast<std::size_t>(buffer_ >> (64 - kFastBits)); }
   int decode(const HuffTable& t) {
     const std::uint32_t look = peek(kFastBits);
     if (const std::uint16_t e = t.fast[look]; e != 0) {
@@ -220,6 +248,104 @@ struct Scan {
   int count = 0;
   int ss = 0, se = 63, ah = 0, al = 0;
 };
+
+// ---- upsampling and colour conversion, a chunk of a row at a time ---------------------------------
+//
+// Each step is a loop over local arrays of one chunk, which the compiler turns into vector code
+// (over raw pointers into several buffers it would have to prove they do not overlap first).
+constexpr std::size_t kChunk = 64;  // pixels
+using Plane = std::array<std::uint8_t, kChunk>;
+using Pixels = std::array<std::uint32_t, kChunk>;  // RGBA, one word per pixel in memory order
+
+// n <= kChunk samples from `p`; the rest of the chunk is zero.
+Plane load_chunk(const std::uint8_t* p, std::size_t n) {
+  Plane out{};
+  std::memcpy(out.data(), p, n);
+  return out;
+}
+
+// The word whose bytes in memory are r, g, b, 255.
+Pixels pack_rgba(const Plane& r, const Plane& g, const Plane& b) {
+  Pixels out;
+  for (std::size_t i = 0; i < kChunk; ++i) {
+    if constexpr (std::endian::native == std::endian::little) {
+      out[i] = r[i] | std::uint32_t{g[i]} << 8 | std::uint32_t{b[i]} << 16 | 0xff000000u;
+    } else {
+      out[i] = std::uint32_t{r[i]} << 24 | std::uint32_t{g[i]} << 16 | std::uint32_t{b[i]} << 8 | 0xffu;
+    }
+  }
+  return out;
+}
+
+Pixels grey_to_rgba(const Plane& v) { return pack_rgba(v, v, v); }
+Pixels rgb_to_rgba(const Plane& r, const Plane& g, const Plane& b) { return pack_rgba(r, g, b); }
+
+// YCbCr -> RGB exactly as libjpeg computes it (jdcolor.c: 16 fraction bits, rounded, clamped),
+// in 16-bit lanes. With x = Cb - 128 or Cr - 128:
+//   R = Y + round(1.40200 * x)             = Y + x  + (hi(2x * 26345) + 1) >> 1
+//   B = Y + round(1.77200 * x)             = Y + 2x + (hi(2x * -14942) + 1) >> 1
+//   G = Y + floor(-0.34414 xb - 0.71414 xr + 1/2)  (its two products summed in 32 bits)
+// where hi(a) = a >> 16 and (hi(2p) + 1) >> 1 == (p + 2^15) >> 16; the 1.402 and 1.772 factors
+// are 65536 + 26345 and 131072 - 14942 in 16 fraction bits, which puts the part beyond 16 bits
+// into the x and 2x terms. Checked against the table-driven formula for every Cb and Cr.
+inline std::int16_t mul_high(std::int16_t a, std::int16_t b) {
+  return static_cast<std::int16_t>((std::int32_t{a} * b) >> 16);
+}
+
+Pixels ycc_to_rgba(const Plane& luma, const Plane& cb, const Plane& cr) {
+  using std::int16_t;
+  using std::int32_t;
+  Plane r, g, b;
+  // Every step narrowed to 16 bits: left as int, the compiler would widen the lanes to 32 bits.
+  auto sample = [](int16_t v) { return static_cast<std::uint8_t>(std::clamp<int16_t>(v, 0, 255)); };
+  for (std::size_t i = 0; i < kChunk; ++i) {
+    const int16_t y = luma[i];
+    const auto xb = static_cast<int16_t>(cb[i] - 128);
+    const auto xr = static_cast<int16_t>(cr[i] - 128);
+    const auto red = static_cast<int16_t>(
+        y + xr + ((mul_high(static_cast<int16_t>(2 * xr), 26345) + 1) >> 1));
+    const auto blue = static_cast<int16_t>(
+        y + 2 * xb + ((mul_high(static_cast<int16_t>(2 * xb), -14942) + 1) >> 1));
+    const auto green = static_cast<int16_t>(
+        y - xr + static_cast<int16_t>((int32_t{xb} * -22554 + int32_t{xr} * 18734 + 32768) >> 16));
+    r[i] = sample(red);
+    g[i] = sample(green);
+    b[i] = sample(blue);
+  }
+  return pack_rgba(r, g, b);
+}
+
+// The 2x horizontal triangle filter: output 2i weighs source i 3/4 and i - 1 1/4, output 2i + 1
+// weighs i and i + 1, each rounded as libjpeg rounds it (h2v1: biases 1 and 2 over 4; h2v2,
+// whose inputs are already 3:1 column sums: 8 and 7 over 16).
+struct TriangleFilter {
+  std::uint16_t even_bias, odd_bias, shift;
+};
+constexpr TriangleFilter kH2V1{1, 2, 2}, kH2V2{8, 7, 4};
+
+// Outputs [0, kChunk) from s[0 .. kChunk / 2 + 1], s[1 + i] being the weighted source sample i
+// of the chunk (s[0] and s[kChunk / 2 + 1] its neighbours outside). All in 16-bit lanes (sums of
+// at most 16 * 255).
+template <TriangleFilter kFilter>
+Plane upsample_h2(const std::uint16_t* s) {
+  constexpr std::size_t kHalf = kChunk / 2;
+  std::array<std::uint16_t, kHalf + 2> in;
+  std::memcpy(in.data(), s, sizeof in);
+  std::array<std::uint8_t, kHalf> even, odd;
+  for (std::size_t i = 0; i < kHalf; ++i) {
+    const auto here = static_cast<std::uint16_t>(3 * in[i + 1]);
+    even[i] = static_cast<std::uint8_t>(
+        static_cast<std::uint16_t>(here + in[i] + kFilter.even_bias) >> kFilter.shift);
+    odd[i] = static_cast<std::uint8_t>(
+        static_cast<std::uint16_t>(here + in[i + 2] + kFilter.odd_bias) >> kFilter.shift);
+  }
+  Plane out;
+  for (std::size_t i = 0; i < kHalf; ++i) {
+    out[2 * i] = even[i];
+    out[2 * i + 1] = odd[i];
+  }
+  return out;
+}
 
 class Decoder {
  public:
@@ -377,8 +503,8 @@ class Decoder {
       const std::size_t need = 1 + 64 * (pq + 1);
       if (d.size() - i < need) return bad("short quantisation table");
       for (std::size_t k = 0; k < 64; ++k) {
-        const std::uint16_t q = pq ? be16(d.data() + i + 1 + 2 * k) : d[i + 1 + k];
-        quant_[static_cast<std::size_t>(tq)][kZigZag[k]] = q;
+        const std::uint32_t q = pq ? be16(d.data() + i + 1 + 2 * k) : d[i + 1 + k];
+        quant_[static_cast<std::size_t>(tq)][kZigZag[k]] = idct::quantiser(q);
       }
       i += need;
     }
@@ -488,6 +614,7 @@ class Decoder {
                   7) /
                      8
                : frame_.mcus_y;
+    if (!frame_.progressive) return sequential_scan(s, units_x, units_y);
     std::uint32_t until_restart = restart_interval_;
     int expected_rst = 0;
     for (std::uint32_t uy = 0; uy < units_y; ++uy) {
@@ -535,20 +662,98 @@ class Decoder {
     return {};
   }
 
-  // One block of a scan at block column bx, row by of component c.
-  Result<void> unit(const Scan& s, Component& c, std::uint32_t bx, std::uint32_t by) {
-    if (frame_.progressive) return block(s, c, c.block(bx, by));
-    std::array<std::int16_t, 64> coef{};
-    bool dc_only = false;
-    if (auto r = sequential(c, coef.data(), dc_only); !r) return r;
-    const std::uint16_t* q = quant_[static_cast<std::size_t>(c.tq)].data();
-    std::uint8_t* out = c.samples.data() + std::size_t{by} * 8 * c.stride() + std::size_t{bx} * 8;
-    if (dc_only) {
-      idct_dc_only(coef[0], q[0], out, c.stride());
-    } else {
-      idct_islow(coef.data(), q, out, c.stride());
+  // A sequential scan, decoded and transformed block by block. The bit reader lives in a local
+  // for the whole scan, so its buffer and count stay in registers instead of going through
+  // memory at every code; a block reports failure as a message, not a Result, for the same
+  // reason.
+  Result<void> sequential_scan(const Scan& s, std::uint32_t units_x, std::uint32_t units_y) {
+    BitReader bits = bits_;
+    std::uint32_t until_restart = restart_interval_;
+    int expected_rst = 0;
+    for (std::uint32_t uy = 0; uy < units_y; ++uy) {
+      for (std::uint32_t ux = 0; ux < units_x; ++ux) {
+        if (restart_interval_ != 0 && until_restart == 0) {
+          bits_ = bits;
+          if (auto r = restart(expected_rst); !r) return r;
+          bits = bits_;
+          expected_rst = (expected_rst + 1) & 7;
+          until_restart = restart_interval_;
+        }
+        for (int i = 0; i < s.count; ++i) {
+          Component& c =
+              frame_.comps[static_cast<std::size_t>(s.comp[static_cast<std::size_t>(i)])];
+          // One component alone is coded block by block; several, in MCUs of h x v blocks each.
+          const int h = s.count == 1 ? 1 : c.h, v = s.count == 1 ? 1 : c.v;
+          for (int by = 0; by < v; ++by) {
+            for (int bx = 0; bx < h; ++bx) {
+              const std::uint32_t x = ux * static_cast<std::uint32_t>(h) + static_cast<std::uint32_t>(bx);
+              const std::uint32_t y = uy * static_cast<std::uint32_t>(v) + static_cast<std::uint32_t>(by);
+              if (const char* why = sequential_block(bits, c, x, y)) return bad(why);
+            }
+          }
+        }
+        if (bits.starved()) return bad("truncated scan data");
+        if (restart_interval_ != 0) --until_restart;
+      }
     }
+    bits_ = bits;
     return {};
+  }
+
+  // Decodes the block at block column bx, row by of component c and transforms it into the
+  // component's samples. Returns why it failed, or nullptr.
+  const char* sequential_block(BitReader& bits, Component& c, std::uint32_t bx, std::uint32_t by) {
+    std::array<std::int16_t, 64> b{};
+    const int t = bits.decode(dc_[static_cast<std::size_t>(c.td)]);
+    if (t < 0 || t > 11) return "bad DC code";
+    c.dc_pred = wrap16(c.dc_pred + bits.receive_extend(t));
+    b[0] = static_cast<std::int16_t>(c.dc_pred);
+    const HuffTable& ac = ac_[static_cast<std::size_t>(c.ta)];
+    bool any_ac = false;
+    for (int k = 1; k < 64;) {
+      bits.ensure(32);
+      // Most codes: the zero run, the value and the bits they took, in one lookup.
+      if (const int e = ac.fast_ac[bits.look()]; e != 0) {
+        bits.skip(e & 15);
+        const int run = (e >> 4) & 15, value = e >> 8;
+        if (value == 0) {
+          if (run == 0) break;  // end of block
+          k += 16;
+          continue;
+        }
+        k += run;
+        if (k > 63) return "AC coefficients run past the block";
+        b[kZigZag[static_cast<std::size_t>(k++)]] = static_cast<std::int16_t>(value);
+        any_ac = true;
+        continue;
+      }
+      const int rs = bits.decode(ac);
+      if (rs < 0) return "bad AC code";
+      const int r = rs >> 4, size = rs & 15;
+      if (size == 0) {
+        if (r != 15) break;  // end of block
+        k += 16;
+        continue;
+      }
+      k += r;
+      if (k > 63) return "AC coefficients run past the block";
+      b[kZigZag[static_cast<std::size_t>(k++)]] =
+          static_cast<std::int16_t>(bits.receive_extend(size));
+      any_ac = true;
+    }
+    const std::int16_t* q = quant_[static_cast<std::size_t>(c.tq)].data();
+    std::uint8_t* out = c.samples.data() + std::size_t{by} * 8 * c.stride() + std::size_t{bx} * 8;
+    if (any_ac) {
+      idct_islow(b.data(), q, out, c.stride());
+    } else {
+      idct_dc_only(b[0], q[0], out, c.stride());
+    }
+    return nullptr;
+  }
+
+  // One block of a progressive scan at block column bx, row by of component c.
+  Result<void> unit(const Scan& s, Component& c, std::uint32_t bx, std::uint32_t by) {
+    return block(s, c, c.block(bx, by));
   }
 
   Result<void> block(const Scan& s, Component& c, std::int16_t* b) {
@@ -563,33 +768,6 @@ class Decoder {
     const int t = bits_.decode(dc_[static_cast<std::size_t>(c.td)]);
     if (t < 0 || t > 11) return bad("bad DC code");
     return bits_.receive_extend(t);
-  }
-
-  // Decodes one block into b (zeroed); dc_only says no AC term was sent.
-  Result<void> sequential(Component& c, std::int16_t* b, bool& dc_only) {
-    Result<int> diff = dc_diff(c);
-    if (!diff) return diff.error();
-    c.dc_pred = wrap16(c.dc_pred + *diff);
-    b[0] = static_cast<std::int16_t>(c.dc_pred);
-    const HuffTable& ac = ac_[static_cast<std::size_t>(c.ta)];
-    bool any_ac = false;
-    for (int k = 1; k < 64;) {
-      const int rs = bits_.decode(ac);
-      if (rs < 0) return bad("bad AC code");
-      const int r = rs >> 4, size = rs & 15;
-      if (size == 0) {
-        if (r != 15) break;  // end of block
-        k += 16;
-        continue;
-      }
-      k += r;
-      if (k > 63) return bad("AC coefficients run past the block");
-      b[kZigZag[static_cast<std::size_t>(k++)]] =
-          static_cast<std::int16_t>(bits_.receive_extend(size));
-      any_ac = true;
-    }
-    dc_only = !any_ac;
-    return {};
   }
 
   Result<void> dc_first(Component& c, std::int16_t* b, int al) {
@@ -692,7 +870,7 @@ class Decoder {
     for (Component& c : frame_.comps) {
       if (c.coef.empty()) continue;
       c.samples.resize(c.coef.size());
-      const std::uint16_t* q = quant_[static_cast<std::size_t>(c.tq)].data();
+      const std::int16_t* q = quant_[static_cast<std::size_t>(c.tq)].data();
       const std::size_t w = c.stride();
       for (std::uint32_t by = 0; by < c.blocks_h; ++by) {
         for (std::uint32_t bx = 0; bx < c.blocks_w; ++bx) {
@@ -705,12 +883,12 @@ class Decoder {
   }
 
   // Output row y of component c at full resolution: the plane's own row when the component is
-  // not subsampled, else upsampled into `buf` (w bytes; `sums` holds cw ints). 2x horizontally
-  // and 2x2 use libjpeg's "fancy" triangle filter (what Pillow shows by default): each output
-  // sample weighs its nearest source sample 3/4 and the next one out 1/4, per direction. Other
-  // factors replicate. A row at a time, so the upsampled chroma never exists as a whole plane.
+  // not subsampled, else upsampled into `buf` (at least w + kChunk bytes). 2x horizontally and
+  // 2x2 use libjpeg's "fancy" triangle filter (what Pillow shows by default): each output sample
+  // weighs its nearest source sample 3/4 and the next one out 1/4, per direction. Other factors
+  // replicate. A row at a time, so the upsampled chroma never exists as a whole plane.
   const std::uint8_t* component_row(const Component& c, std::size_t y, std::uint8_t* buf,
-                                    std::vector<int>& sums) const {
+                                    std::vector<std::uint16_t>& sums) const {
     const std::size_t sw = c.stride();
     const auto fx = static_cast<std::size_t>(frame_.hmax / c.h);
     const auto fy = static_cast<std::size_t>(frame_.vmax / c.v);
@@ -719,17 +897,27 @@ class Decoder {
     const std::size_t ch = (h + fy - 1) / fy;
     auto src_row = [&](std::size_t cy) { return c.samples.data() + std::min(cy, ch - 1) * sw; };
     if (fx == 1 && fy == 1) return c.samples.data() + y * sw;
-    if (fx == 2 && fy == 1) {
-      h2_row(src_row(y), nullptr, cw, buf, w);
-      return buf;
-    }
-    if (fx == 2 && fy == 2) {
-      const std::size_t cy = y / 2;
-      const std::uint8_t* near = src_row(cy);
-      // The vertical neighbour: the row above for even output rows, below for odd.
-      const std::uint8_t* far = y % 2 == 0 ? src_row(cy == 0 ? 0 : cy - 1) : src_row(cy + 1);
-      for (std::size_t x = 0; x < cw; ++x) sums[x] = 3 * near[x] + far[x];
-      h2_row(nullptr, sums.data(), cw, buf, w);
+    if (fx == 2 && fy <= 2) {
+      // sums[1 + i] holds source sample i weighted for the filter (x1 across only, 3:1 with the
+      // row above or below for 2x2); sums[0] and sums[cw + 1] repeat the edge samples.
+      std::uint16_t* s = sums.data() + 1;
+      if (fy == 1) {
+        const std::uint8_t* in = src_row(y);
+        for (std::size_t i = 0; i < cw; ++i) s[i] = in[i];
+      } else {
+        const std::size_t cy = y / 2;
+        const std::uint8_t* near = src_row(cy);
+        // The vertical neighbour: the row above for even output rows, below for odd.
+        const std::uint8_t* far = y % 2 == 0 ? src_row(cy == 0 ? 0 : cy - 1) : src_row(cy + 1);
+        for (std::size_t i = 0; i < cw; ++i) s[i] = static_cast<std::uint16_t>(3 * near[i] + far[i]);
+      }
+      sums[0] = s[0];
+      std::fill(s + cw, sums.data() + sums.size(), s[cw - 1]);
+      for (std::size_t x = 0; x < w; x += kChunk) {
+        const Plane up = fy == 1 ? upsample_h2<kH2V1>(sums.data() + x / 2)
+                                 : upsample_h2<kH2V2>(sums.data() + x / 2);
+        std::memcpy(buf + x, up.data(), std::min(kChunk, w - x));
+      }
       return buf;
     }
     const std::uint8_t* in = src_row(y / fy);
@@ -738,112 +926,44 @@ class Decoder {
     return buf;
   }
 
-  // One output row of the 2x horizontal triangle filter over `n` source values: samples (h2v1,
-  // weights in quarters) or 3:1 column sums (h2v2, weights in sixteenths). `w` <= 2n outputs.
-  static void h2_row(const std::uint8_t* samples, const int* sums, std::size_t n, std::uint8_t* out,
-                     std::size_t w) {
-    const bool v2 = sums != nullptr;
-    auto at = [&](std::size_t i) -> int { return v2 ? sums[i] : samples[i]; };
-    const int shift = v2 ? 4 : 2;
-    const int even_bias = v2 ? 8 : 1, odd_bias = v2 ? 7 : 2;
-    auto pair = [&](std::size_t i, int left, int right) {
-      const int here = 3 * at(i);
-      const std::size_t x = 2 * i;
-      if (x < w) out[x] = static_cast<std::uint8_t>((here + left + even_bias) >> shift);
-      if (x + 1 < w) out[x + 1] = static_cast<std::uint8_t>((here + right + odd_bias) >> shift);
-    };
-    if (n == 1) {
-      pair(0, at(0), at(0));
-      return;
-    }
-    pair(0, at(0), at(1));
-    if (v2) {
-      for (std::size_t i = 1; i + 1 < n; ++i) {
-        const int here = 3 * sums[i];
-        out[2 * i] = static_cast<std::uint8_t>((here + sums[i - 1] + 8) >> 4);
-        out[2 * i + 1] = static_cast<std::uint8_t>((here + sums[i + 1] + 7) >> 4);
-      }
-    } else {
-      for (std::size_t i = 1; i + 1 < n; ++i) {
-        const int here = 3 * samples[i];
-        out[2 * i] = static_cast<std::uint8_t>((here + samples[i - 1] + 1) >> 2);
-        out[2 * i + 1] = static_cast<std::uint8_t>((here + samples[i + 1] + 2) >> 2);
-      }
-    }
-    pair(n - 1, at(n - 2), at(n - 1));
-  }
-
   bool stored_as_rgb() const {
-    if (adobe_transform_ == 0) return true;
     const auto& c = frame_.comps;
+    if (adobe_transform_ == 0) return true;
     return adobe_transform_ < 0 && c[0].id == 'R' && c[1].id == 'G' && c[2].id == 'B';
   }
 
-  // YCbCr -> RGB in 16-bit fixed point, by table (JFIF's BT.601 full-range matrix, rounded the
-  // way libjpeg rounds it, so the pixels match Pillow's).
-  struct ColourTables {
-    std::array<int, 256> cr_r{}, cb_b{}, cr_g{}, cb_g{};
-  };
-  static const ColourTables& colour_tables() {
-    static const ColourTables t = [] {
-      constexpr int kBits = 16;
-      constexpr int kHalf = 1 << (kBits - 1);
-      auto fix = [](double v) { return static_cast<int>(v * (1 << kBits) + 0.5); };
-      ColourTables c;
-      for (int i = 0; i < 256; ++i) {
-        const int x = i - 128;
-        c.cr_r[static_cast<std::size_t>(i)] = (fix(1.40200) * x + kHalf) >> kBits;
-        c.cb_b[static_cast<std::size_t>(i)] = (fix(1.77200) * x + kHalf) >> kBits;
-        c.cr_g[static_cast<std::size_t>(i)] = -fix(0.71414) * x;
-        c.cb_g[static_cast<std::size_t>(i)] = -fix(0.34414) * x + kHalf;
-      }
-      return c;
-    }();
-    return t;
-  }
-
-  static std::uint8_t clamp_byte(int v) { return static_cast<std::uint8_t>(std::clamp(v, 0, 255)); }
-
-  // Upsampling and colour conversion in one pass, row by row, into the RGBA raster.
+  // Upsampling and colour conversion in one pass, row by row and a chunk of the row at a time,
+  // into the RGBA raster.
   Raster render() {
     transform_coefficients();
     Raster out;
     out.width = frame_.width;
     out.height = frame_.height;
     const std::size_t w = out.width;
-    out.rgba.resize(w * out.height * 4);
+    // Appended a chunk at a time (rows come in order): resize() would first zero 4 bytes a pixel.
+    out.rgba.reserve(w * out.height * 4);
     const std::size_t ncomp = frame_.comps.size();
-    std::vector<std::uint8_t> bufs(w * ncomp);
-    std::vector<int> sums(w);
+    std::vector<std::uint8_t> bufs((w + kChunk) * ncomp);
+    std::vector<std::uint16_t> sums(w / 2 + kChunk + 2);
     const bool rgb = ncomp == 3 && stored_as_rgb();
-    const ColourTables& t = colour_tables();
     for (std::size_t y = 0; y < out.height; ++y) {
       std::array<const std::uint8_t*, kMaxComponents> row{};
       for (std::size_t i = 0; i < ncomp; ++i) {
-        row[i] = component_row(frame_.comps[i], y, bufs.data() + i * w, sums);
+        row[i] = component_row(frame_.comps[i], y, bufs.data() + i * (w + kChunk), sums);
       }
-      std::uint8_t* px = out.rgba.data() + y * w * 4;
-      if (ncomp == 1) {
-        for (std::size_t x = 0; x < w; ++x, px += 4) {
-          px[0] = px[1] = px[2] = row[0][x];
-          px[3] = 255;
+      for (std::size_t x = 0; x < w; x += kChunk) {
+        const std::size_t n = std::min(kChunk, w - x);
+        auto chunk = [&](std::size_t i) { return load_chunk(row[i] + x, n); };
+        Pixels pixels;
+        if (ncomp == 1) {
+          pixels = grey_to_rgba(chunk(0));
+        } else if (rgb) {
+          pixels = rgb_to_rgba(chunk(0), chunk(1), chunk(2));
+        } else {
+          pixels = ycc_to_rgba(chunk(0), chunk(1), chunk(2));
         }
-      } else if (rgb) {
-        for (std::size_t x = 0; x < w; ++x, px += 4) {
-          px[0] = row[0][x];
-          px[1] = row[1][x];
-          px[2] = row[2][x];
-          px[3] = 255;
-        }
-      } else {
-        for (std::size_t x = 0; x < w; ++x, px += 4) {
-          const int luma = row[0][x];
-          const std::uint8_t cb = row[1][x], cr = row[2][x];
-          px[0] = clamp_byte(luma + t.cr_r[cr]);
-          px[1] = clamp_byte(luma + ((t.cb_g[cb] + t.cr_g[cr]) >> 16));
-          px[2] = clamp_byte(luma + t.cb_b[cb]);
-          px[3] = 255;
-        }
+        const auto* bytes = reinterpret_cast<const std::uint8_t*>(pixels.data());
+        out.rgba.insert(out.rgba.end(), bytes, bytes + 4 * n);
       }
     }
     return out;
@@ -897,7 +1017,7 @@ class Decoder {
   DecodeLimits limits_;
   Frame frame_;
   std::array<HuffTable, 4> dc_{}, ac_{};
-  std::array<std::array<std::uint16_t, 64>, 4> quant_{};
+  std::array<std::array<std::int16_t, 64>, 4> quant_{};  // idct::quantiser values
   std::uint32_t restart_interval_ = 0;
   int adobe_transform_ = -1;
   int orientation_ = 1;

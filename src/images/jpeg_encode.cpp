@@ -11,6 +11,7 @@
 
 #include "agentkit/images/encode.hpp"
 #include "agentkit/images/transform.hpp"
+#include "codecs.hpp"
 #include "jpeg_dct.hpp"
 #include "jpeg_tables.hpp"
 
@@ -23,7 +24,9 @@ using detail::kZigZag;
 constexpr int kMinQuality = 1;
 constexpr int kMaxQuality = 100;
 
-// A Huffman code, right-aligned in `bits`.
+// A Huffman code, right-aligned in `bits`. In HuffmanCodes the code of a symbol whose low four
+// bits are a magnitude category n comes shifted left by n with n added to its length, making room
+// for the n value bits that always follow it: one OR then puts both.
 struct Code {
   std::uint32_t bits = 0;
   std::uint32_t length = 0;
@@ -38,7 +41,11 @@ HuffmanCodes build_codes(const HuffmanSpec& spec) {
   std::uint32_t code = 0;
   int k = 0;
   for (std::uint32_t len = 1; len <= 16; ++len) {
-    for (int i = 0; i < spec.counts[len - 1]; ++i) out.by_symbol[spec.symbols[k++]] = {code++, len};
+    for (int i = 0; i < spec.counts[len - 1]; ++i) {
+      const std::uint8_t symbol = spec.symbols[k++];
+      const std::uint32_t n = symbol & 15u;
+      out.by_symbol[symbol] = {code++ << n, len + n};
+    }
     code <<= 1;
   }
   return out;
@@ -59,26 +66,31 @@ std::array<std::uint8_t, 64> scaled_table(const std::array<std::uint8_t, 64>& ba
 // room() first guarantees the bytes a block can take, so put() checks no bounds.
 class BitWriter {
  public:
-  // The most one 8x8 block can emit: 64 codes of at most 26 bits, each byte possibly stuffed.
-  static constexpr std::size_t kBlockBytes = 64 * 4 * 2 + 8;
+  // The most one 8x8 block can emit: 64 codes of at most 26 bits, each byte possibly stuffed,
+  // and the 4 bytes put() stores ahead of the pointer.
+  static constexpr std::size_t kBlockBytes = 64 * 4 * 2 + 8 + 4;
 
-  // `length` <= 32 bits of `bits` (the bits above `length` must be zero).
+  // `length` <= 32 bits of `bits` (the bits above `length` must be zero). Whether 32 bits are
+  // complete depends on the data and would be a badly predicted branch, so the word is stored
+  // every time and the pointer advanced by 4 or 0; only a complete word holding an 0xFF byte
+  // (rare) branches, to write it again with the stuffing.
   void put(std::uint32_t bits, std::uint32_t length) {
     acc_ = (acc_ << length) | bits;
-    count_ += length;
-    if (count_ < 32) return;
-    count_ -= 32;
-    const auto word = static_cast<std::uint32_t>(acc_ >> count_);
+    count_ += length;  // at most 31 + 27
+    const std::uint32_t full = count_ >> 5;  // 1 when 32 bits are complete
+    const auto word = static_cast<std::uint32_t>(acc_ >> ((count_ - 32) & 63));
+    p_[0] = static_cast<std::uint8_t>(word >> 24);
+    p_[1] = static_cast<std::uint8_t>(word >> 16);
+    p_[2] = static_cast<std::uint8_t>(word >> 8);
+    p_[3] = static_cast<std::uint8_t>(word);
     const std::uint32_t inv = ~word;  // a zero byte in ~word is an 0xFF byte in word
-    if (((inv - 0x01010101u) & ~inv & 0x80808080u) == 0) {
-      p_[0] = static_cast<std::uint8_t>(word >> 24);
-      p_[1] = static_cast<std::uint8_t>(word >> 16);
-      p_[2] = static_cast<std::uint8_t>(word >> 8);
-      p_[3] = static_cast<std::uint8_t>(word);
-      p_ += 4;
+    const std::uint32_t has_ff = ((inv - 0x01010101u) & ~inv & 0x80808080u) != 0 ? 1 : 0;
+    count_ -= 32 * full;
+    if ((full & has_ff) != 0) {
+      for (int shift = 24; shift >= 0; shift -= 8) byte(static_cast<std::uint8_t>(word >> shift));
       return;
     }
-    for (int shift = 24; shift >= 0; shift -= 8) byte(static_cast<std::uint8_t>(word >> shift));
+    p_ += 4 * full;
   }
 
   // Makes room for one block in `out`. The first call starts writing at the end of `out`.
@@ -124,13 +136,22 @@ struct YccChunk {
 };
 
 // Pixels [x, x + kChunk) of an RGBA row `w` pixels wide as three planes; columns past the row
-// repeat its last pixel (the padding to whole MCUs). One 32-bit word per pixel, split by shifts:
-// a byte-strided loop would not vectorise.
+// repeat its last pixel (the padding to whole MCUs), and pixels that are not opaque are
+// composited onto white first (as flatten_onto_white() would, without a pass over the whole
+// image to find out or a copy of it). One 32-bit word per pixel, split by shifts: a
+// byte-strided loop would not vectorise.
 RgbChunk split(const std::uint8_t* row, std::size_t x, std::size_t w) {
   std::array<std::uint8_t, 4 * kChunk> bytes;
   const std::size_t n = x < w ? std::min(kChunk, w - x) : 0;
   std::memcpy(bytes.data(), row + 4 * x, 4 * n);
   for (std::size_t i = n; i < kChunk; ++i) std::memcpy(bytes.data() + 4 * i, row + 4 * (w - 1), 4);
+  std::uint8_t alpha = 255;
+  for (std::size_t i = 0; i < kChunk; ++i) alpha &= bytes[4 * i + 3];
+  if (alpha != 255) {
+    for (std::size_t i = 0; i < 4 * kChunk; i += 4) {
+      for (std::size_t c = 0; c < 3; ++c) bytes[i + c] = detail::over_white(bytes[i + c], bytes[i + 3]);
+    }
+  }
   RgbChunk out;
   if constexpr (std::endian::native == std::endian::little) {
     std::array<std::uint32_t, kChunk> px;
@@ -376,12 +397,27 @@ class Encoder {
 
  private:
   // The bits that follow a Huffman symbol of magnitude category n: v itself, or v - 1 in n bits
-  // (one's complement) when negative, T.81 F.1.2.1.
+  // (one's complement) when negative, T.81 F.1.2.1. Branch-free (v >> 31 is 0 or -1), and the
+  // mask from a table: a variable shift costs more than a load.
   static std::uint32_t value_bits(int v, std::uint32_t n) {
-    return static_cast<std::uint32_t>(v < 0 ? v - 1 : v) & ((1u << n) - 1);
+    static constexpr auto kMasks = [] {
+      std::array<std::uint32_t, 16> m{};
+      for (std::size_t i = 0; i < m.size(); ++i) m[i] = (1u << i) - 1;
+      return m;
+    }();
+    return static_cast<std::uint32_t>(v + (v >> 31)) & kMasks[n];
   }
+  // The magnitude category (bit width of |v|) by table: coefficients and DC differences of
+  // 8-bit samples stay under 2048 in magnitude (the transform's outputs are within +-8192 and
+  // every quantiser divides by at least 8).
   static std::uint32_t category(int v) {
-    return static_cast<std::uint32_t>(std::bit_width(static_cast<unsigned>(v < 0 ? -v : v)));
+    static constexpr auto kCategories = [] {
+      std::array<std::uint8_t, 2048> t{};
+      for (std::size_t i = 1; i < t.size(); ++i) t[i] = static_cast<std::uint8_t>(std::bit_width(i));
+      return t;
+    }();
+    const int sign = v >> 31;
+    return kCategories[static_cast<std::size_t>((v ^ sign) - sign)];
   }
 
   // Transforms, quantises and entropy-codes the 8x8 samples at `src` (rows `stride` apart).
@@ -396,7 +432,7 @@ class Encoder {
     last_dc_[c] = q[0];
     const std::uint32_t dn = category(diff);
     const Code& dc = dc_[t].by_symbol[dn];
-    bits.put((dc.bits << dn) | value_bits(diff, dn), dc.length + dn);
+    bits.put(dc.bits | value_bits(diff, dn), dc.length);
     const HuffmanCodes& ac = ac_[t];
     nonzero &= ~std::uint64_t{1};
     std::size_t previous = 0;
@@ -410,7 +446,7 @@ class Encoder {
       const int v = q[kZigZag[k]];
       const std::uint32_t n = category(v);
       const Code& code = ac.by_symbol[(run << 4) | n];
-      bits.put((code.bits << n) | value_bits(v, n), code.length + n);
+      bits.put(code.bits | value_bits(v, n), code.length);
     }
     if (previous != 63) bits.put(ac.by_symbol[0x00].bits, ac.by_symbol[0x00].length);  // EOB
     bits_ = bits;
@@ -461,13 +497,7 @@ void put_headers(std::vector<std::uint8_t>& out, const Raster& image, const Enco
 std::vector<std::uint8_t> encode_jpeg(const Raster& input, const JpegOptions& options) {
   if (input.width == 0 || input.height == 0) return {};
   const int quality = std::clamp(options.quality, kMinQuality, kMaxQuality);
-  Raster flat;
   const Raster* image = &input;
-  if (!is_opaque(input)) {
-    flat = input;
-    flatten_onto_white(flat);
-    image = &flat;
-  }
   std::vector<std::uint8_t> out;
   out.reserve(std::size_t{image->width} * image->height / 4 + 1024);
   Encoder enc(*image, quality, out);

@@ -12,6 +12,8 @@
 #include <string>
 #include <vector>
 
+#include "codecs.hpp"
+
 namespace agentkit::images {
 namespace {
 
@@ -137,11 +139,7 @@ void flatten_onto_white(Raster& image) {
   for (std::size_t i = 0; i + 3 < image.rgba.size(); i += kChannels) {
     const unsigned a = image.rgba[i + 3];
     if (a == 255) continue;
-    for (int c = 0; c < 3; ++c) {
-      // c*a + 255*(255-a), divided by 255 with rounding.
-      const unsigned v = image.rgba[i + c] * a + 255 * (255 - a);
-      image.rgba[i + c] = static_cast<std::uint8_t>((v + 127) / 255);
-    }
+    for (int c = 0; c < 3; ++c) image.rgba[i + c] = detail::over_white(image.rgba[i + c], a);
     image.rgba[i + 3] = 255;
   }
 }
