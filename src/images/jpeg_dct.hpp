@@ -94,8 +94,9 @@ inline Block pass(const Block& in) {
   for (std::size_t x = 0; x < 8; ++x) {
     auto at = [&](std::size_t row) { return in[row * 8 + x]; };
     // Even part: the rotation of inputs 2 and 6, then the butterflies with 0 and 4.
-    const int32_t t0 = (int32_t{at(0)} + at(4)) * (1 << kConstBits);
-    const int32_t t1 = (int32_t{at(0)} - at(4)) * (1 << kConstBits);
+    // The rounding of every output, added once here: each output is e1x +- a term.
+    const int32_t t0 = (int32_t{at(0)} + at(4)) * (1 << kConstBits) + kRound;
+    const int32_t t1 = (int32_t{at(0)} - at(4)) * (1 << kConstBits) + kRound;
     const int32_t t2 = mul(at(2), k2i2) + mul(at(6), k2i6);
     const int32_t t3 = mul(at(2), k3i2) + mul(at(6), k3i6);
     const int32_t e10 = t0 + t3, e13 = t0 - t3, e11 = t1 + t2, e12 = t1 - t2;
@@ -113,9 +114,9 @@ inline Block pass(const Block& in) {
     const int32_t a2 = mul(at(3), c16(k3_072711026)) + p2 + p3;
     const int32_t a3 = mul(at(1), c16(k1_501321110)) + p1 + p4;
     auto put = [&](std::size_t row, int32_t v) {
-      const int16_t narrow = wrap16(((v + kRound) >> kShift) + (kFirst ? 0 : 128));
-      out[row * 8 + x] = kFirst ? std::clamp(narrow, kLow, kHigh)
-                                : std::clamp<int16_t>(narrow, 0, 255);
+      const int16_t narrow = wrap16((v >> kShift) + (kFirst ? 0 : 128));
+      out[row * 8 + x] =
+          kFirst ? std::clamp(narrow, kLow, kHigh) : std::clamp<int16_t>(narrow, 0, 255);
     };
     put(0, e10 + a3);
     put(7, e10 - a3);

@@ -226,9 +226,14 @@ struct Component {
   std::uint32_t blocks_w = 0, blocks_h = 0;  // in the coefficient array (padded to whole MCUs)
   // Progressive files keep every coefficient until the last scan; sequential ones transform each
   // block as it is decoded, straight into `samples` (blocks_w * 8 wide), and never hold `coef`.
+  // `samples` holds rows_kept rows: the whole plane, or, when the image is rendered while the
+  // scan is decoded, a ring of the last two block rows (row r at r % rows_kept).
   std::vector<std::int16_t> coef;
   std::vector<std::uint8_t> samples;
+  std::size_t rows_kept = 0;
   std::size_t stride() const { return std::size_t{blocks_w} * 8; }
+  std::uint8_t* row(std::size_t r) { return samples.data() + r % rows_kept * stride(); }
+  const std::uint8_t* row(std::size_t r) const { return samples.data() + r % rows_kept * stride(); }
   int dc_pred = 0;
   std::int16_t* block(std::uint32_t bx, std::uint32_t by) {
     return coef.data() + (std::size_t{by} * blocks_w + bx) * 64;
@@ -271,7 +276,8 @@ Pixels pack_rgba(const Plane& r, const Plane& g, const Plane& b) {
     if constexpr (std::endian::native == std::endian::little) {
       out[i] = r[i] | std::uint32_t{g[i]} << 8 | std::uint32_t{b[i]} << 16 | 0xff000000u;
     } else {
-      out[i] = std::uint32_t{r[i]} << 24 | std::uint32_t{g[i]} << 16 | std::uint32_t{b[i]} << 8 | 0xffu;
+      out[i] =
+          std::uint32_t{r[i]} << 24 | std::uint32_t{g[i]} << 16 | std::uint32_t{b[i]} << 8 | 0xffu;
     }
   }
   return out;
@@ -302,8 +308,8 @@ Pixels ycc_to_rgba(const Plane& luma, const Plane& cb, const Plane& cr) {
     const int16_t y = luma[i];
     const auto xb = static_cast<int16_t>(cb[i] - 128);
     const auto xr = static_cast<int16_t>(cr[i] - 128);
-    const auto red = static_cast<int16_t>(
-        y + xr + ((mul_high(static_cast<int16_t>(2 * xr), 26345) + 1) >> 1));
+    const auto red =
+        static_cast<int16_t>(y + xr + ((mul_high(static_cast<int16_t>(2 * xr), 26345) + 1) >> 1));
     const auto blue = static_cast<int16_t>(
         y + 2 * xb + ((mul_high(static_cast<int16_t>(2 * xb), -14942) + 1) >> 1));
     const auto green = static_cast<int16_t>(
@@ -354,7 +360,7 @@ class Decoder {
 
   Result<Raster> run() {
     if (auto r = read_segments(); !r) return r.error();
-    Raster out = render();
+    Raster out = streamed_ ? std::move(out_) : render();
     apply_orientation(out);
     return out;
   }
@@ -469,12 +475,9 @@ class Decoder {
       }
       c.blocks_w = frame_.mcus_x * static_cast<std::uint32_t>(c.h);
       c.blocks_h = frame_.mcus_y * static_cast<std::uint32_t>(c.v);
-      const std::size_t blocks = std::size_t{c.blocks_w} * c.blocks_h;
-      if (progressive) {
-        c.coef.assign(blocks * 64, 0);
-      } else {
-        c.samples.assign(blocks * 64, 128);  // what all-zero coefficients transform to
-      }
+      // Sequential planes are allocated by the first scan, which knows whether they can be a
+      // ring (see sequential_scan).
+      if (progressive) c.coef.assign(std::size_t{c.blocks_w} * c.blocks_h * 64, 0);
     }
     return {};
   }
@@ -666,7 +669,25 @@ class Decoder {
   // for the whole scan, so its buffer and count stay in registers instead of going through
   // memory at every code; a block reports failure as a message, not a Result, for the same
   // reason.
+  //
+  // A first scan that holds every component (nearly every sequential file) is rendered as it is
+  // decoded: after each row of MCUs, the output rows whose samples are all in are converted,
+  // and each component keeps only a ring of two block rows instead of its whole plane, so the
+  // samples are read back from cache rather than memory. Files that spread their components
+  // over several scans keep whole planes and are rendered at the end.
   Result<void> sequential_scan(const Scan& s, std::uint32_t units_x, std::uint32_t units_y) {
+    if (streamed_) return bad("a scan after one that held every component");
+    if (scans_ == 1) {
+      const bool stream = s.count == static_cast<int>(frame_.comps.size());
+      for (Component& c : frame_.comps) {
+        const std::size_t block_rows =
+            stream ? 2 * static_cast<std::size_t>(s.count == 1 ? 1 : c.v) : c.blocks_h;
+        c.rows_kept = block_rows * 8;
+        c.samples.assign(c.rows_kept * c.stride(), 128);  // what all-zero coefficients give
+      }
+      streamed_ = stream;
+      if (stream) begin_render();
+    }
     BitReader bits = bits_;
     std::uint32_t until_restart = restart_interval_;
     int expected_rst = 0;
@@ -686,8 +707,10 @@ class Decoder {
           const int h = s.count == 1 ? 1 : c.h, v = s.count == 1 ? 1 : c.v;
           for (int by = 0; by < v; ++by) {
             for (int bx = 0; bx < h; ++bx) {
-              const std::uint32_t x = ux * static_cast<std::uint32_t>(h) + static_cast<std::uint32_t>(bx);
-              const std::uint32_t y = uy * static_cast<std::uint32_t>(v) + static_cast<std::uint32_t>(by);
+              const std::uint32_t x =
+                  ux * static_cast<std::uint32_t>(h) + static_cast<std::uint32_t>(bx);
+              const std::uint32_t y =
+                  uy * static_cast<std::uint32_t>(v) + static_cast<std::uint32_t>(by);
               if (const char* why = sequential_block(bits, c, x, y)) return bad(why);
             }
           }
@@ -695,9 +718,25 @@ class Decoder {
         if (bits.starved()) return bad("truncated scan data");
         if (restart_interval_ != 0) --until_restart;
       }
+      if (streamed_) render_rows(uy + 1 == units_y ? frame_.height : rows_ready(s, uy + 1));
     }
     bits_ = bits;
     return {};
+  }
+
+  // The output rows that can be rendered once `unit_rows` rows of units are decoded: every
+  // component row they read is in. Output row y reads component row y / f (f = vmax / v) and,
+  // for 2x vertical upsampling, the row after it, so one row is held back (the last one is
+  // rendered with the next units).
+  std::size_t rows_ready(const Scan& s, std::uint32_t unit_rows) const {
+    std::size_t ready = frame_.height;
+    for (const Component& c : frame_.comps) {
+      const std::size_t rows =
+          std::size_t{unit_rows} * 8 * static_cast<std::size_t>(s.count == 1 ? 1 : c.v);
+      const auto f = static_cast<std::size_t>(frame_.vmax / c.v);
+      ready = std::min(ready, f * rows - 1);
+    }
+    return ready;
   }
 
   // Decodes the block at block column bx, row by of component c and transforms it into the
@@ -742,7 +781,7 @@ class Decoder {
       any_ac = true;
     }
     const std::int16_t* q = quant_[static_cast<std::size_t>(c.tq)].data();
-    std::uint8_t* out = c.samples.data() + std::size_t{by} * 8 * c.stride() + std::size_t{bx} * 8;
+    std::uint8_t* out = c.row(std::size_t{by} * 8) + std::size_t{bx} * 8;
     if (any_ac) {
       idct_islow(b.data(), q, out, c.stride());
     } else {
@@ -870,6 +909,7 @@ class Decoder {
     for (Component& c : frame_.comps) {
       if (c.coef.empty()) continue;
       c.samples.resize(c.coef.size());
+      c.rows_kept = std::size_t{c.blocks_h} * 8;
       const std::int16_t* q = quant_[static_cast<std::size_t>(c.tq)].data();
       const std::size_t w = c.stride();
       for (std::uint32_t by = 0; by < c.blocks_h; ++by) {
@@ -889,14 +929,13 @@ class Decoder {
   // replicate. A row at a time, so the upsampled chroma never exists as a whole plane.
   const std::uint8_t* component_row(const Component& c, std::size_t y, std::uint8_t* buf,
                                     std::vector<std::uint16_t>& sums) const {
-    const std::size_t sw = c.stride();
     const auto fx = static_cast<std::size_t>(frame_.hmax / c.h);
     const auto fy = static_cast<std::size_t>(frame_.vmax / c.v);
     const std::size_t w = frame_.width, h = frame_.height;
     const std::size_t cw = (w + fx - 1) / fx;  // source samples that cover the image
     const std::size_t ch = (h + fy - 1) / fy;
-    auto src_row = [&](std::size_t cy) { return c.samples.data() + std::min(cy, ch - 1) * sw; };
-    if (fx == 1 && fy == 1) return c.samples.data() + y * sw;
+    auto src_row = [&](std::size_t cy) { return c.row(std::min(cy, ch - 1)); };
+    if (fx == 1 && fy == 1) return c.row(y);
     if (fx == 2 && fy <= 2) {
       // sums[1 + i] holds source sample i weighted for the filter (x1 across only, 3:1 with the
       // row above or below for 2x2); sums[0] and sums[cw + 1] repeat the edge samples.
@@ -909,7 +948,8 @@ class Decoder {
         const std::uint8_t* near = src_row(cy);
         // The vertical neighbour: the row above for even output rows, below for odd.
         const std::uint8_t* far = y % 2 == 0 ? src_row(cy == 0 ? 0 : cy - 1) : src_row(cy + 1);
-        for (std::size_t i = 0; i < cw; ++i) s[i] = static_cast<std::uint16_t>(3 * near[i] + far[i]);
+        for (std::size_t i = 0; i < cw; ++i)
+          s[i] = static_cast<std::uint16_t>(3 * near[i] + far[i]);
       }
       sums[0] = s[0];
       std::fill(s + cw, sums.data() + sums.size(), s[cw - 1]);
@@ -933,23 +973,33 @@ class Decoder {
   }
 
   // Upsampling and colour conversion in one pass, row by row and a chunk of the row at a time,
-  // into the RGBA raster.
+  // into the RGBA raster: all at once after the last scan, or as a streamed scan goes.
   Raster render() {
     transform_coefficients();
-    Raster out;
-    out.width = frame_.width;
-    out.height = frame_.height;
-    const std::size_t w = out.width;
+    begin_render();
+    render_rows(frame_.height);
+    return std::move(out_);
+  }
+
+  void begin_render() {
+    out_.width = frame_.width;
+    out_.height = frame_.height;
+    const std::size_t w = out_.width;
     // Appended a chunk at a time (rows come in order): resize() would first zero 4 bytes a pixel.
-    out.rgba.reserve(w * out.height * 4);
+    out_.rgba.reserve(w * out_.height * 4);
+    row_buffers_.assign((w + kChunk) * frame_.comps.size(), 0);
+    sums_.assign(w / 2 + kChunk + 2, 0);
+  }
+
+  // Renders output rows [rendered_, end).
+  void render_rows(std::size_t end) {
+    const std::size_t w = out_.width;
     const std::size_t ncomp = frame_.comps.size();
-    std::vector<std::uint8_t> bufs((w + kChunk) * ncomp);
-    std::vector<std::uint16_t> sums(w / 2 + kChunk + 2);
     const bool rgb = ncomp == 3 && stored_as_rgb();
-    for (std::size_t y = 0; y < out.height; ++y) {
+    for (std::size_t y = rendered_; y < end; ++y) {
       std::array<const std::uint8_t*, kMaxComponents> row{};
       for (std::size_t i = 0; i < ncomp; ++i) {
-        row[i] = component_row(frame_.comps[i], y, bufs.data() + i * (w + kChunk), sums);
+        row[i] = component_row(frame_.comps[i], y, row_buffers_.data() + i * (w + kChunk), sums_);
       }
       for (std::size_t x = 0; x < w; x += kChunk) {
         const std::size_t n = std::min(kChunk, w - x);
@@ -963,10 +1013,10 @@ class Decoder {
           pixels = ycc_to_rgba(chunk(0), chunk(1), chunk(2));
         }
         const auto* bytes = reinterpret_cast<const std::uint8_t*>(pixels.data());
-        out.rgba.insert(out.rgba.end(), bytes, bytes + 4 * n);
+        out_.rgba.insert(out_.rgba.end(), bytes, bytes + 4 * n);
       }
     }
-    return out;
+    rendered_ = std::max(rendered_, end);
   }
 
   // EXIF orientation 2-8: mirror and/or rotate so the pixels stand upright.
@@ -1024,6 +1074,12 @@ class Decoder {
   int scans_ = 0;
   int eobrun_ = 0;
   BitReader bits_;
+  // Rendering state (render_rows() continues where it stopped).
+  bool streamed_ = false;  // the first scan held every component and rendered the image
+  Raster out_;
+  std::vector<std::uint8_t> row_buffers_;  // one upsampled row per component
+  std::vector<std::uint16_t> sums_;        // weighted samples for the triangle filter
+  std::size_t rendered_ = 0;
 };
 
 }  // namespace

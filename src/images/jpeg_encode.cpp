@@ -76,7 +76,7 @@ class BitWriter {
   // (rare) branches, to write it again with the stuffing.
   void put(std::uint32_t bits, std::uint32_t length) {
     acc_ = (acc_ << length) | bits;
-    count_ += length;  // at most 31 + 27
+    count_ += length;                        // at most 31 + 27
     const std::uint32_t full = count_ >> 5;  // 1 when 32 bits are complete
     const auto word = static_cast<std::uint32_t>(acc_ >> ((count_ - 32) & 63));
     p_[0] = static_cast<std::uint8_t>(word >> 24);
@@ -149,7 +149,8 @@ RgbChunk split(const std::uint8_t* row, std::size_t x, std::size_t w) {
   for (std::size_t i = 0; i < kChunk; ++i) alpha &= bytes[4 * i + 3];
   if (alpha != 255) {
     for (std::size_t i = 0; i < 4 * kChunk; i += 4) {
-      for (std::size_t c = 0; c < 3; ++c) bytes[i + c] = detail::over_white(bytes[i + c], bytes[i + 3]);
+      for (std::size_t c = 0; c < 3; ++c)
+        bytes[i + c] = detail::over_white(bytes[i + c], bytes[i + 3]);
     }
   }
   RgbChunk out;
@@ -413,7 +414,8 @@ class Encoder {
   static std::uint32_t category(int v) {
     static constexpr auto kCategories = [] {
       std::array<std::uint8_t, 2048> t{};
-      for (std::size_t i = 1; i < t.size(); ++i) t[i] = static_cast<std::uint8_t>(std::bit_width(i));
+      for (std::size_t i = 1; i < t.size(); ++i)
+        t[i] = static_cast<std::uint8_t>(std::bit_width(i));
       return t;
     }();
     const int sign = v >> 31;
