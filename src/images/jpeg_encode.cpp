@@ -34,6 +34,14 @@ struct Code {
 
 struct HuffmanCodes {
   std::array<Code, 256> by_symbol{};
+  // For an AC table: the code of (zero run, value) with the value bits already appended, for
+  // values within +-kSmall (most of them), indexed by small_index(); one load per coefficient
+  // instead of a category lookup, a code lookup and the value bits.
+  static constexpr int kSmall = 15;
+  static constexpr std::size_t small_index(std::size_t run, int v) {
+    return run * (2 * kSmall + 1) + static_cast<std::size_t>(v + kSmall);
+  }
+  std::array<Code, 16 * (2 * kSmall + 1)> small{};
 };
 
 HuffmanCodes build_codes(const HuffmanSpec& spec) {
@@ -47,6 +55,15 @@ HuffmanCodes build_codes(const HuffmanSpec& spec) {
       out.by_symbol[symbol] = {code++ << n, len + n};
     }
     code <<= 1;
+  }
+  for (std::size_t run = 0; run < 16; ++run) {
+    for (int v = -HuffmanCodes::kSmall; v <= HuffmanCodes::kSmall; ++v) {
+      if (v == 0) continue;
+      const auto n = static_cast<std::uint32_t>(std::bit_width(static_cast<unsigned>(v < 0 ? -v : v)));
+      const Code& c = out.by_symbol[(run << 4) | n];
+      const std::uint32_t value = static_cast<std::uint32_t>(v < 0 ? v - 1 : v) & ((1u << n) - 1);
+      out.small[HuffmanCodes::small_index(run, v)] = {c.bits | value, c.length};
+    }
   }
   return out;
 }
@@ -446,6 +463,11 @@ class Encoder {
       for (; run > 15; run -= 16)
         bits.put(ac.by_symbol[0xf0].bits, ac.by_symbol[0xf0].length);  // sixteen zeros
       const int v = q[kZigZag[k]];
+      if (v >= -HuffmanCodes::kSmall && v <= HuffmanCodes::kSmall) {
+        const Code& code = ac.small[HuffmanCodes::small_index(run, v)];
+        bits.put(code.bits, code.length);
+        continue;
+      }
       const std::uint32_t n = category(v);
       const Code& code = ac.by_symbol[(run << 4) | n];
       bits.put(code.bits | value_bits(v, n), code.length);
