@@ -59,7 +59,8 @@ HuffmanCodes build_codes(const HuffmanSpec& spec) {
   for (std::size_t run = 0; run < 16; ++run) {
     for (int v = -HuffmanCodes::kSmall; v <= HuffmanCodes::kSmall; ++v) {
       if (v == 0) continue;
-      const auto n = static_cast<std::uint32_t>(std::bit_width(static_cast<unsigned>(v < 0 ? -v : v)));
+      const auto n =
+          static_cast<std::uint32_t>(std::bit_width(static_cast<unsigned>(v < 0 ? -v : v)));
       const Code& c = out.by_symbol[(run << 4) | n];
       const std::uint32_t value = static_cast<std::uint32_t>(v < 0 ? v - 1 : v) & ((1u << n) - 1);
       out.small[HuffmanCodes::small_index(run, v)] = {c.bits | value, c.length};
@@ -292,7 +293,8 @@ class Bands {
 // ((t * m) >> 16) * s >> 16 with m = floor(2^k / d) + 1 and s = 2^(32 - k), k = 15 + ceil(log2 d).
 // Then 2^k / d lies in [2^15, 2^16), so m fits 16 bits (no integer d puts it at 2^16), and the
 // result is exact for every t < 2^k / d, which holds as |x| <= 8192 and d <= 2040 keep t < 2^15.
-// Two high-half multiplies per coefficient and no division or 64-bit product.
+// Two high-half multiplies per coefficient and no division or 64-bit product. (libjpeg-turbo's
+// reciprocals, jcdctmgr.c, give the same quotients for every 8-bit table and |x| <= 2^14.)
 struct Quantiser {
   std::array<std::uint16_t, 64> half{}, m{}, s{};  // natural order
   void set(std::size_t k, std::uint32_t d) {
@@ -379,12 +381,14 @@ class Encoder {
  public:
   Encoder(const Raster& image, int quality, std::vector<std::uint8_t>& out)
       : image_(image), out_(out) {
-    quant_[0] = scaled_table(detail::kLumaQuant, quality);
-    quant_[1] = scaled_table(detail::kChromaQuant, quality);
+    const std::array<std::array<std::uint8_t, 64>, 2> natural = {
+        scaled_table(detail::kLumaQuant, quality), scaled_table(detail::kChromaQuant, quality)};
     for (std::size_t t = 0; t < 2; ++t) {
-      // quant_ is in zig-zag order; the quantisers are in natural order, where the transform
-      // leaves its outputs, which are 8x the coefficients (folded into the divisor).
-      for (std::size_t k = 0; k < 64; ++k) quantisers_[t].set(kZigZag[k], 8u * quant_[t][k]);
+      // Annex K lists the tables row by row (natural order), which is where the transform
+      // leaves its outputs, 8x the coefficients (folded into the divisor); DQT sends them in
+      // zig-zag order.
+      for (std::size_t n = 0; n < 64; ++n) quantisers_[t].set(n, 8u * natural[t][n]);
+      for (std::size_t k = 0; k < 64; ++k) quant_[t][k] = natural[t][kZigZag[k]];
     }
     dc_[0] = build_codes(detail::kLumaDc);
     dc_[1] = build_codes(detail::kChromaDc);
@@ -479,7 +483,7 @@ class Encoder {
   const Raster& image_;
   std::vector<std::uint8_t>& out_;
   BitWriter bits_;
-  std::array<std::array<std::uint8_t, 64>, 2> quant_{};
+  std::array<std::array<std::uint8_t, 64>, 2> quant_{};  // zig-zag order, as DQT sends them
   std::array<Quantiser, 2> quantisers_{};
   ZigZagMask zigzag_mask_;
   std::array<HuffmanCodes, 2> dc_{}, ac_{};

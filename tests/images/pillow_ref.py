@@ -6,6 +6,10 @@
   pillow_ref.py info FILE            -> "FORMAT W H" as Pillow opens it (fully loaded)
   pillow_ref.py make KIND FILE       -> writes a 37x23 gradient PNG of one colour type and depth
   pillow_ref.py topng FILE OUT        -> re-saves FILE (oriented, RGBA) as PNG
+  pillow_ref.py jpeg FILE OUT Q [S [MODE]] -> saves FILE as a JPEG at quality Q, chroma
+                                        subsampling S (0 4:4:4, 1 4:2:2, 2 4:2:0, the default),
+                                        MODE RGB (default) or L; libjpeg's defaults otherwise
+                                        (islow DCT, Annex K Huffman tables)
   pillow_ref.py fixtures SRC DIR      -> DIR/12mp.jpg (4000x3000, q90) and DIR/4mp.png from SRC
   pillow_ref.py bench JPG PNG N      -> best-of-N seconds per step, one "step seconds" per line
   pillow_ref.py version              -> Pillow's version
@@ -111,6 +115,11 @@ def main():
         src.resize((2000, 2000), Image.BICUBIC).save(sys.argv[3] + "/4mp.png")
     elif cmd == "bench":
         bench(sys.argv[2], sys.argv[3], int(sys.argv[4]))
+    elif cmd == "jpeg":
+        sub = int(sys.argv[5]) if len(sys.argv) > 5 else 2
+        mode = sys.argv[6] if len(sys.argv) > 6 else "RGB"
+        Image.open(sys.argv[2]).convert(mode).save(sys.argv[3], quality=int(sys.argv[4]),
+                                                   subsampling=sub)
     elif cmd == "topng":
         rgba(sys.argv[2]).save(sys.argv[3])
     elif cmd == "info":

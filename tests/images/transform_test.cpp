@@ -76,6 +76,38 @@ TEST_CASE("a source pixel counts toward the output pixel whose footprint holds i
   CHECK(int(third->rgba[4]) == 120);
 }
 
+TEST_CASE("a downscale over more than 257 rows or 2048 pixels an output pixel still averages") {
+  // Column sums switch from 16 to 32 bits past 257 rows, and areas past 2048 pixels divide
+  // instead of multiplying by a reciprocal; both must give the rounded mean. The 100x100 case
+  // sums to 334999 (a mean of 33.4999), where a reciprocal of 2^32 / 20000 rounds up wrongly.
+  struct Case {
+    Size from;
+    std::uint8_t (*value)(std::uint32_t i);
+  };
+  const Case cases[] = {
+      {{1, 600}, [](std::uint32_t i) { return static_cast<std::uint8_t>(i * 37 % 256); }},
+      {{3000, 1}, [](std::uint32_t i) { return static_cast<std::uint8_t>(i * 37 % 256); }},
+      {{100, 100}, [](std::uint32_t i) { return static_cast<std::uint8_t>(i < 4999 ? 34 : 33); }},
+  };
+  for (const Case& c : cases) {
+    Raster r;
+    r.width = c.from.width;
+    r.height = c.from.height;
+    std::uint64_t sum = 0;
+    for (std::uint32_t i = 0; i < r.width * r.height; ++i) {
+      const std::uint8_t v = c.value(i);
+      sum += v;
+      r.rgba.insert(r.rgba.end(), {v, v, v, 255});
+    }
+    agentkit::Result<Raster> one = downscale(r, {1, 1});
+    REQUIRE(one.has_value());
+    const std::uint64_t n = std::uint64_t{r.width} * r.height;
+    INFO(r.width << "x" << r.height);
+    CHECK(int(one->rgba[0]) == int((2 * sum + n) / (2 * n)));
+    CHECK(int(one->rgba[3]) == 255);
+  }
+}
+
 TEST_CASE("a downscale target larger than the source is an error") {
   agentkit::Result<Raster> r = downscale(grey_row({1, 2}), {3, 1});
   REQUIRE_FALSE(r.has_value());
@@ -164,6 +196,40 @@ TEST_CASE("every JPEG we encode opens in Pillow with the same size and close pix
     CHECK(psnr(*back, *src) >= (quality >= 85 ? 32.0 : quality >= 70 ? 29.0 : 25.0));
     CHECK(bytes.size() < previous);  // the ladder: each lower rung is smaller
     previous = bytes.size();
+  }
+}
+
+TEST_CASE("a JPEG we encode holds libjpeg's coefficients: it decodes to Pillow's JPEG's pixels") {
+  // Same colour conversion, chroma averaging, forward DCT, quantisation tables and rounding as
+  // libjpeg-turbo (which Pillow runs) means the same quantised coefficients, so both files
+  // decode to the same pixels; any difference in any of those steps shows up here.
+  AGENTKIT_SHARED_TESTDATA(dir, "images/jpeg");
+  AGENTKIT_REQUIRE_PILLOW();
+  agentkit::testing::TempDir tmp;
+  std::optional<Raster> hopper = photo(dir / "hopper.jpg", tmp.path() / "hopper.png");
+  std::optional<Raster> pillars = photo(dir / "pillars-2048x2048.jpg", tmp.path() / "p.png");
+  REQUIRE(hopper.has_value());
+  REQUIRE(pillars.has_value());
+  Raster crop;  // odd sides: partial MCUs on the right and at the bottom
+  crop.width = 333;
+  crop.height = 251;
+  for (std::uint32_t y = 0; y < crop.height; ++y) {
+    const auto row = pillars->rgba.begin() + std::ptrdiff_t{y + 600} * pillars->width * 4 + 4 * 700;
+    crop.rgba.insert(crop.rgba.end(), row, row + crop.width * 4);
+  }
+  for (const Raster* src : {&*hopper, &crop}) {
+    const fs::path png = tmp.path() / "src.png";
+    write_bytes(png, encode_png(*src));
+    for (int quality : {100, 85, 30}) {
+      INFO(src->width << "x" << src->height << " at quality " << quality);
+      const fs::path theirs = tmp.path() / "pillow.jpg";
+      REQUIRE(pillow("jpeg " + quoted(png) + " " + quoted(theirs) + " " + std::to_string(quality)));
+      agentkit::Result<Raster> a = decode(encode_jpeg(*src, {quality}));
+      agentkit::Result<Raster> b = decode(read_bytes(theirs));
+      REQUIRE(a.has_value());
+      REQUIRE(b.has_value());
+      CHECK(a->rgba == b->rgba);
+    }
   }
 }
 
