@@ -254,7 +254,7 @@ struct Scan {
   int ss = 0, se = 63, ah = 0, al = 0;
 };
 
-// ---- upsampling and colour conversion, a chunk of a row at a time ---------------------------------
+// ---- upsampling and colour conversion, a chunk of a row at a time -----------------------------
 //
 // Each step is a loop over local arrays of one chunk, which the compiler turns into vector code
 // (over raw pointers into several buffers it would have to prove they do not overlap first).
