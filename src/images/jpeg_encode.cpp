@@ -163,18 +163,23 @@ RgbChunk split(const std::uint8_t* row, std::size_t x, std::size_t w) {
   const std::size_t n = x < w ? std::min(kChunk, w - x) : 0;
   std::memcpy(bytes.data(), row + 4 * x, 4 * n);
   for (std::size_t i = n; i < kChunk; ++i) std::memcpy(bytes.data() + 4 * i, row + 4 * (w - 1), 4);
-  std::uint8_t alpha = 255;
-  for (std::size_t i = 0; i < kChunk; ++i) alpha &= bytes[4 * i + 3];
+  std::array<std::uint32_t, kChunk> px;
+  std::memcpy(px.data(), bytes.data(), bytes.size());
+  std::uint32_t all = ~0u;  // the AND of every pixel: its alpha byte is 255 when all are opaque
+  for (std::size_t i = 0; i < kChunk; ++i) all &= px[i];
+  const auto alpha = static_cast<std::uint8_t>(std::endian::native == std::endian::little
+                                                   ? all >> 24
+                                                   : all);
   if (alpha != 255) {
     for (std::size_t i = 0; i < 4 * kChunk; i += 4) {
-      for (std::size_t c = 0; c < 3; ++c)
+      for (std::size_t c = 0; c < 3; ++c) {
         bytes[i + c] = detail::over_white(bytes[i + c], bytes[i + 3]);
+      }
     }
+    std::memcpy(px.data(), bytes.data(), bytes.size());
   }
   RgbChunk out;
   if constexpr (std::endian::native == std::endian::little) {
-    std::array<std::uint32_t, kChunk> px;
-    std::memcpy(px.data(), bytes.data(), bytes.size());
     for (std::size_t i = 0; i < kChunk; ++i) {
       out.r[i] = static_cast<std::uint8_t>(px[i]);
       out.g[i] = static_cast<std::uint8_t>(px[i] >> 8);
