@@ -167,9 +167,8 @@ RgbChunk split(const std::uint8_t* row, std::size_t x, std::size_t w) {
   std::memcpy(px.data(), bytes.data(), bytes.size());
   std::uint32_t all = ~0u;  // the AND of every pixel: its alpha byte is 255 when all are opaque
   for (std::size_t i = 0; i < kChunk; ++i) all &= px[i];
-  const auto alpha = static_cast<std::uint8_t>(std::endian::native == std::endian::little
-                                                   ? all >> 24
-                                                   : all);
+  const auto alpha =
+      static_cast<std::uint8_t>(std::endian::native == std::endian::little ? all >> 24 : all);
   if (alpha != 255) {
     for (std::size_t i = 0; i < 4 * kChunk; i += 4) {
       for (std::size_t c = 0; c < 3; ++c) {
