@@ -11,7 +11,8 @@
                                         MODE RGB (default) or L; libjpeg's defaults otherwise
                                         (islow DCT, Annex K Huffman tables)
   pillow_ref.py fixtures SRC DIR      -> DIR/12mp.jpg (4000x3000, q90) and DIR/4mp.png from SRC
-  pillow_ref.py bench JPG PNG N      -> best-of-N seconds per step, one "step seconds" per line
+  pillow_ref.py bench JPG PNG N      -> per step, one line: "step best-cpu median-cpu best-wall"
+                                        (seconds of N runs)
   pillow_ref.py version              -> Pillow's version
 
 16-bit samples are reduced to their high byte, which is what Pillow does for RGB(A) and LA; its
@@ -68,14 +69,15 @@ def bench(jpg, png, n):
     import io
     import time
 
-    def best(fn):  # best CPU seconds and best wall seconds of n runs
-        cpu = wall = float("inf")
+    def best(fn):  # best and median CPU seconds and best wall seconds of n runs
+        cpu, wall = [], float("inf")
         for _ in range(n):
             start, cpu_start = time.perf_counter(), time.process_time()
             fn()
-            cpu = min(cpu, time.process_time() - cpu_start)
+            cpu.append(time.process_time() - cpu_start)
             wall = min(wall, time.perf_counter() - start)
-        return "%r %r" % (cpu, wall)
+        cpu.sort()
+        return "%r %r %r" % (cpu[0], cpu[len(cpu) // 2], wall)
 
     def load(path):
         im = Image.open(path)
