@@ -48,9 +48,9 @@ std::string run(const std::string& cmd) {
 }
 
 struct Timing {
-  double cpu = 1e30;     // process CPU seconds, best of N
-  double median = 0;     // process CPU seconds, median of N
-  double wall = 1e30;    // wall seconds, best of N
+  double cpu = 1e30;   // process CPU seconds, best of N
+  double median = 0;   // process CPU seconds, median of N
+  double wall = 1e30;  // wall seconds, best of N
 };
 
 template <class F>
@@ -116,8 +116,8 @@ int main(int argc, char** argv) {
   while (lines >> step >> t.cpu >> t.median >> t.wall) pillow[step] = t;
 
   // CPU milliseconds, best and median of N per side, the two ratios, then the best-wall ratio.
-  std::printf("%-12s %9s %9s %9s %9s %7s %7s %9s\n", "step", "ours best", "ours med",
-              "Pil best", "Pil med", "best x", "med x", "wall x");
+  std::printf("%-12s %9s %9s %9s %9s %7s %7s %9s\n", "step", "ours best", "ours med", "Pil best",
+              "Pil med", "best x", "med x", "wall x");
   for (const char* name : {"decode_jpeg", "decode_png", "downscale", "encode_jpeg", "encode_png"}) {
     const Timing p = pillow.count(name) ? pillow[name] : Timing{0, 0, 0};
     const Timing o = ours[name];
