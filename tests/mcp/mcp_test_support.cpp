@@ -35,7 +35,10 @@ std::vector<std::string> read_lines(const std::filesystem::path& path) {
 mcp::ClientOptions quick_options() {
   mcp::ClientOptions o;
   o.request_timeout = std::chrono::milliseconds(10'000);
-  o.probe_timeout = std::chrono::milliseconds(2'000);
+  // The fake servers are Python scripts: on a loaded machine one can take seconds to start and
+  // answer the probe, and a probe timeout would then read it as a legacy server. Tests of a
+  // silent server set their own short timeout.
+  o.probe_timeout = std::chrono::milliseconds(10'000);
   o.shutdown_grace = std::chrono::milliseconds(300);
   return o;
 }
