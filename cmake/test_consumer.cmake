@@ -49,7 +49,9 @@ if(MODE STREQUAL "pkg_config")
   return()
 endif()
 
-set(consumer_args -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_BUILD_TYPE=Debug)
+# Debug without debug information: the subdirectory mode compiles the whole library again, and
+# what it proves is that the build works from a consumer's tree, not how well it can be debugged.
+set(consumer_args -DCMAKE_CXX_COMPILER=${CXX} -DCMAKE_BUILD_TYPE=Debug "-DCMAKE_CXX_FLAGS_DEBUG=")
 if(MODE STREQUAL "find_package")
   run(${CMAKE_COMMAND} --install "${BINARY_DIR}" --prefix "${WORK}/prefix")
   list(APPEND consumer_args -DAGENTKIT_CONSUME=find_package -DCMAKE_PREFIX_PATH=${WORK}/prefix)
