@@ -11,9 +11,11 @@
 // when node or its packages are missing.
 //
 //   bench_e2e [--sessions N]        (the concurrent part; default 200)
+#include <fcntl.h>
 #include <spawn.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
+#include <unistd.h>
 
 #include <algorithm>
 #include <atomic>
@@ -191,7 +193,11 @@ double first_request_ms(const std::string& base, std::vector<std::string> argv,
   if (!cwd.empty()) std::filesystem::current_path(cwd);
   const std::int64_t t0 = bench::monotonic_ns();
   pid_t pid = 0;
-  const int rc = posix_spawnp(&pid, args[0], nullptr, nullptr, args.data(), environ);
+  posix_spawn_file_actions_t quiet;  // the child's own output is not the benchmark's
+  posix_spawn_file_actions_init(&quiet);
+  posix_spawn_file_actions_addopen(&quiet, STDOUT_FILENO, "/dev/null", O_WRONLY, 0);
+  const int rc = posix_spawnp(&pid, args[0], &quiet, nullptr, args.data(), environ);
+  posix_spawn_file_actions_destroy(&quiet);
   std::filesystem::current_path(here);
   if (rc != 0) return -1;
   int status = 0;

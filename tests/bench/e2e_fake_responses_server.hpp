@@ -2,9 +2,11 @@
 // epoll, run in a child process so its CPU is never charged to the client being measured.
 //
 // It answers every POST the same way for every client, from the request body alone:
-//   - "turns=N" in the body: the run makes N model calls; while the body holds fewer than N - 1
-//     function_call_output items the reply is a streamed tool call of about 15 KB of SSE
-//     (write_note with ~3.2 KB of arguments in 50 deltas), then a streamed text answer;
+//   - "turns=N" in the body's last user prompt (the last "turns=" of the body: a session's
+//     earlier prompts stay in its history): the run makes N model calls; while fewer than N - 1
+//     function_call_output items follow that prompt the reply is a streamed tool call of about
+//     15 KB of SSE (write_note with ~3.2 KB of arguments in 50 deltas), then a streamed text
+//     answer;
 //   - "delay=M": the reply starts M ms after the request arrived (a model's latency), timed by
 //     epoll_wait's timeout, never by sleeping;
 // GET /stats answers {"connections":..,"requests":..,"first_request_ns":..} (CLOCK_MONOTONIC), and
@@ -18,6 +20,7 @@
 #include <netinet/in.h>
 #include <netinet/tcp.h>
 #include <signal.h>
+#include <sys/prctl.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -42,8 +45,9 @@ inline std::int64_t monotonic_ns() {
   return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
+// The number after the last `key` of the body.
 inline int number_after(std::string_view body, std::string_view key, int fallback) {
-  const auto at = body.find(key);
+  const auto at = body.rfind(key);
   if (at == std::string_view::npos) return fallback;
   int n = 0;
   for (std::size_t i = at + key.size(); i < body.size() && body[i] >= '0' && body[i] <= '9'; ++i)
@@ -193,8 +197,17 @@ class FakeResponsesServer {
   std::uint16_t start() {
     int fds[2];
     if (pipe(fds) != 0) return 0;
+    const pid_t parent = getpid();
     pid_ = fork();
     if (pid_ == 0) {
+      // The server dies with the benchmark, whatever way it exits, and never holds its output
+      // (a pipe the caller reads to the end would otherwise stay open).
+      prctl(PR_SET_PDEATHSIG, SIGKILL);
+      if (getppid() != parent) _exit(0);
+      const int null = open("/dev/null", O_WRONLY);
+      dup2(null, STDOUT_FILENO);
+      dup2(null, STDERR_FILENO);
+      close(null);
       close(fds[0]);
       serve(fds[1]);
       _exit(0);
@@ -349,7 +362,10 @@ class FakeResponsesServer {
     if (requests_++ == 0) first_request_ns_ = monotonic_ns();
     const int turns = number_after(body, "turns=", 2);
     const int delay = number_after(body, "delay=", 0);
-    const std::size_t done = count_of(body, "function_call_output");
+    const auto prompt = body.rfind("turns=");
+    const std::size_t done = count_of(
+        std::string_view(body).substr(prompt == std::string::npos ? 0 : prompt),
+        "function_call_output");
     const bool call = static_cast<int>(done) + 1 < turns;
     respond(fd, "text/event-stream", call ? tool_call_stream(done) : text_stream(done), delay);
   }
