@@ -127,8 +127,8 @@ SseBodyDecoder::SseBodyDecoder(OnEvent on_event, std::function<Result<void>()> o
 Result<void> SseBodyDecoder::drain() { return drain_items(decoder_, on_event_); }
 
 Result<void> SseBodyDecoder::feed(std::string_view bytes) {
-  decoder_.feed(bytes);
-  return drain();
+  // Each event is read where the decoder holds it: no queue, no allocation per event.
+  return decoder_.feed_each(bytes, on_event_);
 }
 
 Result<void> SseBodyDecoder::finish() {
@@ -273,9 +273,11 @@ struct RequestPipeline::State {
 
   std::optional<CallFailure> stream_body(http::Response& resp, BodyDecoder& decoder, const CallDeadline& deadline,
                                          std::optional<std::chrono::milliseconds> timeout) const {
-    std::array<char, kReadChunkBytes> buffer;
+    // On the heap, for the call's duration only: a session's thread keeps every stack page it
+    // ever touched, and a thousand sessions would each keep this one.
+    const std::unique_ptr<char[]> buffer(new char[kReadChunkBytes]);
     for (;;) {
-      auto n = resp.read_some(buffer);
+      auto n = resp.read_some(std::span<char>(buffer.get(), kReadChunkBytes));
       if (!n) {
         if (deadline.timed_out()) return timed_out_failure(timeout);
         if (n.error().code == Errc::cancelled) return aborted_failure("cancelled while receiving the response");
@@ -283,7 +285,7 @@ struct RequestPipeline::State {
         return error_failure("stream ended before the response was complete: " + n.error().message, n.error().code);
       }
       if (*n == 0) break;
-      if (auto ok = decoder.feed(std::string_view(buffer.data(), *n)); !ok) {
+      if (auto ok = decoder.feed(std::string_view(buffer.get(), *n)); !ok) {
         return error_failure(ok.error().message, ok.error().code);
       }
     }

@@ -35,7 +35,7 @@ std::optional<std::uint64_t> parse_retry(std::string_view value) {
 SseDecoder::SseDecoder(SseDecoderOptions options) : options_(options) {}
 
 void SseDecoder::feed(std::string_view bytes) {
-  if (poison_) return;
+  if (halted()) return;
   if (!bom_settled_) {
     bytes.remove_prefix(take_bom(bytes));
     if (!bom_settled_) return;
@@ -71,7 +71,7 @@ std::size_t SseDecoder::take_bom(std::string_view bytes) {
 void SseDecoder::feed_lines(std::string_view bytes) {
   detail::LineEnds ends(bytes);
   std::size_t at = 0;
-  while (at < bytes.size() && !poison_) {
+  while (at < bytes.size() && !halted()) {
     if (skip_lf_) {
       skip_lf_ = false;
       if (bytes[at] == kLF) {
@@ -173,6 +173,18 @@ void SseDecoder::dispatch() {
     return;
   }
   data_.pop_back();  // the "\n" after the last data line
+  if (visitor_ != nullptr) {
+    // Lent, not queued: the buffers change hands and come back with their capacity.
+    lent_.type.assign(type_.empty() ? std::string_view("message") : std::string_view(type_));
+    lent_.data.swap(data_);
+    lent_.id.assign(last_id_);
+    Result<void> ok = (*visitor_)(lent_);
+    data_.swap(lent_.data);
+    data_.clear();
+    type_.clear();
+    if (!ok) failed_ = std::move(ok).error();
+    return;
+  }
   SseEvent event;
   if (!type_.empty()) event.type = std::move(type_);
   event.data = std::move(data_);
@@ -188,11 +200,29 @@ Result<std::optional<SseEvent>> SseDecoder::next() {
     ready_.pop_front();
     return std::optional<SseEvent>(std::move(event));
   }
+  if (failed_) return *failed_;
   if (poison_) return *poison_;
   return std::optional<SseEvent>();
 }
 
+Result<void> SseDecoder::feed_each(std::string_view bytes, const EventVisitor& on_event) {
+  while (!ready_.empty() && !failed_) {
+    SseEvent event = std::move(ready_.front());
+    ready_.pop_front();
+    if (auto ok = on_event(event); !ok) failed_ = std::move(ok).error();
+  }
+  if (!failed_) {
+    visitor_ = &on_event;
+    feed(bytes);
+    visitor_ = nullptr;
+  }
+  if (failed_) return *failed_;
+  if (poison_) return *poison_;
+  return {};
+}
+
 Result<void> SseDecoder::finish() {
+  if (failed_) return *failed_;
   if (poison_) return *poison_;
   const bool cut = event_started_ || !line_.empty() || (!bom_settled_ && bom_matched_ > 0);
   if (!cut) return {};

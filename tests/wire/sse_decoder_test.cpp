@@ -227,3 +227,96 @@ TEST_CASE("a line past the cap costs at most the cap in memory, never the line's
   REQUIRE(sse.poisoned());
   CHECK(stats.largest <= string_allocation(options.max_line_bytes));
 }
+
+namespace {
+
+// Feeds `chunks` through feed_each: the events as they were lent, then the first error.
+Transcript read_each(const std::vector<std::string_view>& chunks, SseDecoderOptions options = {}) {
+  Transcript out;
+  SseDecoder sse(options);
+  const SseDecoder::EventVisitor keep = [&](const SseEvent& e) -> agentkit::Result<void> {
+    out.items.push_back(e);
+    return {};
+  };
+  for (std::string_view chunk : chunks) {
+    if (auto fed = sse.feed_each(chunk, keep); !fed && !out.error) out.error = fed.error();
+  }
+  if (auto end = sse.finish(); !end && !out.error) out.error = end.error();
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("feed_each hands over the events next() would give, however the stream is cut") {
+  std::vector<std::pair<std::string, SseDecoderOptions>> cases;
+  for (const std::string& stream : kStreams) cases.emplace_back(stream, SseDecoderOptions{});
+  SseDecoderOptions short_lines;
+  short_lines.max_line_bytes = 8;
+  cases.emplace_back("data: a\n\ndata: 0123456789\n\ndata: later\n\n", short_lines);
+  SseDecoderOptions small_events;
+  small_events.max_event_bytes = 10;
+  cases.emplace_back("data: 1234\ndata: 5678\n\ndata: 1234\ndata: 56789\n\ndata: x\n\n",
+                     small_events);
+  for (const auto& [stream, options] : cases) {
+    INFO(stream);
+    const Transcript whole = decode_whole(stream, options);
+    for (const auto& chunks : wire_test::all_splits(stream)) {
+      const Transcript each = read_each(chunks, options);
+      REQUIRE(each.items == whole.items);
+      REQUIRE(each.error.has_value() == whole.error.has_value());
+      if (whole.error) REQUIRE(each.error->message == whole.error->message);
+    }
+  }
+}
+
+TEST_CASE("feed_each first hands over the events an earlier feed left for next()") {
+  SseDecoder sse;
+  sse.feed("data: a\n\n");
+  std::vector<SseEvent> seen;
+  REQUIRE(sse.feed_each("data: b\n\n", [&](const SseEvent& e) -> agentkit::Result<void> {
+    seen.push_back(e);
+    return {};
+  }));
+  CHECK(seen == std::vector<SseEvent>{event("a"), event("b")});
+}
+
+TEST_CASE("a steady stream read with feed_each allocates nothing per event") {
+  const std::string one =
+      "event: response.function_call_arguments.delta\ndata: {\"delta\":\"a fragment of arguments "
+      "long enough to need the heap\"}\n\n";
+  std::string many;
+  for (int i = 0; i < 100; ++i) many += one;
+  SseDecoder sse;
+  std::size_t events = 0;
+  const SseDecoder::EventVisitor count = [&](const SseEvent&) -> agentkit::Result<void> {
+    ++events;
+    return {};
+  };
+  REQUIRE(sse.feed_each(one, count));  // the first event sizes the buffers
+  AllocCounter counter;
+  REQUIRE(sse.feed_each(many, count));
+  const std::size_t allocations = counter.stats().count;
+  CHECK(events == 101);
+  CHECK(allocations == 0);
+}
+
+TEST_CASE("an error from the feed_each visitor stops the stream at that event") {
+  SseDecoder sse;
+  std::vector<std::string> seen;
+  const SseDecoder::EventVisitor stop_at_b = [&](const SseEvent& e) -> agentkit::Result<void> {
+    seen.push_back(e.data);
+    if (e.data == "b") return agentkit::fail(Errc::protocol_error, "b is not welcome");
+    return {};
+  };
+  auto fed = sse.feed_each("data: a\n\ndata: b\n\ndata: c\n\n", stop_at_b);
+  REQUIRE_FALSE(fed);
+  CHECK(fed.error().message == "b is not welcome");
+  CHECK(seen == std::vector<std::string>{"a", "b"});
+  auto later = sse.feed_each("data: d\n\n", stop_at_b);
+  REQUIRE_FALSE(later);
+  CHECK(later.error().message == "b is not welcome");
+  CHECK(seen.size() == 2);
+  auto end = sse.finish();
+  REQUIRE_FALSE(end);
+  CHECK(end.error().message == "b is not welcome");
+}

@@ -11,6 +11,9 @@
 //   }
 //   if (auto end = sse.finish(); !end) report(end.error());  // stream cut inside an event
 //
+//   // Or each event handed over as it completes, with no queue and no allocation per event:
+//   auto fed = sse.feed_each(chunk, [&](const SseEvent& e) -> Result<void> { return use(e); });
+//
 // Rules (https://html.spec.whatwg.org/multipage/server-sent-events.html):
 // - lines end in CRLF, LF or CR (a CR at the end of one chunk and an LF at the start of the
 //   next are one line ending); one UTF-8 BOM at the very start of the stream is dropped;
@@ -34,6 +37,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <deque>
+#include <functional>
 #include <optional>
 #include <string>
 #include <string_view>
@@ -74,6 +78,14 @@ class SseDecoder {
   // The next dispatched event; nullopt when more bytes are needed; the poisoning error forever
   // once the events completed before it have been returned.
   Result<std::optional<SseEvent>> next();
+  // Takes the next bytes and hands every event they complete to `on_event` at once, in order
+  // (events an earlier feed() left for next() first). The event lends the decoder's own buffers,
+  // reused for the next one: valid during the call only, and a steady stream allocates nothing.
+  // Answers the first error of `on_event` (the rest of the bytes are dropped, and so is every
+  // later feed; finish() answers it again), else the poisoning error once the events before it
+  // were handed over.
+  using EventVisitor = std::function<Result<void>(const SseEvent&)>;
+  Result<void> feed_each(std::string_view bytes, const EventVisitor& on_event);
   // Declares the end of the stream. Fails (protocol_error) when it ends in the middle of an
   // event, which is discarded; fails with the poisoning error when poisoned.
   Result<void> finish();
@@ -90,8 +102,12 @@ class SseDecoder {
   bool fits_event(std::size_t data_bytes, std::size_t type_bytes);
   void dispatch();
   void poison(Error error);
+  bool halted() const noexcept { return poison_.has_value() || failed_.has_value(); }
 
   SseDecoderOptions options_;
+  const EventVisitor* visitor_ = nullptr;  // set while feed_each() runs
+  SseEvent lent_;                          // what feed_each() hands out; its buffers are reused
+  std::optional<Error> failed_;            // the visitor's error: the stream stops there
   std::deque<SseEvent> ready_;
   std::optional<Error> poison_;
   std::optional<std::uint64_t> retry_ms_;
