@@ -39,6 +39,13 @@ struct ToolRegistry {
 
 struct PluginSet;  // plugins.hpp (private)
 
+// The model call's event callback when nothing reads the events (no subscriber, observer,
+// parent, span or error hook): provider_call recognises it and the provider builds none.
+// Middleware that passes `emit` on keeps it; one that wraps it gets the events as before.
+struct NoEventListener {
+  void operator()(const Event&) const noexcept {}
+};
+
 struct AgentCore {
   AgentDefinition definition;
   RuntimeConfig runtime;

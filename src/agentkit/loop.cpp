@@ -407,10 +407,15 @@ class Run {
     if (gate_) gate_->shape(req, force_answer_tool());
 
     trace::ChatSpan chat(*rc_.run_span, a_.runtime, req, rc_.turn_index);
-    EventCallback emit = [this, &chat](Event e) {
-      chat.observe(e);
-      rc_.emit(std::move(e));
-    };
+    const bool listened =
+        s_.has_listeners() || chat.wants_events() || a_.runtime.extensions.hooks.on_error;
+    EventCallback emit = NoEventListener{};  // nothing reads them: the provider builds none
+    if (listened) {
+      emit = [this, &chat](Event e) {
+        chat.observe(e);
+        rc_.emit(std::move(e));
+      };
+    }
     AssistantMessage reply;
     std::string failure;
     if (!call_guarded([&] { reply = a_.model_call(req, a_.runtime.transport.request, emit, rc_.stop); }, failure)) {

@@ -193,10 +193,11 @@ ModelCall provider_call(std::shared_ptr<ProviderClient> provider) {
     StreamOptions deferred = opts;
     deferred.deferred = true;
     EventStream stream = provider->stream(req, deferred, stop);
+    // Nothing reads the events: drained without a callback, the provider builds none.
+    const bool quiet = !emit || emit.target<NoEventListener>() != nullptr;
     ProviderEventRelay relay(emit);
-    const std::function<void(Event &&)> forward = [&relay](Event&& ev) {
-      relay.forward(std::move(ev));
-    };
+    std::function<void(Event &&)> forward;
+    if (!quiet) forward = [&relay](Event&& ev) { relay.forward(std::move(ev)); };
     Result<AssistantMessage> final = drain(stream, forward);
     AssistantMessage reply;
     if (final) {
@@ -205,7 +206,7 @@ ModelCall provider_call(std::shared_ptr<ProviderClient> provider) {
       reply.stop_reason = StopReason::error;
       reply.error_message = final.error().message;
     }
-    relay.finish(reply);
+    if (!quiet) relay.finish(reply);
     return reply;
   };
 }

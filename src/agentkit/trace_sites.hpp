@@ -31,6 +31,8 @@ class ChatSpan {
       first_chunk_ = std::chrono::steady_clock::now();
   }
   void end(const AssistantMessage& reply);
+  // Whether observe() needs the model's events (the span records its first chunk).
+  bool wants_events() const noexcept { return recording_; }
 
  private:
   static bool is_chunk(const Event& event) noexcept;

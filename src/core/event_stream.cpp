@@ -46,6 +46,7 @@ namespace {
 std::atomic<std::uint64_t> g_wakeups{0};
 std::atomic<std::uint64_t> g_queued{0};
 std::atomic<std::uint64_t> g_inline{0};
+std::atomic<std::uint64_t> g_discarded{0};
 
 // Called after the lock is released, with `waiting` read under it.
 void wake(detail::EventChannel& ch, bool waiting) {
@@ -240,6 +241,10 @@ bool EventSink::push(Event e) {
   auto& ch = *channel_;
   if (ch.direct) {  // drain() is running us on its own thread: no queue, no lock
     if (ch.finished) return false;
+    if (!*ch.direct) {
+      g_discarded.fetch_add(1, std::memory_order_relaxed);
+      return false;
+    }
     g_inline.fetch_add(1, std::memory_order_relaxed);
     (*ch.direct)(std::move(e));
     return true;
@@ -261,9 +266,11 @@ void EventSink::finish(AssistantMessage final_message, bool emit_end_event) {
   auto& ch = *channel_;
   if (ch.direct) {
     if (ch.finished) return;
-    if (emit_end_event) {
+    if (emit_end_event && *ch.direct) {
       g_inline.fetch_add(1, std::memory_order_relaxed);
       (*ch.direct)(MessageEndEvent{final_message});
+    } else if (emit_end_event) {
+      g_discarded.fetch_add(1, std::memory_order_relaxed);
     }
     std::lock_guard lock(ch.mu);  // uncontended: keeps result() and done() on their usual path
     ch.final_message = std::move(final_message);
@@ -295,7 +302,8 @@ void EventSink::close() {
 
 bool EventSink::consumer_alive() const {
   if (!channel_) return false;
-  if (channel_->direct) return true;  // drain() is reading on this very thread
+  // drain() is reading on this very thread; with an empty callback it reads no event.
+  if (channel_->direct) return static_cast<bool>(*channel_->direct);
   std::lock_guard lock(channel_->mu);
   return !channel_->consumer_gone && !channel_->cut_off;
 }
@@ -335,14 +343,16 @@ Result<AssistantMessage> drain(EventStream& stream, const std::function<void(Eve
     sink.reset();
     ch.direct = nullptr;
   } else {
-    while (auto ev = stream.next(stop)) on_event(std::move(*ev));
+    while (auto ev = stream.next(stop)) {
+      if (on_event) on_event(std::move(*ev));
+    }
   }
   return stream.result(stop);
 }
 
 EventStreamStats event_stream_stats() noexcept {
   return {g_wakeups.load(std::memory_order_relaxed), g_queued.load(std::memory_order_relaxed),
-          g_inline.load(std::memory_order_relaxed)};
+          g_inline.load(std::memory_order_relaxed), g_discarded.load(std::memory_order_relaxed)};
 }
 
 }  // namespace agentkit

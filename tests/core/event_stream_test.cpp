@@ -213,3 +213,32 @@ TEST_CASE("a consumer blocked in next() is woken by the push it waits for") {
   consumer.join();
   sink.finish(final_text("x"));
 }
+
+TEST_CASE("a deferred stream drained without a callback tells its producer nobody reads events") {
+  bool alive_seen = true;
+  EventStream stream = make_deferred_event_stream(
+      [&](EventSink sink) {
+        alive_seen = sink.consumer_alive();
+        CHECK_FALSE(sink.push(TextDeltaEvent{0, "built anyway"}));
+        sink.finish(final_text("answer"));
+      },
+      [](std::function<void()>) { FAIL("drain() must not launch the producer elsewhere"); });
+  const EventStreamStats before = event_stream_stats();
+  auto r = drain(stream, {});
+  const EventStreamStats after = event_stream_stats();
+  REQUIRE(r);
+  CHECK(text_of(*r) == "answer");  // the result is still answered
+  CHECK_FALSE(alive_seen);
+  CHECK(after.delivered_inline - before.delivered_inline == 0);
+  CHECK(after.queued - before.queued == 0);
+  CHECK(after.discarded - before.discarded == 2);  // the delta and the end event
+}
+
+TEST_CASE("a stream already running is drained without a callback to its result") {
+  auto [sink, stream] = make_event_stream();
+  sink.push(TextDeltaEvent{0, "x"});
+  sink.finish(final_text("x"));
+  auto r = drain(stream, {});
+  REQUIRE(r);
+  CHECK(text_of(*r) == "x");
+}

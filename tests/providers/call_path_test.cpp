@@ -15,6 +15,7 @@
 #include "agentkit/providers/pipeline.hpp"
 #include "agentkit/providers/wires.hpp"
 #include "provider_test_support.hpp"
+#include "wire_common/wire_client_base.hpp"
 #include "support/catch.hpp"
 
 using namespace agentkit;
@@ -112,10 +113,38 @@ TEST_CASE("a run's model call streams on the session's thread without a queue or
   CHECK(result->final_text == "Hello!");
   REQUIRE(wired.threads.ids->size() == 1);
   CHECK(wired.threads.ids->at(0) == std::this_thread::get_id());  // no thread made for the call
-  // Nobody subscribed: every provider event was a direct call, none was queued or woke anyone.
+  // Nobody listens: no provider event was queued, woke anyone, or was even built.
   CHECK(after.queued - before.queued == 0);
   CHECK(after.wakeups - before.wakeups == 0);
+  CHECK(after.delivered_inline - before.delivered_inline == 0);
+  CHECK(after.discarded - before.discarded == 0);
+}
+
+TEST_CASE("a listened run's provider events are direct calls on the session's thread") {
+  testing::ScriptedServer server({streamed_reply()});
+  WiredAgent wired(server);
+  auto session = wired.agent->start();
+  REQUIRE(session);
+  EventStream events = session->events();
+  const EventStreamStats before = event_stream_stats();
+  REQUIRE(session->run(Turn{"hi"}));
+  const EventStreamStats after = event_stream_stats();
+  // The provider's events reach the loop without a queue; only the subscription queues them.
   CHECK(after.delivered_inline - before.delivered_inline >= 5);  // start, 3 deltas, end at least
+  std::size_t seen = 0;
+  while (events.try_next()) ++seen;
+  CHECK(after.queued - before.queued == seen);
+}
+
+TEST_CASE("a run's model calls create no thread") {
+  testing::ScriptedServer server({streamed_reply()});
+  WiredAgent wired(server);
+  auto session = wired.agent->start();
+  REQUIRE(session);
+  const std::uint64_t before = providers::detail::CallThreads::threads_started_everywhere();
+  for (int i = 0; i < 3; ++i) REQUIRE(session->run(Turn{"again"}));
+  CHECK(server.request_count() == 3);
+  CHECK(providers::detail::CallThreads::threads_started_everywhere() - before == 0);
 }
 
 TEST_CASE("a subscriber still sees every provider event of a drained call, in order, once") {

@@ -286,7 +286,8 @@ class EventSink {
   void finish(AssistantMessage final_message, bool emit_end_event = true);
   // Ends a stream that has no assistant message (a session subscription at close).
   void close();
-  // True while a consumer holds the stream and has not been cut off.
+  // True while a consumer holds the stream and has not been cut off, and reads its events
+  // (false under drain() with an empty callback: only the result is wanted).
   bool consumer_alive() const;
 
  private:
@@ -308,8 +309,9 @@ EventStream make_deferred_event_stream(std::function<void(EventSink)> produce,
 
 // Reads the whole stream in order, calling `on_event` for each event, then answers result(). A
 // deferred stream's producer runs here, on this thread, each event delivered as it is made.
-// `stop` ends the wait of a stream already running elsewhere (a deferred producer sees the stop
-// token it was built with).
+// An empty `on_event` reads the result alone: a deferred producer then sees consumer_alive()
+// false and may build no event at all. `stop` ends the wait of a stream already running
+// elsewhere (a deferred producer sees the stop token it was built with).
 Result<AssistantMessage> drain(EventStream& stream, const std::function<void(Event&&)>& on_event,
                                agentkit::stop_token stop = {});
 
@@ -319,6 +321,9 @@ struct EventStreamStats {
   std::uint64_t queued = 0;   // events put on a queue for a consumer on another thread
   // Events handed to drain()'s callback on the producer's thread.
   std::uint64_t delivered_inline = 0;
+  // Events pushed to a stream drained without a callback, and dropped: built for nobody (a
+  // producer that asks consumer_alive() builds none).
+  std::uint64_t discarded = 0;
 };
 EventStreamStats event_stream_stats() noexcept;
 

@@ -9,6 +9,8 @@ MessageAssembler::MessageAssembler(EventSink& sink, AssistantMessage start) : si
 void MessageAssembler::start() {
   if (started_) return;
   started_ = true;
+  quiet_ = !sink_.consumer_alive();
+  if (quiet_) return;
   AssistantMessage header = message_;
   header.content.clear();
   sink_.push(MessageStartEvent{std::move(header)});
@@ -20,7 +22,7 @@ int MessageAssembler::open(ContentBlock block, BlockKind kind, std::string id, s
   message_.content.push_back(std::move(block));
   open_.push_back(true);
   arguments_.emplace_back();
-  sink_.push(BlockStartEvent{index, kind, std::move(id), std::move(name)});
+  if (!quiet_) sink_.push(BlockStartEvent{index, kind, std::move(id), std::move(name)});
   return index;
 }
 
@@ -50,7 +52,7 @@ void MessageAssembler::text(int block, std::string_view delta) {
   TextBlock* t = get<TextBlock>(block, "a text delta");
   if (t == nullptr) return;
   t->text += delta;
-  sink_.push(TextDeltaEvent{block, std::string(delta)});
+  if (!quiet_) sink_.push(TextDeltaEvent{block, std::string(delta)});
 }
 
 void MessageAssembler::thinking(int block, std::string_view delta) {
@@ -58,7 +60,7 @@ void MessageAssembler::thinking(int block, std::string_view delta) {
   ThinkingBlock* t = get<ThinkingBlock>(block, "a thinking delta");
   if (t == nullptr) return;
   t->thinking += delta;
-  sink_.push(ThinkingDeltaEvent{block, std::string(delta)});
+  if (!quiet_) sink_.push(ThinkingDeltaEvent{block, std::string(delta)});
 }
 
 void MessageAssembler::arguments(int block, std::string_view delta) {
@@ -67,7 +69,7 @@ void MessageAssembler::arguments(int block, std::string_view delta) {
   ToolUseBlock* call = get<ToolUseBlock>(block, "a tool-argument delta");
   if (call == nullptr) return;
   arguments_[static_cast<std::size_t>(block)] += delta;
-  sink_.push(ToolArgumentsDeltaEvent{block, call->id, std::string(delta)});
+  if (!quiet_) sink_.push(ToolArgumentsDeltaEvent{block, call->id, std::string(delta)});
 }
 
 void MessageAssembler::set_signature(int block, std::string signature) {
@@ -129,12 +131,12 @@ void MessageAssembler::end(int block) {
   if (auto* call = std::get_if<ToolUseBlock>(&message_.content[static_cast<std::size_t>(block)])) {
     if (call->input.empty()) call->input = json::Raw("{}");
   }
-  sink_.push(BlockEndEvent{block, message_.content[static_cast<std::size_t>(block)]});
+  if (!quiet_) sink_.push(BlockEndEvent{block, message_.content[static_cast<std::size_t>(block)]});
 }
 
 void MessageAssembler::report(Error unsupported) {
   start();
-  sink_.push(ErrorEvent{std::move(unsupported), false});
+  if (!quiet_) sink_.push(ErrorEvent{std::move(unsupported), false});
 }
 
 void MessageAssembler::finish(const std::optional<CallFailure>& failure) {
@@ -145,7 +147,7 @@ void MessageAssembler::finish(const std::optional<CallFailure>& failure) {
     if (open_[i]) {
       open_[i] = false;
       settle_arguments(i);
-      sink_.push(BlockEndEvent{static_cast<int>(i), message_.content[i]});
+      if (!quiet_) sink_.push(BlockEndEvent{static_cast<int>(i), message_.content[i]});
     }
   }
   std::optional<CallFailure> ending = failure;
@@ -153,9 +155,9 @@ void MessageAssembler::finish(const std::optional<CallFailure>& failure) {
   if (ending) {
     apply_failure(message_, *ending);
     std::string text = ending->message.empty() ? std::string("the call was cancelled") : ending->message;
-    sink_.push(ErrorEvent{make_error(ending->code, std::move(text)), true});
+    if (!quiet_) sink_.push(ErrorEvent{make_error(ending->code, std::move(text)), true});
   }
-  sink_.finish(std::move(message_));
+  sink_.finish(std::move(message_), !quiet_);
 }
 
 }  // namespace agentkit::providers::detail

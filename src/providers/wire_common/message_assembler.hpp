@@ -14,6 +14,9 @@
 // for a tool call, say), at an index that was never opened, or at a block that already ended is a
 // protocol violation: it is dropped, and finish() ends the message as an error naming the first.
 //
+// When the sink's consumer reads no events (consumer_alive() false at start()), none is built:
+// the message is the same, no event object, copy or allocation is made for it.
+//
 // Thread safety: none; one assembler belongs to one call's decoding thread.
 #pragma once
 
@@ -97,6 +100,9 @@ class MessageAssembler {
   // string keeps long streamed arguments linear).
   std::vector<std::string> arguments_;
   bool started_ = false;
+  // Nobody reads the events (drain() without a callback: the loop when no one listens): the
+  // message is built, the events are not.
+  bool quiet_ = false;
   std::optional<std::string> violation_;  // the first delta that did not fit its block
 };
 

@@ -98,6 +98,7 @@ namespace {
 // The pool whose worker runs on this thread, and whether that worker announced its call's end.
 thread_local CallThreads::State* current_worker = nullptr;
 thread_local bool marked_finishing = false;
+std::atomic<std::uint64_t> g_threads_started{0};
 }  // namespace
 
 struct CallThreads::State {
@@ -196,6 +197,7 @@ bool CallThreads::spawn(const std::shared_ptr<State>& state, Work work) {
     s.workers.push_back(
         State::Worker{agentkit::jthread([raw, done] { raw->work_loop(*done); }), done});
     ++s.started;
+    g_threads_started.fetch_add(1, std::memory_order_relaxed);
   } else {
     s.cv.notify_one();
   }
@@ -213,6 +215,10 @@ bool CallThreads::run_here(const std::shared_ptr<State>& state, const Work& work
   std::lock_guard lock(s.mu);
   if (--s.running_here == 0 && s.closed) s.idle.notify_all();
   return true;
+}
+
+std::uint64_t CallThreads::threads_started_everywhere() noexcept {
+  return g_threads_started.load(std::memory_order_relaxed);
 }
 
 std::uint64_t CallThreads::threads_started() const {
@@ -419,8 +425,17 @@ std::string compat_text(const Model& model, std::string_view key, std::string fa
 }
 
 std::string base_url_host(const Model& model) {
+  // Asked by every encode and decoder, always of the same few URLs: the last answer of this
+  // thread is kept (parsing the URL was a tenth of a small request's encoding).
+  thread_local std::string last_url;
+  thread_local std::string last_host;
+  thread_local bool known = false;
+  if (known && model.base_url == last_url) return last_host;
   auto url = http::parse_url(model.base_url);
-  return url ? to_lower_ascii(url->host) : std::string();
+  last_host = url ? to_lower_ascii(url->host) : std::string();
+  last_url = model.base_url;
+  known = true;
+  return last_host;
 }
 
 std::optional<ThinkingChoice> thinking_choice(const Request& request) {

@@ -77,6 +77,8 @@ class CallThreads {
   static bool run_here(const std::shared_ptr<State>& state, const Work& work);
   // Threads this pool created, over its life (tests count them: one per concurrent call at most).
   std::uint64_t threads_started() const;
+  // Threads every pool of the process created (a run's model calls must add none).
+  static std::uint64_t threads_started_everywhere() noexcept;
 
  private:
   std::shared_ptr<State> state_;
