@@ -19,6 +19,7 @@ using detail::MessageParser;
 using detail::ParserLimits;
 
 constexpr std::size_t read_buffer_bytes = 16 * 1024;
+constexpr std::size_t head_buffer_bytes = 2 * 1024;
 using ReadBuffer = std::array<char, read_buffer_bytes>;
 
 // Prefixes an error's message with what the client was doing, keeping code and detail.
@@ -35,7 +36,8 @@ class ConnectionBody final : public BodyReader {
  public:
   ConnectionBody(std::unique_ptr<Stream> stream, MessageParser parser, std::string pending, bool reusable,
                  std::shared_ptr<detail::ConnectionPool> pool, std::string key, std::string origin,
-                 std::chrono::milliseconds idle_timeout, agentkit::stop_token stop)
+                 std::chrono::milliseconds idle_timeout, agentkit::stop_token stop,
+                 detail::ConnectionPool::Lease lease)
       : stream_(std::move(stream)),
         parser_(std::move(parser)),
         pending_(std::move(pending)),
@@ -44,7 +46,8 @@ class ConnectionBody final : public BodyReader {
         key_(std::move(key)),
         origin_(std::move(origin)),
         idle_timeout_(idle_timeout),
-        stop_(std::move(stop)) {
+        stop_(std::move(stop)),
+        lease_(std::move(lease)) {
     if (parser_.complete()) release();
   }
 
@@ -73,7 +76,8 @@ class ConnectionBody final : public BodyReader {
   // Reads once from the connection and decodes what arrived into pending_.
   Result<void> fill() {
     if (!stream_) return fail(Errc::closed, "the connection of this response is already closed");
-    auto n = stream_->read_some(buffer_, IoDeadline::after(idle_timeout_, stop_));
+    if (!buffer_) buffer_.reset(new ReadBuffer);  // default-initialised: not zeroed
+    auto n = stream_->read_some(*buffer_, IoDeadline::after(idle_timeout_, stop_));
     if (!n) {
       stream_.reset();
       Error e = std::move(n).error();
@@ -88,7 +92,7 @@ class ConnectionBody final : public BodyReader {
       if (auto f = parser_.finish(); !f) return annotate(std::move(f).error(), "reading the response body from " + origin_);
       return {};
     }
-    auto used = parser_.feed(std::string_view(buffer_.data(), *n), pending_);
+    auto used = parser_.feed(std::string_view(buffer_->data(), *n), pending_);
     if (!used) {
       stream_.reset();
       return annotate(std::move(used).error(), "the response body from " + origin_ + " is malformed");
@@ -102,6 +106,10 @@ class ConnectionBody final : public BodyReader {
     stream_.reset();
   }
 
+  // Made at the first read of the body, not while the request waits for its answer: a thousand
+  // sessions waiting on a slow model hold only the small head buffer of read_head. Not zeroed:
+  // only bytes a read wrote are looked at.
+  std::unique_ptr<ReadBuffer> buffer_;
   std::unique_ptr<Stream> stream_;
   MessageParser parser_;
   std::string pending_;
@@ -112,7 +120,9 @@ class ConnectionBody final : public BodyReader {
   std::string origin_;
   std::chrono::milliseconds idle_timeout_;
   agentkit::stop_token stop_;
-  ReadBuffer buffer_{};
+  // The request counts as in flight (the pool's sizing) until its body is read or dropped;
+  // declared after pool_, so it ends first.
+  detail::ConnectionPool::Lease lease_;
 };
 
 Error tls_missing(const Url& url) {
@@ -157,9 +167,10 @@ struct HttpClient::State {
   Result<std::unique_ptr<Stream>> connect_any(const Url& hop, bool to_proxy, const IoDeadline& deadline);
   Result<void> open_tunnel(Stream& stream, const Url& url, const Url& proxy, const IoDeadline& deadline);
   std::string format_request(const Request& request, const Url& url, const std::optional<Url>& proxy) const;
-  Result<void> read_head(Stream& stream, MessageParser& parser, std::string& pending, bool& leftover,
-                         std::chrono::milliseconds first_byte, std::chrono::milliseconds idle,
-                         const agentkit::stop_token& stop, const std::string& origin);
+  Result<void> read_head(Stream& stream, MessageParser& parser, std::string& pending,
+                         bool& leftover, std::chrono::milliseconds first_byte,
+                         std::chrono::milliseconds idle, const agentkit::stop_token& stop,
+                         const std::string& origin);
 };
 
 Result<std::unique_ptr<Stream>> HttpClient::State::connect_any(const Url& hop, bool to_proxy, const IoDeadline& deadline) {
@@ -210,7 +221,7 @@ Result<void> HttpClient::State::open_tunnel(Stream& stream, const Url& url, cons
   MessageParser parser(MessageKind::response, limits());
   parser.set_response_has_no_body();
   std::string ignored;
-  ReadBuffer buffer{};
+  ReadBuffer buffer;  // not zeroed: only what a read wrote is ever looked at
   while (!parser.complete()) {
     auto n = stream.read_some(buffer, deadline);
     if (!n) return annotate(std::move(n).error(), where);
@@ -272,10 +283,13 @@ std::string HttpClient::State::format_request(const Request& request, const Url&
   return out;
 }
 
-Result<void> HttpClient::State::read_head(Stream& stream, MessageParser& parser, std::string& pending, bool& leftover,
-                                          std::chrono::milliseconds first_byte, std::chrono::milliseconds idle,
-                                          const agentkit::stop_token& stop, const std::string& origin) {
-  ReadBuffer buffer{};
+Result<void> HttpClient::State::read_head(Stream& stream, MessageParser& parser, std::string& pending,
+                                          bool& leftover, std::chrono::milliseconds first_byte,
+                                          std::chrono::milliseconds idle, const agentkit::stop_token& stop,
+                                          const std::string& origin) {
+  // Small: the head and the first bytes of the body; the body's own buffer is made when it is
+  // read (ConnectionBody), so a request waiting for its answer holds this much only.
+  std::array<char, head_buffer_bytes> buffer;  // not zeroed: only what a read wrote is looked at
   const IoDeadline first_deadline = IoDeadline::after(first_byte, stop);
   while (!parser.head_complete()) {
     const bool waiting_first = parser.bytes_consumed() == 0;
@@ -323,6 +337,7 @@ Result<Response> HttpClient::State::send(const Request& request, agentkit::stop_
   const auto first_byte = request.first_byte_timeout.value_or(options.first_byte_timeout);
   const auto idle = request.idle_timeout.value_or(options.idle_timeout);
   const std::string origin = url->origin();
+  detail::ConnectionPool::Lease lease = pool->lease(key);
 
   for (int attempt = 0;; ++attempt) {
     // A resend always takes a fresh connection: the next pooled one may be just as stale.
@@ -364,7 +379,7 @@ Result<Response> HttpClient::State::send(const Request& request, agentkit::stop_
     std::string reason = parser.reason();
     Headers headers = parser.headers();
     auto body = std::make_unique<ConnectionBody>(std::move(stream), std::move(parser), std::move(pending), reusable,
-                                                 pool, key, origin, idle, stop);
+                                                 pool, key, origin, idle, stop, std::move(lease));
     return Response(status, std::move(reason), std::move(headers), std::move(body));
   }
 }

@@ -14,6 +14,7 @@
 #include <fstream>
 #include <mutex>
 #include <thread>
+#include <vector>
 
 #include "agentkit/base/thread.hpp"
 
@@ -127,6 +128,29 @@ TEST_CASE("sequential requests reuse one keep-alive connection") {
   CHECK(head->read_all().value().empty());
   CHECK(get_body(client, origin.base_url() + "/big?n=3") == "xxx");
   CHECK(client.stats().connections_opened == 1);
+}
+
+TEST_CASE("the pool keeps as many idle connections as requests were in flight at once") {
+  PeerProcess origin = start_origin();
+  REQUIRE(origin.started());
+  HttpOptions options = test_options();
+  options.max_idle_per_origin = 2;  // the least kept; use asks for more
+  HttpClient client(options);
+  constexpr int kAtOnce = 6;
+  for (int wave = 0; wave < 3; ++wave) {
+    // Six requests in flight at once: each body is larger than what the head's read takes, so
+    // every connection stays held until its body is read.
+    std::vector<agentkit::http::Response> held;
+    for (int i = 0; i < kAtOnce; ++i) {
+      auto resp = client.send({.url = origin.base_url() + "/big?n=100000"});
+      REQUIRE(resp);
+      held.push_back(std::move(*resp));
+    }
+    for (auto& resp : held) CHECK(resp.read_all().value_or("").size() == 100000);
+  }
+  // Six opened by the first wave, every later request reused one of them.
+  CHECK(client.stats().connections_opened == kAtOnce);
+  CHECK(client.stats().connections_reused == 2 * kAtOnce);
 }
 
 TEST_CASE("a body read to its last byte frees the connection even without the final zero read") {

@@ -68,10 +68,11 @@ struct HttpOptions {
   // Most header fields accepted in one block.
   std::size_t max_header_count = 256;
   // Idle keep-alive connections kept per origin (scheme, host, port, proxy); 0 disables reuse.
-  // Sized for many sessions sharing one client: each session in flight holds one connection, and
-  // every one returned within the bound is reused instead of opening a new TCP connection (a
-  // bound of 8 made 200 concurrent sessions open a new connection for 78 % of their requests).
-  // Idle connections cost one descriptor each and close after pool_idle_timeout.
+  // The least kept: the pool is sized from use, keeping as many as requests to the origin have
+  // been in flight at once (up to 4096), because each session in flight holds one connection and
+  // every one returned is reused instead of opening a new TCP connection (a bound of 8 made 200
+  // concurrent sessions open a new connection for 78 % of their requests). Idle connections
+  // cost one descriptor each and close after pool_idle_timeout.
   std::size_t max_idle_per_origin = 256;
   // An idle pooled connection older than this is closed instead of reused (servers drop idle
   // connections after 5-120 s; reusing one they already dropped wastes a round trip).
