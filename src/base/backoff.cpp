@@ -18,7 +18,7 @@ std::chrono::milliseconds backoff_delay(const BackoffPolicy& policy, int retry,
 }
 
 double BackoffJitter::next() {
-  if (!rng_) rng_.emplace(std::random_device{}());
+  if (!rng_) rng_ = std::make_unique<std::mt19937>(std::random_device{}());
   return std::uniform_real_distribution<double>(0.0, 1.0)(*rng_);
 }
 

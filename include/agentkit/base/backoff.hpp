@@ -13,6 +13,7 @@
 #pragma once
 
 #include <chrono>
+#include <memory>
 #include <optional>
 #include <random>
 
@@ -36,13 +37,15 @@ std::chrono::milliseconds backoff_delay(const BackoffPolicy& policy, int retry,
                                         double jitter_unit) noexcept;
 
 // Jitter draws in [0, 1). Seeded from std::random_device on the first draw only: that is a system
-// call, and most operations never retry.
+// call, and most operations never retry. The generator (5 KB) lives on the heap, made at that
+// first draw: a jitter on every request's stack would cost each session's thread 5 KB it keeps.
+// Thread safety: none; one jitter per operation.
 class BackoffJitter {
  public:
   double next();
 
  private:
-  std::optional<std::mt19937> rng_;
+  std::unique_ptr<std::mt19937> rng_;
 };
 
 }  // namespace agentkit
