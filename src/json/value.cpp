@@ -34,9 +34,14 @@ std::string_view type_name(Type t) noexcept {
 
 // ---- Raw -----------------------------------------------------------------------------------
 
-bool Raw::valid() const { return json::parse(bytes_).has_value(); }
+const std::string& Raw::str() const noexcept {
+  static const std::string kEmpty;
+  return bytes_ ? *bytes_ : kEmpty;
+}
 
-Result<Value> Raw::parse() const { return json::parse(bytes_); }
+bool Raw::valid() const { return json::parse(bytes()).has_value(); }
+
+Result<Value> Raw::parse() const { return json::parse(bytes()); }
 
 // ---- The object index ----------------------------------------------------------------------
 

@@ -23,6 +23,7 @@
 #include <cstdint>
 #include <cstring>
 #include <initializer_list>
+#include <memory>
 #include <new>
 #include <optional>
 #include <string>
@@ -51,23 +52,28 @@ using Array = std::vector<Value>;
 // them. A Raw may hold text that is not (yet) valid JSON, e.g. a half-streamed argument string;
 // `valid()` says whether it parses. Placed inside a Value (Type::raw) it is dumped verbatim, which
 // is how an encoder replays arguments byte for byte inside a larger request.
+// The bytes are immutable and shared: copying a Raw (a message into a snapshot, an event, a
+// cache) copies a pointer, never the bytes, and two copies compare equal without reading them.
 class Raw {
  public:
   Raw() = default;
-  explicit Raw(std::string bytes) : bytes_(std::move(bytes)) {}
+  explicit Raw(std::string bytes)
+      : bytes_(bytes.empty() ? nullptr : std::make_shared<const std::string>(std::move(bytes))) {}
 
-  std::string_view bytes() const noexcept { return bytes_; }
-  const std::string& str() const noexcept { return bytes_; }
-  bool empty() const noexcept { return bytes_.empty(); }
+  std::string_view bytes() const noexcept { return bytes_ ? std::string_view(*bytes_) : std::string_view(); }
+  const std::string& str() const noexcept;
+  bool empty() const noexcept { return bytes_ == nullptr; }
   // True when the bytes are exactly one JSON document (surrounding whitespace allowed).
   bool valid() const;
   // Parses the bytes (with json::parse's default options).
   Result<Value> parse() const;
 
-  friend bool operator==(const Raw&, const Raw&) = default;
+  friend bool operator==(const Raw& a, const Raw& b) noexcept {
+    return a.bytes_ == b.bytes_ || a.bytes() == b.bytes();
+  }
 
  private:
-  std::string bytes_;
+  std::shared_ptr<const std::string> bytes_;  // null when empty
 };
 
 // An object: members in insertion order, unique keys, fast lookup at any size.
