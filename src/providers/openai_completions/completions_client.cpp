@@ -131,9 +131,9 @@ class CompletionsClient final : public WireClientBase {
                             profile.thinking_format + '\0' + declared_context(declared_after);
       call.wire.body = object_around(
           std::move(head), "messages",
-          [&](std::string& out) {
+          [&](std::string& out, std::size_t after) {
             history_.append_array(request.session_id, std::move(context), view, wire, out, *meter(),
-                                  lead);
+                                  lead, after);
           },
           std::move(body));
     }

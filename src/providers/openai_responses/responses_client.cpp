@@ -98,8 +98,9 @@ class ResponsesClient final : public WireClientBase {
     std::string context = model.vendor + '/' + model.id + '\0' + declared_context(declared_after);
     call.wire.body = object_around(
         std::move(head), "input",
-        [&](std::string& out) {
-          history_.append_array(request.session_id, std::move(context), view, wire, out, *meter());
+        [&](std::string& out, std::size_t after) {
+          history_.append_array(request.session_id, std::move(context), view, wire, out, *meter(),
+                                {}, after);
         },
         std::move(body));
     call.wire.headers.emplace_back("content-type", "application/json");

@@ -7,8 +7,6 @@
 namespace agentkit::providers::detail {
 namespace {
 
-constexpr std::size_t kInside = static_cast<std::size_t>(-1);
-
 bool is_result(const Message& m) { return std::holds_alternative<ToolResultMessage>(m); }
 
 }  // namespace
@@ -21,68 +19,119 @@ bool splits_result_runs_and_following_user(const Message& before, const Message&
   return !(is_result(before) && (is_result(after) || std::holds_alternative<UserMessage>(after)));
 }
 
-std::size_t EncodedHistory::reusable_boundary(const Entry& entry, std::span<const Message> view,
-                                              const Wire& wire) {
+bool same_for_encoding(const Message& a, const Message& b) {
+  if (a.index() != b.index()) return false;
+  if (const auto* x = std::get_if<AssistantMessage>(&a)) {
+    const auto& y = std::get<AssistantMessage>(b);
+    return x->content == y.content && x->stop_reason == y.stop_reason &&
+           x->raw_stop_reason == y.raw_stop_reason && x->error_message == y.error_message &&
+           x->provider == y.provider && x->api == y.api && x->model == y.model &&
+           x->response_model == y.response_model && x->response_id == y.response_id;
+  }
+  if (const auto* x = std::get_if<ToolResultMessage>(&a)) {
+    const auto& y = std::get<ToolResultMessage>(b);
+    return x->tool_use_id == y.tool_use_id && x->tool_name == y.tool_name &&
+           x->is_error == y.is_error && x->content == y.content &&
+           x->added_tool_names == y.added_tool_names;
+  }
+  return std::get<UserMessage>(a).content == std::get<UserMessage>(b).content;
+}
+
+Message kept_copy(const Message& m) {
+  if (const auto* r = std::get_if<ToolResultMessage>(&m)) {
+    ToolResultMessage copy;
+    copy.tool_use_id = r->tool_use_id;
+    copy.tool_name = r->tool_name;
+    copy.content = r->content;
+    copy.is_error = r->is_error;
+    copy.added_tool_names = r->added_tool_names;
+    return copy;
+  }
+  Message copy = m;
+  if (auto* a = std::get_if<AssistantMessage>(&copy)) a->usage = Usage{};
+  return copy;
+}
+
+EncodedHistory::Kept EncodedHistory::reusable(const Entry& entry, std::span<const Message> view,
+                                               const Wire& wire) {
   // The last message is always encoded fresh (it may be marked), so at most view.size() - 1.
   const std::size_t limit = std::min(entry.messages.size(), view.empty() ? 0 : view.size() - 1);
   std::size_t same = 0;
-  while (same < limit && entry.messages[same] == view[same]) ++same;
-  for (std::size_t b = same; b > 0; --b) {
-    if (entry.offsets[b] != kInside && wire.closed(view[b - 1], view[b])) return b;
+  while (same < limit && same_for_encoding(entry.messages[same], view[same])) ++same;
+  for (std::size_t k = entry.ends.size(); k > 0; --k) {
+    const std::size_t b = entry.ends[k - 1];
+    if (b <= same && wire.closed(view[b - 1], view[b])) return {b, k};
   }
-  return 0;
+  return {};
 }
 
 void EncodedHistory::append_array(std::string_view session, std::string context,
                                   std::span<const Message> view, const Wire& wire, std::string& out,
-                                  CacheMeter& meter, std::string_view lead) {
-  Entry entry;
+                                  CacheMeter& meter, std::string_view lead,
+                                  std::size_t reserve_after) {
+  Entries::node_type node;  // the session's entry, out of the table while it is used
   if (enabled_) {
     std::lock_guard lock(mu_);
-    if (auto it = entries_.find(std::string(session)); it != entries_.end()) {
-      entry = std::move(it->second);
-      entries_.erase(it);
-    }
+    if (auto it = entries_.find(session); it != entries_.end()) node = entries_.extract(it);
   }
-  std::size_t kept = 0;
-  if (entry.context == context && !entry.offsets.empty()) {
-    kept = reusable_boundary(entry, view, wire);
+  Entry fresh;
+  Entry& entry = node ? node.mapped() : fresh;
+  Kept kept;
+  if (entry.context == context) {
+    kept = reusable(entry, view, wire);
   } else {
     entry.context = std::move(context);
   }
-  entry.messages.erase(entry.messages.begin() + static_cast<std::ptrdiff_t>(kept),
+  entry.messages.erase(entry.messages.begin() + static_cast<std::ptrdiff_t>(kept.messages),
                        entry.messages.end());
-  entry.bytes.resize(kept == 0 ? 0 : entry.offsets[kept]);
-  entry.offsets.resize(kept + 1);
-  entry.offsets[kept] = entry.bytes.size();
+  entry.segments.resize(kept.segments);
+  entry.ends.resize(kept.segments);
 
-  const std::size_t start = out.size();
-  out += '[';
-  out += lead;
-  out += entry.bytes;
-  std::size_t first = kept;
-  for (std::size_t end = kept + 1; end <= view.size(); ++end) {
+  // The new segments first, so the body is sized once and written in one pass.
+  std::string whole;      // reuse off: the view as one segment
+  std::string last_body;  // what the body carries for the last segment, when it differs
+  std::size_t first = kept.messages;
+  for (std::size_t end = first + 1; end <= view.size(); ++end) {
     // Off, the view is one segment: exactly the wire's whole encoding (what the tests compare to).
     if (end < view.size() && (!enabled_ || !wire.closed(view[end - 1], view[end]))) continue;
     Segment segment = wire.encode(view.subspan(first, end - first), end == view.size());
-    out += segment.body_items.empty() ? segment.items : segment.body_items;
-    if (enabled_) {
-      entry.bytes += segment.items;
-      for (std::size_t i = first; i < end; ++i) entry.messages.push_back(view[i]);
-      entry.offsets.resize(end + 1, kInside);
-      entry.offsets[end] = entry.bytes.size();
+    if (!enabled_) {
+      whole = segment.body_items.empty() ? std::move(segment.items) : std::move(segment.body_items);
+    } else {
+      entry.segments.push_back(std::move(segment.items));
+      entry.ends.push_back(end);
+      last_body = std::move(segment.body_items);
+      for (std::size_t i = first; i < end; ++i) entry.messages.push_back(kept_copy(view[i]));
     }
     first = end;
   }
+  // The last segment goes in its body form when it has one (Anthropic's rolling breakpoint).
+  const std::size_t plain = last_body.empty() ? entry.segments.size() : entry.segments.size() - 1;
+  std::size_t bytes = whole.size() + last_body.size();
+  for (std::size_t i = 0; i < plain; ++i) bytes += entry.segments[i].size();
+  out.reserve(out.size() + 2 + lead.size() + bytes + reserve_after);
+  const std::size_t start = out.size();
+  out += '[';
+  out += lead;
+  for (std::size_t i = 0; i < plain; ++i) out += entry.segments[i];
+  out += whole;
+  out += last_body;
   if (out.size() > start + 1 && out.back() == ',') out.back() = ']';
   else out += ']';
-  meter.record_encoded(session, static_cast<std::int64_t>(view.size() - kept),
-                       static_cast<std::int64_t>(kept));
+  meter.record_encoded(session, static_cast<std::int64_t>(view.size() - kept.messages),
+                       static_cast<std::int64_t>(kept.messages));
 
   if (!enabled_) return;
+  if (!node) {
+    Entries one;
+    one.emplace(std::string(session), std::move(fresh));
+    node = one.extract(one.begin());
+  }
   std::lock_guard lock(mu_);
   if (entries_.size() >= kMaxSessions) entries_.clear();
-  entries_.insert_or_assign(std::string(session), std::move(entry));
+  auto placed = entries_.insert(std::move(node));
+  // A concurrent request of the session put one back first: the later encoding wins.
+  if (!placed.inserted) placed.position->second = std::move(placed.node.mapped());
 }
 
 EncodedHistory::Segment dump_items(const json::Array& items) {
@@ -110,21 +159,22 @@ std::string declared_context(
 }
 
 std::string object_around(json::Value head, std::string_view key,
-                          const std::function<void(std::string&)>& write, json::Value tail) {
+                          const std::function<void(std::string&, std::size_t)>& write,
+                          json::Value tail) {
+  std::string rest;
+  json::dump_to(rest, tail);  // first, so the writer can size the body for it
   std::string out;
   json::dump_to(out, head);  // "{...}" with at least one member
   out.back() = ',';
   if (out.size() == 2) out.pop_back();  // "{}" had no members
   json::append_quoted(out, key);
   out += ':';
-  write(out);
-  const std::size_t rest = out.size();
-  json::dump_to(out, tail);
-  if (out.size() - rest == 2) {  // "{}"
-    out.resize(rest);
+  write(out, rest.size());
+  if (rest.size() == 2) {  // "{}"
     out += '}';
   } else {
-    out[rest] = ',';
+    rest[0] = ',';
+    out += rest;
   }
   return out;
 }

@@ -13,8 +13,8 @@
 // boundary between two messages is outside every such group; the view is cut at closed boundaries
 // into segments, and the items of a segment encoded alone are exactly its items in the whole
 // encoding. A kept prefix is reused only up to a boundary that was a segment boundary when it was
-// encoded and is closed in the new view; the messages before it must compare equal (operator==,
-// not a hash) to the ones encoded, and `context` (model, wire options, the tools re-declared after
+// encoded and is closed in the new view; the messages before it must compare equal
+// (same_for_encoding: every field an encoder reads, compared, never hashed) to the ones encoded, and `context` (model, wire options, the tools re-declared after
 // results) must be equal too. A compaction, a branch switch, a model change or a repair that
 // rewrites a sent message fails one of those checks and re-encodes from the first difference.
 // The last segment is always encoded fresh, so a wire may mark it (Anthropic's rolling breakpoint)
@@ -32,7 +32,6 @@
 #include <span>
 #include <string>
 #include <string_view>
-#include <unordered_map>
 #include <vector>
 
 #include "../cache/tool_schema_cache.hpp"
@@ -63,23 +62,32 @@ class EncodedHistory {
   // Appends the JSON array of the items of `view` to `out`. `context` is everything besides the
   // messages that the items depend on. Counts the messages encoded and reused on `meter`.
   // `lead`: items (each followed by ',') that go first in the array, outside the kept bytes.
+  // `reserve_after`: bytes the caller appends after the array (the body is sized once).
   void append_array(std::string_view session, std::string context, std::span<const Message> view,
                     const Wire& wire, std::string& out, CacheMeter& meter,
-                    std::string_view lead = {});
+                    std::string_view lead = {}, std::size_t reserve_after = 0);
 
  private:
   struct Entry {
     std::string context;
-    std::vector<Message> messages;     // the view's messages the bytes encode
-    std::string bytes;                 // their items, each followed by ','
-    std::vector<std::size_t> offsets;  // offsets[b]: bytes before boundary b; npos inside a segment
+    std::vector<Message> messages;  // the view's messages the segments encode (kept_copy)
+    // Each segment's items, each followed by ','; one string a segment, so a growing history
+    // never reallocates (and never holds twice) what it already kept.
+    std::vector<std::string> segments;
+    std::vector<std::size_t> ends;  // ends[i]: the message index segment i ends before
   };
-  static std::size_t reusable_boundary(const Entry& entry, std::span<const Message> view,
-                                       const Wire& wire);
+  struct Kept {
+    std::size_t messages = 0;
+    std::size_t segments = 0;
+  };
+  // Ordered, for lookup by string_view and node handles that move an entry out and back in
+  // without an allocation.
+  using Entries = std::map<std::string, Entry, std::less<>>;
+  static Kept reusable(const Entry& entry, std::span<const Message> view, const Wire& wire);
 
   bool enabled_;
   std::mutex mu_;
-  std::unordered_map<std::string, Entry> entries_;
+  Entries entries_;
 };
 
 // The items as a segment: each dumped and followed by ','.
@@ -88,9 +96,18 @@ EncodedHistory::Segment dump_items(const json::Array& items);
 std::string declared_context(
     const std::map<std::string, std::vector<ToolBytes>, std::less<>>& declared_after);
 // The body {head..., "key": <array>, tail...} with the array written in place by `write`: the
-// history's bytes go once into the body's own buffer.
+// history's bytes go once into the body's own buffer. `write` is told how many bytes follow it
+// (the tail), so it can size the buffer once.
 std::string object_around(json::Value head, std::string_view key,
-                          const std::function<void(std::string&)>& write, json::Value tail);
+                          const std::function<void(std::string&, std::size_t)>& write,
+                          json::Value tail);
+
+// What an encoder reads of a message: all of it but an assistant message's usage, every
+// timestamp and a tool result's metadata (figures for people, never sent). The reuse check
+// compares only this, and an entry keeps only this (kept_copy). An encoder that starts reading
+// another field must add it here.
+bool same_for_encoding(const Message& a, const Message& b);
+Message kept_copy(const Message& m);
 
 // Cheap predicates for the usual groups: a run of tool results; and a run with the user message
 // that follows it.
