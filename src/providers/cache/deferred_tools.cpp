@@ -11,6 +11,18 @@ DeferredSplit split_deferred_tools(std::span<const ToolSpec> tools, std::span<co
   // One forward pass. A name is "used" once an assistant turn calls it; a marker for a used name
   // is ignored (the tool was already in the prefix the model saw). The first marker wins; a later
   // call never un-defers (the prefix bytes must not move back).
+  // Without a marker nothing is deferred: every request of a session without late tools takes
+  // this look at each message, no map is built.
+  std::size_t first_marker = history.size();
+  for (std::size_t i = 0; i < history.size() && first_marker == history.size(); ++i) {
+    const auto* r = std::get_if<ToolResultMessage>(&history[i]);
+    if (r != nullptr && !r->added_tool_names.empty()) first_marker = i;
+  }
+  if (first_marker == history.size()) {
+    DeferredSplit split;
+    for (std::size_t t = 0; t < tools.size(); ++t) split.immediate.push_back(t);
+    return split;
+  }
   std::map<std::string, std::size_t, std::less<>> marked_at;
   std::map<std::string, bool, std::less<>> used;
   for (std::size_t i = 0; i < history.size(); ++i) {
