@@ -10,7 +10,10 @@
 // the process's own (getrusage), the server's is never in it. The peer is skipped with a message
 // when node or its packages are missing.
 //
-//   bench_e2e [--sessions N]        (the concurrent part; default 200)
+//   bench_e2e [--sessions N] [--repeat R] [--parts turns,depth,concurrent,first] [--no-peer]
+//     --sessions: the concurrent part's sessions (default 200; the bar is taken at 1000)
+//     --repeat: our runs of each per-turn figure (default 5; best and median printed)
+//     --depths: the history depths of the per-turn part (default 0,500,1000)
 #include <fcntl.h>
 #include <spawn.h>
 #include <sys/resource.h>
@@ -45,6 +48,12 @@ double cpu_ms() {
   getrusage(RUSAGE_SELF, &u);
   return (u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1e3 +
          (u.ru_utime.tv_usec + u.ru_stime.tv_usec) / 1e3;
+}
+
+double sys_ms() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_stime.tv_sec * 1e3 + u.ru_stime.tv_usec / 1e3;
 }
 
 long peak_rss_kb() {
@@ -127,30 +136,44 @@ std::string history_of_depth(int depth) {
 struct PerTurn {
   double wall_us;
   double cpu_us;
+  double sys_us;  // the kernel's part of cpu_us
 };
+
+// The measured run alone, in a function of its own so that a profiler can be pointed at it
+// (valgrind --tool=callgrind --toggle-collect='*measured_run*').
+[[gnu::noinline]] Result<RunResult> measured_run(Session& session, int turns) {
+  return session.run(Turn{"go turns=" + std::to_string(turns)});
+}
 
 PerTurn run_turns(Agent& agent, int turns, int depth) {
   StartOptions start;
   if (depth > 0) start.resume = SessionHandle::parse(history_of_depth(depth)).value();
   auto session = agent.start(start);
   if (!session) std::exit((std::fprintf(stderr, "%s\n", session.error().to_string().c_str()), 1));
-  if (auto w = session->run(Turn{"warm turns=2"}); !w || w->turn_count != 2) {
+  auto w = session->run(Turn{"warm turns=2"});
+  if (!w || w->turn_count != 2) {
     std::fprintf(stderr, "the warm-up run failed: %s\n",
                  w ? w->error_message.c_str() : w.error().to_string().c_str());
     std::exit(1);
   }  // connection and schema caches warm, as in a live app
   const double c0 = cpu_ms();
+  const double s0 = sys_ms();
   const auto t0 = std::chrono::steady_clock::now();
-  auto r = session->run(Turn{"go turns=" + std::to_string(turns)});
+  auto r = measured_run(*session, turns);
   const auto t1 = std::chrono::steady_clock::now();
   const double c1 = cpu_ms();
+  const double s1 = sys_ms();
+  if (std::getenv("E2E_DEBUG") && r)
+    std::fprintf(stderr, "depth %d: measured run encoded %lld messages, reused %lld\n", depth,
+                 static_cast<long long>(r->cache.messages_encoded - w->cache.messages_encoded),
+                 static_cast<long long>(r->cache.messages_reused - w->cache.messages_reused));
   if (!r || r->turn_count != turns) {
     std::fprintf(stderr, "unexpected run result: %s\n",
                  r ? std::to_string(r->turn_count).c_str() : r.error().to_string().c_str());
     std::exit(1);
   }
   return {std::chrono::duration<double, std::micro>(t1 - t0).count() / turns,
-          (c1 - c0) * 1e3 / turns};
+          (c1 - c0) * 1e3 / turns, (s1 - s0) * 1e3 / turns};
 }
 
 // ---- the peer -----------------------------------------------------------------------------------
@@ -208,10 +231,48 @@ double first_request_ms(const std::string& base, std::vector<std::string> argv,
 
 }  // namespace
 
+// The best and the median of `runs` measurements of one figure: on a shared machine the best is
+// the cost of the work, the median what a loaded machine made of it.
+struct Spread {
+  double best = 0;
+  double median = 0;
+};
+
+template <class F>
+Spread spread_of(int runs, F&& measure) {
+  std::vector<double> v;
+  for (int i = 0; i < runs; ++i) v.push_back(measure());
+  std::sort(v.begin(), v.end());
+  return {v.front(), v[v.size() / 2]};
+}
+
+bool wanted(const std::string& parts, const char* part) {
+  return parts == "all" ||
+         ("," + parts + ",").find("," + std::string(part) + ",") != std::string::npos;
+}
+
 int main(int argc, char** argv) {
   int sessions = 200;
-  for (int i = 1; i + 1 < argc; ++i) {
-    if (std::string(argv[i]) == "--sessions") sessions = std::atoi(argv[i + 1]);
+  int repeat = 5;
+  std::string parts = "all";
+  bool with_peer = true;
+  std::vector<int> depths = {0, 500, 1000};
+  for (int i = 1; i < argc; ++i) {
+    const std::string arg = argv[i];
+    if (arg == "--no-peer") with_peer = false;
+    if (i + 1 >= argc) continue;
+    if (arg == "--sessions") sessions = std::atoi(argv[i + 1]);
+    if (arg == "--repeat") repeat = std::max(1, std::atoi(argv[i + 1]));
+    if (arg == "--parts") parts = argv[i + 1];
+    if (arg == "--depths") {
+      depths.clear();
+      for (const char* p = argv[i + 1]; *p;) {
+        char* end = nullptr;
+        depths.push_back(static_cast<int>(std::strtol(p, &end, 10)));
+        p = *end == ',' ? end + 1 : end;
+        if (end == p && *p) break;
+      }
+    }
   }
   if (argc >= 3 && std::string(argv[1]) == "--first") {
     // The child of the start-up measurement: one model call, then exit.
@@ -228,123 +289,154 @@ int main(int argc, char** argv) {
   Bench b{"http://127.0.0.1:" + std::to_string(port)};
   auto agent = b.agent();
   if (!agent) return (std::fprintf(stderr, "%s\n", agent.error().to_string().c_str()), 1);
-  const bool have_peer = peer_available();
+  const bool have_peer = with_peer && peer_available();
   std::printf(
       "end to end: Responses wire over loopback HTTP, one tool, a %zu-byte SSE tool call per turn, "
-      "then a text answer\n",
-      bench::tool_call_stream(0).size());
-  if (!have_peer)
+      "then a text answer\n"
+      "ours: best / median of %d runs (client CPU from getrusage); the peer: one run\n",
+      bench::tool_call_stream(0).size(), repeat);
+  if (with_peer && !have_peer)
     std::printf(
         "  peer skipped: node or tests/bench/peers/node_modules missing (npm ci in "
         "tests/bench/peers)\n");
 
   // 1. A 50-turn run.
-  const int turns = 50;
-  PerTurn ours = run_turns(*agent, turns, 0);
-  std::printf("\n50-turn run              ours: %8.1f us wall/turn %8.1f us CPU/turn\n",
-              ours.wall_us, ours.cpu_us);
-  if (have_peer) {
-    const std::string j = peer({b.base, "turns", std::to_string(turns)});
-    const double wall = num(j, "wall_ms") * 1e3 / turns;
-    const double cpu = num(j, "cpu_ms") * 1e3 / turns;
+  if (wanted(parts, "turns")) {
+    const int turns = 50;
+    double wall_best = 1e18;
+    double sys = 0;
+    double all = 0;
+    const Spread cpu = spread_of(repeat, [&] {
+      PerTurn t = run_turns(*agent, turns, 0);
+      wall_best = std::min(wall_best, t.wall_us);
+      sys += t.sys_us;
+      all += t.cpu_us;
+      return t.cpu_us;
+    });
     std::printf(
-        "                     @openai/agents: %8.1f us wall/turn %8.1f us CPU/turn   peer/ours CPU "
-        "= %.1fx\n",
-        wall, cpu, cpu / ours.cpu_us);
+        "\n50-turn run              ours: %8.1f us wall/turn (best) %6.1f / %6.1f us CPU/turn "
+        "(kernel %2.0f%%)\n",
+        wall_best, cpu.best, cpu.median, 100 * sys / all);
+    if (have_peer) {
+      const std::string j = peer({b.base, "turns", std::to_string(turns)});
+      const double wall = num(j, "wall_ms") * 1e3 / turns;
+      const double peer_cpu = num(j, "cpu_ms") * 1e3 / turns;
+      std::printf(
+          "                     @openai/agents: %8.1f us wall/turn        %8.1f us CPU/turn   "
+          "peer/ours CPU = %.1fx (median)\n",
+          wall, peer_cpu, peer_cpu / cpu.median);
+    }
   }
 
   // 2. Per-turn cost at history depth.
-  std::printf("\nper-turn client CPU by history depth (10-turn runs after a resumed history)\n");
-  double depth0 = 0;
-  for (int depth : {0, 500, 1000}) {
-    PerTurn d = run_turns(*agent, 10, depth);
-    if (depth == 0) depth0 = d.cpu_us;
-    std::printf("  depth %4d        ours: %8.1f us CPU/turn (%.2fx depth 0)", depth, d.cpu_us,
-                d.cpu_us / depth0);
-    if (have_peer) {
-      const std::string j = peer({b.base, "depth", std::to_string(depth), "10"});
-      const double cpu = num(j, "cpu_ms") * 1e3 / 10;
-      std::printf("   @openai/agents: %8.1f us   peer/ours = %.1fx", cpu, cpu / d.cpu_us);
+  if (wanted(parts, "depth")) {
+    std::printf("\nper-turn client CPU by history depth (10-turn runs after a resumed history)\n");
+    double depth0 = 0;
+    for (int depth : depths) {
+      // The kernel's share from the sum of the runs: getrusage splits user and system time by
+      // sampling ticks, which says nothing about one 10-turn run.
+      double sys = 0;
+      double all = 0;
+      const Spread d = spread_of(repeat, [&] {
+        const PerTurn t = run_turns(*agent, 10, depth);
+        sys += t.sys_us;
+        all += t.cpu_us;
+        return t.cpu_us;
+      });
+      if (depth0 == 0) depth0 = d.best;  // the first depth asked is the reference
+      std::printf(
+          "  depth %4d        ours: %6.1f / %6.1f us CPU/turn (best %.2fx depth 0; kernel %2.0f%%)",
+          depth, d.best, d.median, d.best / depth0, 100 * sys / all);
+      if (have_peer) {
+        const std::string j = peer({b.base, "depth", std::to_string(depth), "10"});
+        const double cpu = num(j, "cpu_ms") * 1e3 / 10;
+        std::printf("   @openai/agents: %8.1f us   peer/ours = %.1fx", cpu, cpu / d.median);
+      }
+      std::printf("\n");
     }
-    std::printf("\n");
   }
 
   // 3. Concurrent sessions with a 50 ms model.
-  const int per_session = 10;
-  const int delay_ms = 50;
-  control(b.base, "POST", "/reset");
-  b.http->close_idle_connections();
-  std::atomic<int> peak_threads{threads_now()};
-  std::atomic<bool> sampling{true};
-  std::thread sampler([&] {
-    while (sampling.load()) {
-      peak_threads = std::max(peak_threads.load(), threads_now());
-      std::this_thread::sleep_for(std::chrono::milliseconds(5));
-    }
-  });
-  const int threads_before = threads_now();
-  const auto opened_before = b.http->stats().connections_opened;
-  const double c0 = cpu_ms();
-  const auto t0 = std::chrono::steady_clock::now();
-  std::vector<std::thread> runners;
-  std::atomic<int> failed{0};
-  for (int s = 0; s < sessions; ++s) {
-    runners.emplace_back([&] {
-      auto session = agent->start();
-      if (!session) return void(++failed);
-      auto r = session->run(
-          Turn{"go turns=" + std::to_string(per_session) + " delay=" + std::to_string(delay_ms)});
-      if (!r || r->turn_count != per_session) ++failed;
-    });
-  }
-  for (auto& t : runners) t.join();
-  const double wall_s =
-      std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-  const double cpu_s = (cpu_ms() - c0) / 1e3;
-  sampling = false;
-  sampler.join();
-  const auto opened = b.http->stats().connections_opened - opened_before;
-  const double ideal = per_session * delay_ms / 1e3;
-  std::printf(
-      "\n%d sessions x %d turns, %d ms model   ours: wall %.2f s (%.2fx ideal %.2f s), %.0f "
-      "turns/s, CPU %.2f s, peak RSS %.1f MiB,\n"
-      "                                       %d threads at peak (%d besides the runners' own), "
-      "%lld connections opened, %d failed\n",
-      sessions, per_session, delay_ms, wall_s, wall_s / ideal, ideal,
-      sessions * per_session / wall_s, cpu_s, peak_rss_kb() / 1024.0, peak_threads.load(),
-      peak_threads.load() - threads_before - sessions, static_cast<long long>(opened),
-      failed.load());
-  if (have_peer) {
+  if (wanted(parts, "concurrent")) {
+    const int per_session = 10;
+    const int delay_ms = 50;
     control(b.base, "POST", "/reset");
-    const std::string j = peer({b.base, "concurrent", std::to_string(sessions),
-                                std::to_string(per_session), std::to_string(delay_ms)});
-    const long long conns = stat_of(control(b.base, "GET", "/stats"), "connections") - 1;
-    const double wall = num(j, "wall_ms") / 1e3;
+    b.http->close_idle_connections();
+    std::atomic<int> peak_threads{threads_now()};
+    std::atomic<bool> sampling{true};
+    std::thread sampler([&] {
+      while (sampling.load()) {
+        peak_threads = std::max(peak_threads.load(), threads_now());
+        std::this_thread::sleep_for(std::chrono::milliseconds(5));
+      }
+    });
+    const int threads_before = threads_now();
+    const auto opened_before = b.http->stats().connections_opened;
+    const double c0 = cpu_ms();
+    const auto t0 = std::chrono::steady_clock::now();
+    std::vector<std::thread> runners;
+    std::atomic<int> failed{0};
+    for (int s = 0; s < sessions; ++s) {
+      runners.emplace_back([&] {
+        auto session = agent->start();
+        if (!session) return void(++failed);
+        auto r = session->run(
+            Turn{"go turns=" + std::to_string(per_session) + " delay=" + std::to_string(delay_ms)});
+        if (!r || r->turn_count != per_session) ++failed;
+      });
+    }
+    for (auto& t : runners) t.join();
+    const double wall_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
+    const double cpu_s = (cpu_ms() - c0) / 1e3;
+    sampling = false;
+    sampler.join();
+    const auto opened = b.http->stats().connections_opened - opened_before;
+    const double ideal = per_session * delay_ms / 1e3;
     std::printf(
-        "                       @openai/agents: wall %.2f s (%.2fx ideal), %.0f turns/s, CPU %.2f "
-        "s, peak RSS %.1f MiB, %.0f threads, %lld connections\n",
-        wall, wall / ideal, sessions * per_session / wall, num(j, "cpu_ms") / 1e3,
-        num(j, "peak_rss_kb") / 1024.0, num(j, "threads"), conns);
-    std::printf("                       peer/ours: wall %.2fx, CPU %.1fx\n", wall / wall_s,
-                num(j, "cpu_ms") / 1e3 / cpu_s);
+        "\n%d sessions x %d turns, %d ms model   ours: wall %.2f s (%.2fx ideal %.2f s), %.0f "
+        "turns/s, CPU %.2f s, peak RSS %.1f MiB,\n"
+        "                                       %d threads at peak (%d besides the runners' own), "
+        "%lld connections opened, %d failed\n",
+        sessions, per_session, delay_ms, wall_s, wall_s / ideal, ideal,
+        sessions * per_session / wall_s, cpu_s, peak_rss_kb() / 1024.0, peak_threads.load(),
+        peak_threads.load() - threads_before - sessions, static_cast<long long>(opened),
+        failed.load());
+    if (have_peer) {
+      control(b.base, "POST", "/reset");
+      const std::string j = peer({b.base, "concurrent", std::to_string(sessions),
+                                  std::to_string(per_session), std::to_string(delay_ms)});
+      const long long conns = stat_of(control(b.base, "GET", "/stats"), "connections") - 1;
+      const double wall = num(j, "wall_ms") / 1e3;
+      std::printf(
+          "                       @openai/agents: wall %.2f s (%.2fx ideal), %.0f turns/s, CPU "
+          "%.2f "
+          "s, peak RSS %.1f MiB, %.0f threads, %lld connections\n",
+          wall, wall / ideal, sessions * per_session / wall, num(j, "cpu_ms") / 1e3,
+          num(j, "peak_rss_kb") / 1024.0, num(j, "threads"), conns);
+      std::printf("                       peer/ours: wall %.2fx, CPU %.1fx\n", wall / wall_s,
+                  num(j, "cpu_ms") / 1e3 / cpu_s);
+    }
   }
 
   // 4. Start-up: process start to the first request on the wire.
-  const std::string self = std::filesystem::canonical("/proc/self/exe").string();
-  double ours_first = 1e9;
-  for (int i = 0; i < 5; ++i)
-    ours_first = std::min(ours_first, first_request_ms(b.base, {self, "--first", b.base}, ""));
-  std::printf("\nprocess start to first request   ours: %6.1f ms (best of 5)", ours_first);
-  if (have_peer) {
-    double peer_first = 1e9;
-    for (int i = 0; i < 5; ++i) {
-      peer_first = std::min(
-          peer_first,
-          first_request_ms(b.base, {"node", "e2e_peer.mjs", b.base, "first"}, peer_dir().string()));
+  if (wanted(parts, "first")) {
+    const std::string self = std::filesystem::canonical("/proc/self/exe").string();
+    double ours_first = 1e9;
+    for (int i = 0; i < 5; ++i)
+      ours_first = std::min(ours_first, first_request_ms(b.base, {self, "--first", b.base}, ""));
+    std::printf("\nprocess start to first request   ours: %6.1f ms (best of 5)", ours_first);
+    if (have_peer) {
+      double peer_first = 1e9;
+      for (int i = 0; i < 5; ++i) {
+        peer_first =
+            std::min(peer_first, first_request_ms(b.base, {"node", "e2e_peer.mjs", b.base, "first"},
+                                                  peer_dir().string()));
+      }
+      std::printf("   @openai/agents: %6.1f ms   peer/ours = %.1fx", peer_first,
+                  peer_first / ours_first);
     }
-    std::printf("   @openai/agents: %6.1f ms   peer/ours = %.1fx", peer_first,
-                peer_first / ours_first);
+    std::printf("\n");
   }
-  std::printf("\n");
   return 0;
 }

@@ -367,7 +367,12 @@ class FakeResponsesServer {
         std::string_view(body).substr(prompt == std::string::npos ? 0 : prompt),
         "function_call_output");
     const bool call = static_cast<int>(done) + 1 < turns;
-    respond(fd, "text/event-stream", call ? tool_call_stream(done) : text_stream(done), delay);
+    // Built once per call number: the server's own work stays small beside the client's.
+    auto& cache = call ? tool_calls_ : texts_;
+    auto it = cache.find(done);
+    if (it == cache.end())
+      it = cache.emplace(done, call ? tool_call_stream(done) : text_stream(done)).first;
+    respond(fd, "text/event-stream", it->second, delay);
   }
 
   void respond(int fd, const char* type, const std::string& body, int delay_ms) {
@@ -409,6 +414,8 @@ class FakeResponsesServer {
   int ep_ = -1;
   std::unordered_map<int, Conn> conns_;
   std::multimap<std::int64_t, Pending> timers_;
+  std::map<std::size_t, std::string> tool_calls_;
+  std::map<std::size_t, std::string> texts_;
   std::int64_t connections_ = 0;
   std::int64_t requests_ = 0;
   std::int64_t first_request_ns_ = 0;
