@@ -34,10 +34,10 @@ std::string ms_text(std::chrono::milliseconds ms) { return std::to_string(ms.cou
 // ends; then hands it back to the pool if both sides allow keep-alive.
 class ConnectionBody final : public BodyReader {
  public:
-  ConnectionBody(std::unique_ptr<Stream> stream, MessageParser parser, std::string pending, bool reusable,
-                 std::shared_ptr<detail::ConnectionPool> pool, std::string key, std::string origin,
-                 std::chrono::milliseconds idle_timeout, agentkit::stop_token stop,
-                 detail::ConnectionPool::Lease lease)
+  ConnectionBody(std::unique_ptr<Stream> stream, MessageParser parser, std::string pending,
+                 bool reusable, std::shared_ptr<detail::ConnectionPool> pool, std::string key,
+                 std::string origin, std::chrono::milliseconds idle_timeout,
+                 agentkit::stop_token stop, detail::ConnectionPool::Lease lease)
       : stream_(std::move(stream)),
         parser_(std::move(parser)),
         pending_(std::move(pending)),
@@ -283,9 +283,11 @@ std::string HttpClient::State::format_request(const Request& request, const Url&
   return out;
 }
 
-Result<void> HttpClient::State::read_head(Stream& stream, MessageParser& parser, std::string& pending,
-                                          bool& leftover, std::chrono::milliseconds first_byte,
-                                          std::chrono::milliseconds idle, const agentkit::stop_token& stop,
+Result<void> HttpClient::State::read_head(Stream& stream, MessageParser& parser,
+                                          std::string& pending, bool& leftover,
+                                          std::chrono::milliseconds first_byte,
+                                          std::chrono::milliseconds idle,
+                                          const agentkit::stop_token& stop,
                                           const std::string& origin) {
   // Small: the head and the first bytes of the body; the body's own buffer is made when it is
   // read (ConnectionBody), so a request waiting for its answer holds this much only.
@@ -378,8 +380,9 @@ Result<Response> HttpClient::State::send(const Request& request, agentkit::stop_
     const int status = parser.status();
     std::string reason = parser.reason();
     Headers headers = parser.headers();
-    auto body = std::make_unique<ConnectionBody>(std::move(stream), std::move(parser), std::move(pending), reusable,
-                                                 pool, key, origin, idle, stop, std::move(lease));
+    auto body =
+        std::make_unique<ConnectionBody>(std::move(stream), std::move(parser), std::move(pending),
+                                         reusable, pool, key, origin, idle, stop, std::move(lease));
     return Response(status, std::move(reason), std::move(headers), std::move(body));
   }
 }

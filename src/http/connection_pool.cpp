@@ -50,8 +50,7 @@ void ConnectionPool::release(const std::string& key, std::unique_ptr<Stream> str
   const auto now = std::chrono::steady_clock::now();
   std::size_t stale = 0;
   while (stale < list.size() && now - list[stale].since > max_idle_age_) ++stale;
-  const std::size_t cap =
-      std::max(max_idle_per_key_, std::min(o.peak_in_flight, kMaxIdleFromUse));
+  const std::size_t cap = std::max(max_idle_per_key_, std::min(o.peak_in_flight, kMaxIdleFromUse));
   const std::size_t over = list.size() - stale + 1 > cap ? list.size() - stale + 1 - cap : 0;
   for (std::size_t i = 0; i < stale + over; ++i) evicted.push_back(std::move(list[i].stream));
   list.erase(list.begin(), list.begin() + static_cast<std::ptrdiff_t>(stale + over));

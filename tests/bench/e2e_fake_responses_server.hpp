@@ -363,9 +363,9 @@ class FakeResponsesServer {
     const int turns = number_after(body, "turns=", 2);
     const int delay = number_after(body, "delay=", 0);
     const auto prompt = body.rfind("turns=");
-    const std::size_t done = count_of(
-        std::string_view(body).substr(prompt == std::string::npos ? 0 : prompt),
-        "function_call_output");
+    const std::size_t done =
+        count_of(std::string_view(body).substr(prompt == std::string::npos ? 0 : prompt),
+                 "function_call_output");
     const bool call = static_cast<int>(done) + 1 < turns;
     // Built once per call number: the server's own work stays small beside the client's.
     auto& cache = call ? tool_calls_ : texts_;

@@ -60,7 +60,9 @@ class Raw {
   explicit Raw(std::string bytes)
       : bytes_(bytes.empty() ? nullptr : std::make_shared<const std::string>(std::move(bytes))) {}
 
-  std::string_view bytes() const noexcept { return bytes_ ? std::string_view(*bytes_) : std::string_view(); }
+  std::string_view bytes() const noexcept {
+    return bytes_ ? std::string_view(*bytes_) : std::string_view();
+  }
   const std::string& str() const noexcept;
   bool empty() const noexcept { return bytes_ == nullptr; }
   // True when the bytes are exactly one JSON document (surrounding whitespace allowed).

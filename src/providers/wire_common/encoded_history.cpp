@@ -53,7 +53,7 @@ Message kept_copy(const Message& m) {
 }
 
 EncodedHistory::Kept EncodedHistory::reusable(const Entry& entry, std::span<const Message> view,
-                                               const Wire& wire) {
+                                              const Wire& wire) {
   // The last message is always encoded fresh (it may be marked), so at most view.size() - 1.
   const std::size_t limit = std::min(entry.messages.size(), view.empty() ? 0 : view.size() - 1);
   std::size_t same = 0;

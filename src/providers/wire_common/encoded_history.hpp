@@ -14,9 +14,10 @@
 // into segments, and the items of a segment encoded alone are exactly its items in the whole
 // encoding. A kept prefix is reused only up to a boundary that was a segment boundary when it was
 // encoded and is closed in the new view; the messages before it must compare equal
-// (same_for_encoding: every field an encoder reads, compared, never hashed) to the ones encoded, and `context` (model, wire options, the tools re-declared after
-// results) must be equal too. A compaction, a branch switch, a model change or a repair that
-// rewrites a sent message fails one of those checks and re-encodes from the first difference.
+// (same_for_encoding: every field an encoder reads, compared, never hashed) to the ones encoded,
+// and `context` (model, wire options, the tools re-declared after results) must be equal too.
+// A compaction, a branch switch, a model change or a repair that rewrites a sent message fails
+// one of those checks and re-encodes from the first difference.
 // The last segment is always encoded fresh, so a wire may mark it (Anthropic's rolling breakpoint)
 // without the mark entering the kept bytes.
 //
