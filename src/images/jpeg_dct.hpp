@@ -37,6 +37,17 @@ inline constexpr std::int32_t k3_072711026 = fix(3.072711026);
 // x / 2^n rounded to nearest (arithmetic shift: C++20 defines it for negative values).
 constexpr std::int32_t descale(std::int32_t x, int n) { return (x + (1 << (n - 1))) >> n; }
 
+// One 8x8 block of 16-bit lanes, row-major; both transforms run their passes over rows.
+using Block = std::array<std::int16_t, 64>;
+
+inline Block transpose(const Block& in) {
+  Block out;
+  for (std::size_t y = 0; y < 8; ++y) {
+    for (std::size_t x = 0; x < 8; ++x) out[y * 8 + x] = in[x * 8 + y];
+  }
+  return out;
+}
+
 }  // namespace dct
 
 // ---- inverse transform ------------------------------------------------------------------------
@@ -52,7 +63,7 @@ constexpr std::int32_t descale(std::int32_t x, int n) { return (x + (1 << (n - 1
 // its pass-1 outputs within about +-6000), so real files decode exactly as libjpeg decodes them.
 namespace idct {
 
-using Block = std::array<std::int16_t, 64>;
+using dct::Block;
 
 inline constexpr std::int16_t kLow = -(1 << 14), kHigh = (1 << 14) - 1;
 
@@ -130,22 +141,14 @@ inline Block pass(const Block& in) {
   return out;
 }
 
-inline Block transpose(const Block& in) {
-  Block out;
-  for (std::size_t y = 0; y < 8; ++y) {
-    for (std::size_t x = 0; x < 8; ++x) out[y * 8 + x] = in[x * 8 + y];
-  }
-  return out;
-}
-
 }  // namespace idct
 
 // Dequantises `coef` (natural order) by `quant` (idct::quantiser values) and writes the 8x8
 // samples, level-shifted and clamped to 0..255, at out[y * stride + x].
 inline void idct_islow(const std::int16_t* coef, const std::int16_t* quant, std::uint8_t* out,
                        std::size_t stride) {
+  using dct::transpose;
   using idct::pass;
-  using idct::transpose;
   const idct::Block samples =
       transpose(pass<false>(transpose(pass<true>(idct::dequantise(coef, quant)))));
   std::array<std::uint8_t, 64> bytes;  // narrowed here, where the compiler packs whole vectors
@@ -177,7 +180,7 @@ inline void idct_dc_only(std::int16_t dc, std::int16_t quant, std::uint8_t* out,
 // products are distributed instead), and no 32-bit sum exceeds 2^30.
 namespace fdct {
 
-using Block = std::array<std::int16_t, 64>;
+using dct::Block;
 
 inline std::int32_t mul(std::int16_t a, std::int16_t c) { return std::int32_t{a} * c; }
 constexpr std::int16_t c16(std::int32_t c) { return static_cast<std::int16_t>(c); }
@@ -235,14 +238,6 @@ inline Block pass(const Block& in) {
   return out;
 }
 
-inline Block transpose(const Block& in) {
-  Block out;
-  for (std::size_t y = 0; y < 8; ++y) {
-    for (std::size_t x = 0; x < 8; ++x) out[y * 8 + x] = in[x * 8 + y];
-  }
-  return out;
-}
-
 }  // namespace fdct
 
 // The forward transform of the 8x8 samples at `src` (rows `stride` apart), level-shifted, into
@@ -255,8 +250,8 @@ inline fdct::Block fdct_islow(const std::uint8_t* src, std::size_t stride) {
       block[y * 8 + x] = static_cast<std::int16_t>(src[y * stride + x] - 128);
     }
   }
+  using dct::transpose;
   using fdct::pass;
-  using fdct::transpose;
   return pass<false>(transpose(pass<true>(transpose(block))));
 }
 
