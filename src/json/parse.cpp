@@ -121,6 +121,7 @@ class Parser {
     return scan_string_long(out);
   }
   bool scan_string_long(std::string_view& out);
+  bool string_stop(std::string_view& out, const char* start, const char* q);
   bool scan_string_escapes(std::string_view& out, const char* run_start);
   char* decode_escape(char* out);
   char* decode_unicode_escape(char* out, const char* escape_start);
@@ -285,16 +286,28 @@ char* Parser::decode_unicode_escape(char* out, const char* escape_start) {
   return utf8::encode_unchecked(cp, out);  // lone surrogates were refused above
 }
 
-
-// p_ points at the opening quote. The string is read eight bytes at a time: each word is
-// searched for a stop (quote, backslash, control byte) and validated as UTF-8 in the same pass.
-// The common string has no escape: `out` then views the input; otherwise it views the decoded
-// copy in unescaped_.
+// p_ points at the opening quote. Plain ASCII is skipped sixteen bytes at a time where the target
+// allows (detail::kBlockScan); the rest is read eight bytes at a time, each word searched for a
+// stop (quote, backslash, control byte) and validated as UTF-8 in the same pass. The common
+// string has no escape: `out` then views the input; otherwise it views the decoded copy in
+// unescaped_.
 bool Parser::scan_string_long(std::string_view& out) {
   const char* start = ++p_;
   const char* q = start;
   detail::Utf8WordValidator utf8;
   for (;;) {
+    if constexpr (detail::kBlockScan != 0) {
+      while (utf8.idle() && static_cast<std::size_t>(end_ - q) >= detail::kBlockScan) {
+        const unsigned stops = detail::string_stop_block(q);
+        if (stops == 0) {
+          q += detail::kBlockScan;
+          continue;
+        }
+        q += std::countr_zero(stops);
+        if (static_cast<unsigned char>(*q) < 0x80) return string_stop(out, start, q);
+        break;  // a non-ASCII byte: the word step below validates its sequence
+      }
+    }
     const std::size_t avail = static_cast<std::size_t>(end_ - q);
     const std::uint64_t x = avail >= 8 ? detail::load_le(q) : detail::load_le_padded(q, avail);
     const std::uint64_t stops = detail::swar::string_stops(x);
@@ -306,18 +319,23 @@ bool Parser::scan_string_long(std::string_view& out) {
     }
     const unsigned n = static_cast<unsigned>(std::countr_zero(stops)) / 8;
     if (!utf8.feed_last(x & detail::swar::low_bytes(n))) return utf8_error(start, q + n);
-    q += n;
-    if (*q == '"') {
-      out = std::string_view(start, static_cast<std::size_t>(q - start));
-      p_ = q + 1;
-      return true;
-    }
-    if (*q == '\\') {
-      p_ = q;
-      return scan_string_escapes(out, start);
-    }
-    return syntax_error(q, "a control character must be escaped inside a string");
+    return string_stop(out, start, q + n);
   }
+}
+
+// q is at the first stop byte of a string that began at `start`, everything before it plain and
+// valid: the closing quote, the first backslash, or a control byte (an error).
+bool Parser::string_stop(std::string_view& out, const char* start, const char* q) {
+  if (*q == '"') {
+    out = std::string_view(start, static_cast<std::size_t>(q - start));
+    p_ = q + 1;
+    return true;
+  }
+  if (*q == '\\') {
+    p_ = q;
+    return scan_string_escapes(out, start);
+  }
+  return syntax_error(q, "a control character must be escaped inside a string");
 }
 
 // Records the error for ill-formed UTF-8 somewhere in [start, limit), at its exact byte.
@@ -329,9 +347,9 @@ bool Parser::utf8_error(const char* start, const char* limit) {
   return syntax_error(bad == stop ? stop - 1 : bad, "invalid UTF-8");
 }
 
-// Free space kept ahead of the write pointer in unescaped_: one word plus the longest decoded
-// escape.
-constexpr std::size_t kUnescapeSlack = 8 + 4;
+// Free space kept ahead of the write pointer in unescaped_: a block, then a word after a block's
+// partial advance, plus the longest decoded escape.
+constexpr std::size_t kUnescapeSlack = 16 + 8 + 4;
 
 // Makes room for `extra` more bytes after w (plus the slack); answers w in the new buffer.
 char* Parser::grow_unescaped(char* w, std::size_t extra) {
@@ -364,6 +382,32 @@ bool Parser::scan_string_escapes(std::string_view& out, const char* run_start) {
       if (w == nullptr) return false;
       q = p_;
       continue;
+    }
+    if constexpr (detail::kBlockScan != 0) {
+      if (utf8.idle() && static_cast<std::size_t>(end_ - q) >= detail::kBlockScan) {
+        std::memcpy(w, q, detail::kBlockScan);  // stored whole, as the words below are
+        const unsigned stops = detail::string_stop_block(q);
+        if (stops == 0) {
+          q += detail::kBlockScan;
+          w += detail::kBlockScan;
+          continue;
+        }
+        const unsigned n = static_cast<unsigned>(std::countr_zero(stops));
+        q += n;
+        w += n;
+        if (*q == '"') {
+          p_ = q + 1;
+          out =
+              std::string_view(unescaped_.data(), static_cast<std::size_t>(w - unescaped_.data()));
+          return true;
+        }
+        if (*q == '\\') continue;
+        if (static_cast<unsigned char>(*q) < 0x80) {
+          return syntax_error(q, "a control character must be escaped inside a string");
+        }
+        // A non-ASCII byte: the word step below validates its sequence (the slack covers a word
+        // after this partial advance).
+      }
     }
     const std::size_t avail = static_cast<std::size_t>(end_ - q);
     const std::uint64_t x = avail >= 8 ? detail::load_le(q) : detail::load_le_padded(q, avail);

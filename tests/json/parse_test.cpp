@@ -393,3 +393,27 @@ TEST_CASE("whitespace is only space, tab, line feed and carriage return") {
   CHECK_FALSE(json::parse("\xC2\xA0" "1").has_value());  // no-break space
 }
 
+TEST_CASE("a stop byte is found at every position of a long string, before and after an escape") {
+  // Long strings are skipped sixteen bytes at a time, then a word at a time: a quote, an escape or
+  // a control byte must be seen at whatever offset it falls, with the rest of the text kept.
+  for (const std::string& lead : {std::string(), std::string("\\t")}) {
+    for (std::size_t at = 0; at < 48; ++at) {
+      INFO("lead " << lead.size() << ", position " << at);
+      const std::string head(at, 'h');
+      const std::string tail(40, 't');
+      const std::string decoded_lead = lead.empty() ? "" : "\t";
+      CHECK(json::parse("\"" + lead + head + "\\n" + tail + "\"").value().as_string() ==
+            decoded_lead + head + "\n" + tail);
+      CHECK(json::parse("[\"" + lead + head + "\",\"" + tail + "\"]").value()[0].as_string() ==
+            decoded_lead + head);
+      CHECK(json::parse("\"" + lead + head + "\xC3\xA9" + tail + "\"").value().as_string() ==
+            decoded_lead + head + "\xC3\xA9" + tail);
+      const Error control = parse_error("\"" + lead + head + "\x1F" + tail + "\"");
+      CHECK(detail_of(control, "reason") == "a control character must be escaped inside a string");
+      CHECK(detail_of(control, "offset") == std::to_string(1 + lead.size() + at));
+      const Error high = parse_error("\"" + lead + head + "\xFF" + tail + "\"");
+      CHECK(detail_of(high, "offset") == std::to_string(1 + lead.size() + at));
+      CHECK(detail_of(parse_error("\"" + lead + head), "reason") == "unterminated string");
+    }
+  }
+}

@@ -14,7 +14,7 @@ using namespace agentkit;
 namespace {
 
 constexpr int kStringsPerPass = 3000;
-constexpr std::size_t kAlignments = 8;  // the parser's word size
+constexpr std::size_t kAlignments = 16;  // the parser's block size (two words)
 
 // Length of the well-formed character at s[i], or 0. Decodes first, then judges the code point:
 // a different route from the library's table of lead bytes.
@@ -140,7 +140,9 @@ class ByteStringGenerator {
 
 }  // namespace
 
-TEST_CASE("the parser judges UTF-8 like the reference at every word alignment, with and without escapes") {
+TEST_CASE(
+    "the parser judges UTF-8 like the reference at every block alignment, with and without "
+    "escapes") {
   ByteStringGenerator generator(7);
   for (int i = 0; i < kStringsPerPass; ++i) {
     const std::string bytes = generator.next(i % 2 == 0);
