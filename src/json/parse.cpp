@@ -63,6 +63,19 @@ struct PendingKey {
   std::size_t size;
 };
 
+// A member read by parse_flat: key and text as views of the input, or of Scratch::flat_bytes
+// (by offset) when they were decoded from escapes.
+struct FlatSlot {
+  PendingKey key;
+  Type type;
+  PendingKey text;
+};
+
+// More members than this and parse_flat answers "not flat": duplicates are checked linearly
+// here, and json::parse checks objects above kIndexThreshold members differently.
+constexpr std::size_t kFlatMembers = 32;
+static_assert(kFlatMembers <= detail::kIndexThreshold);
+
 // The parser's stacks, kept per thread between calls so a parse does not regrow them (each
 // regrowth is a large allocation and a copy). Emptied after every parse; released when a parse
 // left them larger than kRetainedScratchBytes, so one huge document does not pin its memory.
@@ -72,6 +85,8 @@ struct Scratch {
   std::vector<PendingKey> keys;   // pending keys of every open object, innermost last
   std::string key_bytes;          // decoded text of the pending keys that had escapes
   std::string unescaped;          // strings with escapes are decoded here (size = capacity in use)
+  std::vector<FlatSlot> flat;     // parse_flat's members
+  std::string flat_bytes;         // parse_flat's decoded keys and strings
 
   void reset() {
     constexpr std::size_t kRetainedScratchBytes = std::size_t(1) << 20;
@@ -79,12 +94,21 @@ struct Scratch {
     keys.clear();
     key_bytes.clear();
     frames.clear();
-    const std::size_t held =
-        values.capacity() * sizeof(Value) + keys.capacity() * sizeof(PendingKey) +
-        frames.capacity() * sizeof(Frame) + key_bytes.capacity() + unescaped.capacity();
+    flat.clear();
+    flat_bytes.clear();
+    const std::size_t held = values.capacity() * sizeof(Value) +
+                             keys.capacity() * sizeof(PendingKey) +
+                             frames.capacity() * sizeof(Frame) + key_bytes.capacity() +
+                             unescaped.capacity() + flat_bytes.capacity();
     if (held > kRetainedScratchBytes) *this = Scratch();
   }
 };
+
+// One scratch per thread, shared by parse and parse_flat.
+Scratch& thread_scratch() {
+  thread_local Scratch scratch;
+  return scratch;
+}
 
 class Parser {
  public:
@@ -100,6 +124,9 @@ class Parser {
         unescaped_(scratch.unescaped) {}
 
   Result<Value> run();
+  // parse_flat's reading into `slots`: answers false with an error, or true with `flat` saying
+  // whether the document was a flat object (false as soon as it is seen not to be one).
+  Result<bool> run_flat(std::vector<FlatSlot>& slots, std::string& bytes);
 
  private:
   // Each step answers false after recording the error in error_.
@@ -130,6 +157,8 @@ class Parser {
   bool parse_hex4(char32_t& out);
   bool parse_number(Value& slot);
   bool parse_literal(std::string_view word);
+  bool flat_value(FlatSlot& slot, std::string& bytes, bool& nested);
+  PendingKey keep(std::string_view text, std::string& bytes) const;
 
   bool open_container();
   bool begin_member();
@@ -636,6 +665,140 @@ Result<Value> Parser::run() {
   }
 }
 
+// ---- parse_flat -----------------------------------------------------------------------------
+// The same reading as run() for one object of scalar members, in the same order and with the
+// same messages, so that every error it reports is the one json::parse reports first.
+
+// A view of the input stays one; text decoded into unescaped_ (reused by the next string) is
+// copied to `bytes` and held by offset.
+PendingKey Parser::keep(std::string_view text, std::string& bytes) const {
+  if (text.data() != unescaped_.data() || text.empty())
+    return PendingKey{text.data(), 0, text.size()};
+  PendingKey kept{nullptr, bytes.size(), text.size()};
+  bytes.append(text);
+  return kept;
+}
+
+// p_ is at a member's value (whitespace skipped). Reads a scalar or an empty container into
+// `slot`; sets `nested` instead for a container with something in it.
+bool Parser::flat_value(FlatSlot& slot, std::string& bytes, bool& nested) {
+  if (p_ == end_) return syntax_error(p_, "expected a value");
+  const char* start = p_;
+  switch (*p_) {
+    case '"': {
+      std::string_view text;
+      if (!scan_string(text)) return false;
+      slot.type = Type::string;
+      slot.text = keep(text, bytes);
+      return true;
+    }
+    case '{':
+    case '[': {
+      // json::parse checks the depth before it looks inside, empty or not.
+      if (options_.max_depth <= 1) {
+        return limit_error(p_, "max_depth", options_.max_depth, "nesting deeper than the limit");
+      }
+      const bool is_object = *p_ == '{';
+      ++p_;
+      skip_whitespace();
+      if (p_ == end_ || *p_ != (is_object ? '}' : ']')) {
+        nested = true;
+        return true;
+      }
+      ++p_;
+      slot.type = is_object ? Type::object : Type::array;
+      slot.text = PendingKey{is_object ? "{}" : "[]", 0, 2};
+      return true;
+    }
+    case 't':
+      slot.type = Type::boolean;
+      if (!parse_literal("true")) return false;
+      break;
+    case 'f':
+      slot.type = Type::boolean;
+      if (!parse_literal("false")) return false;
+      break;
+    case 'n':
+      slot.type = Type::null;
+      if (!parse_literal("null")) return false;
+      break;
+    default: {
+      if (*p_ != '-' && !detail::is_digit(*p_)) return syntax_error(p_, "expected a value");
+      const detail::NumberScan scan = detail::scan_number(p_, end_);
+      if (scan.reason != nullptr) return syntax_error(scan.where, scan.reason);
+      slot.type = Type::number;
+      p_ = scan.end;
+      break;
+    }
+  }
+  slot.text = PendingKey{start, 0, static_cast<std::size_t>(p_ - start)};
+  return true;
+}
+
+Result<bool> Parser::run_flat(std::vector<FlatSlot>& slots, std::string& bytes) {
+  auto failed = [&] { return Result<bool>(std::move(*error_)); };
+  skip_whitespace();
+  if (p_ == end_) return (syntax_error(p_, "the input is empty"), failed());
+  if (*p_ != '{') return false;
+  if (options_.max_depth == 0) {
+    return (limit_error(p_, "max_depth", options_.max_depth, "nesting deeper than the limit"),
+            failed());
+  }
+  const std::size_t opened_at = static_cast<std::size_t>(p_ - begin_);
+  ++p_;
+  skip_whitespace();
+  bool closed = p_ != end_ && *p_ == '}';
+  if (closed) ++p_;
+  while (!closed) {
+    if (p_ == end_ || *p_ != '"') return (syntax_error(p_, "expected a string key"), failed());
+    if (slots.size() >= options_.max_container) {
+      return (limit_error(p_, "max_container", options_.max_container,
+                          "an object with more members than the limit"),
+              failed());
+    }
+    if (slots.size() >= kFlatMembers) return false;
+    const char* key_start = p_;
+    std::string_view key;
+    if (!scan_string(key)) return failed();
+    if (options_.reject_duplicate_keys) {
+      for (const FlatSlot& other : slots) {
+        const PendingKey& k = other.key;
+        const std::string_view seen = k.data != nullptr
+                                          ? std::string_view(k.data, k.size)
+                                          : std::string_view(bytes.data() + k.offset, k.size);
+        if (seen == key) {
+          return (syntax_error(key_start, "duplicate key \"" + std::string(key) +
+                                              "\" in the object opened at byte " +
+                                              std::to_string(opened_at)),
+                  failed());
+        }
+      }
+    }
+    FlatSlot& slot = slots.emplace_back(FlatSlot{keep(key, bytes), Type::null, {}});
+    skip_whitespace();
+    if (p_ == end_ || *p_ != ':')
+      return (syntax_error(p_, "expected ':' after an object key"), failed());
+    ++p_;
+    skip_whitespace();
+    bool nested = false;
+    if (!flat_value(slot, bytes, nested)) return failed();
+    if (nested) return false;
+    skip_whitespace();
+    if (p_ != end_ && *p_ == ',') {
+      ++p_;
+      skip_whitespace();
+      continue;
+    }
+    if (p_ == end_ || *p_ != '}')
+      return (syntax_error(p_, "expected ',' or '}' after an object member"), failed());
+    ++p_;
+    closed = true;
+  }
+  skip_whitespace();
+  if (p_ != end_) return (syntax_error(p_, "unexpected data after the JSON value"), failed());
+  return true;
+}
+
 }  // namespace
 
 Result<Value> parse(std::string_view text, const ParseOptions& options) {
@@ -649,10 +812,39 @@ Result<Value> parse(std::string_view text, const ParseOptions& options) {
         .with_detail("max", std::to_string(options.max_bytes))
         .with_detail("size", std::to_string(text.size()));
   }
-  thread_local Scratch scratch;
+  Scratch& scratch = thread_scratch();
   Result<Value> result = Parser(text, options, scratch).run();
   scratch.reset();
   return result;
+}
+
+Result<bool> parse_flat(std::string_view text, const ParseOptions& options,
+                        const std::function<void(const FlatMember&)>& visit) {
+  if (text.size() > options.max_bytes) return parse(text, options).error();  // the same refusal
+  Scratch& scratch = thread_scratch();
+  // The members leave the scratch while they are visited, so a visitor may parse again.
+  std::vector<FlatSlot> slots = std::move(scratch.flat);
+  std::string bytes = std::move(scratch.flat_bytes);
+  slots.clear();
+  bytes.clear();
+  Result<bool> flat = Parser(text, options, scratch).run_flat(slots, bytes);
+  scratch.reset();
+  if (flat && *flat) {
+    auto view = [&](const PendingKey& k) {
+      return k.data != nullptr ? std::string_view(k.data, k.size)
+                               : std::string_view(bytes.data() + k.offset, k.size);
+    };
+    for (const FlatSlot& slot : slots)
+      visit(FlatMember{view(slot.key), slot.type, view(slot.text)});
+  }
+  constexpr std::size_t kRetainedFlatBytes = std::size_t(1) << 20;
+  if (bytes.capacity() <= kRetainedFlatBytes) {
+    slots.clear();
+    bytes.clear();
+    scratch.flat = std::move(slots);
+    scratch.flat_bytes = std::move(bytes);
+  }
+  return flat;
 }
 
 }  // namespace agentkit::json

@@ -29,30 +29,44 @@ Error restate(Error error) {
   return error;
 }
 
-}  // namespace
+Error oversized(std::size_t size, const Limits& limits) {
+  return make_error(Errc::limit_exceeded,
+                    "untrusted JSON message rejected: " + std::to_string(size) +
+                        " bytes exceeds the limit max_message_bytes = " +
+                        std::to_string(limits.max_message_bytes) +
+                        " (wire::Limits::max_message_bytes)")
+      .with_detail("limit", "max_message_bytes")
+      .with_detail("max", std::to_string(limits.max_message_bytes))
+      .with_detail("size", std::to_string(size))
+      .with_detail("offset", "0");
+}
 
-Result<json::Value> decode(std::string_view bytes, const Limits& limits) {
-  // Checked here, before json::parse sees the bytes, so nothing is allocated for an oversized
-  // message whatever the parser does first.
-  if (bytes.size() > limits.max_message_bytes) {
-    return make_error(Errc::limit_exceeded,
-                      "untrusted JSON message rejected: " + std::to_string(bytes.size()) +
-                          " bytes exceeds the limit max_message_bytes = " +
-                          std::to_string(limits.max_message_bytes) +
-                          " (wire::Limits::max_message_bytes)")
-        .with_detail("limit", "max_message_bytes")
-        .with_detail("max", std::to_string(limits.max_message_bytes))
-        .with_detail("size", std::to_string(bytes.size()))
-        .with_detail("offset", "0");
-  }
+json::ParseOptions options_for(const Limits& limits) {
   json::ParseOptions options;
   options.max_bytes = limits.max_message_bytes;
   options.max_depth = limits.max_depth;
   options.max_container = limits.max_container;
   options.reject_duplicate_keys = true;  // REQ-SEC-11 (3): never let the last one win
-  auto value = json::parse(bytes, options);
+  return options;
+}
+
+}  // namespace
+
+Result<json::Value> decode(std::string_view bytes, const Limits& limits) {
+  // Checked here, before json::parse sees the bytes, so nothing is allocated for an oversized
+  // message whatever the parser does first.
+  if (bytes.size() > limits.max_message_bytes) return oversized(bytes.size(), limits);
+  auto value = json::parse(bytes, options_for(limits));
   if (!value) return restate(std::move(value).error());
   return value;
+}
+
+Result<bool> decode_flat(std::string_view bytes, const Limits& limits,
+                         const std::function<void(const json::FlatMember&)>& visit) {
+  if (bytes.size() > limits.max_message_bytes) return oversized(bytes.size(), limits);
+  auto flat = json::parse_flat(bytes, options_for(limits), visit);
+  if (!flat) return restate(std::move(flat).error());
+  return flat;
 }
 
 }  // namespace agentkit::wire

@@ -1,12 +1,16 @@
-// libFuzzer target for json::parse and json::dump. Arbitrary bytes either fail with a
-// parse or limit error, or parse to a value whose printed form (compact, ASCII-only and
+// libFuzzer target for json::parse, json::parse_flat and json::dump. Arbitrary bytes either fail
+// with a parse or limit error, or parse to a value whose printed form (compact, ASCII-only and
 // indented) reads back equal and prints identically again. Number literals that parse also go
-// through the typed readers, which must answer without crashing.
+// through the typed readers, which must answer without crashing. parse_flat is held to its
+// contract against parse: the same error, or the same members, or "not flat" only for what is
+// not a flat object.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
 #include <string>
 #include <string_view>
+#include <utility>
+#include <vector>
 
 #include "agentkit/json/value.hpp"
 
@@ -43,11 +47,56 @@ void check_round_trip(const json::Value& value, const json::DumpOptions& options
   require(json::dump(again.value(), options) == once);
 }
 
+std::string flat_text_of(const json::Value& v) {
+  switch (v.type()) {
+    case json::Type::string: return v.as_string();
+    case json::Type::number: return std::string(v.number_text());
+    case json::Type::boolean: return v.as_bool() ? "true" : "false";
+    case json::Type::null: return "null";
+    case json::Type::array: return "[]";
+    default: return "{}";
+  }
+}
+
+bool is_flat_object(const json::Value& v) {
+  const json::Object* o = v.get_object();
+  if (o == nullptr || o->size() > 32) return false;
+  for (const json::Member& m : *o) {
+    if (m.value.is_array() && !m.value.as_array().empty()) return false;
+    if (m.value.is_object() && !m.value.as_object().empty()) return false;
+  }
+  return true;
+}
+
+void check_flat(std::string_view text, const Result<json::Value>& parsed) {
+  std::vector<std::pair<std::string, std::string>> seen;
+  const auto flat = json::parse_flat(text, {}, [&](const json::FlatMember& m) {
+    seen.emplace_back(std::string(m.key), std::string(m.text));
+    require(m.type != json::Type::raw);
+  });
+  if (!flat.has_value()) {
+    require(!parsed.has_value() && flat.error().to_string() == parsed.error().to_string());
+    return;
+  }
+  if (!*flat) {
+    require(seen.empty() && (!parsed.has_value() || !is_flat_object(parsed.value())));
+    return;
+  }
+  require(parsed.has_value());
+  const json::Object& object = parsed.value().as_object();
+  require(seen.size() == object.size());
+  for (std::size_t i = 0; i < seen.size(); ++i) {
+    require(seen[i].first == object.begin()[i].key);
+    require(seen[i].second == flat_text_of(object.begin()[i].value));
+  }
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   const auto parsed = json::parse(text);
+  check_flat(text, parsed);
   if (!parsed.has_value()) {
     const Errc code = parsed.error().code;
     require(code == Errc::parse_error || code == Errc::limit_exceeded);

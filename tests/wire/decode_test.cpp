@@ -119,3 +119,37 @@ TEST_CASE("trailing bytes, comments and a second document are rejections") {
     CHECK_FALSE(decode(bad));
   }
 }
+
+TEST_CASE("decode_flat gives decode's errors under the same limits and visits a flat message") {
+  auto errors_match = [](std::string_view bytes, const Limits& limits) {
+    int visits = 0;
+    auto flat = agentkit::wire::decode_flat(bytes, limits,
+                                            [&](const agentkit::json::FlatMember&) { ++visits; });
+    auto tree = decode(bytes, limits);
+    REQUIRE_FALSE(flat);
+    REQUIRE_FALSE(tree);
+    CHECK(flat.error().to_string() == tree.error().to_string());
+    CHECK(visits == 0);
+  };
+  Limits limits;
+  errors_match(R"({"a":1,"a":2})", limits);
+  errors_match("{\"a\":\"\xFF\"}", limits);
+  limits.max_container = 1;
+  errors_match(R"({"a":1,"b":2})", limits);
+  limits = {};
+  limits.max_message_bytes = 8;
+  errors_match(R"({"delta":"123456"})", limits);
+  limits = {};
+  limits.max_depth = 1;
+  errors_match(R"({"logprobs":[]})", limits);
+
+  std::string delta;
+  auto flat = agentkit::wire::decode_flat(R"({"type":"x","delta":"d\u00e9"})", {},
+                                          [&](const agentkit::json::FlatMember& m) {
+                                            if (m.key == "delta") delta = m.text;
+                                          });
+  REQUIRE(flat);
+  CHECK(*flat);
+  CHECK(delta == "d\xC3\xA9");
+  CHECK_FALSE(agentkit::wire::decode_flat(R"({"item":{"id":1}})", {}, [](const auto&) {}).value());
+}

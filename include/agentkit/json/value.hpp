@@ -22,6 +22,7 @@
 #include <cstddef>
 #include <cstdint>
 #include <cstring>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <new>
@@ -340,6 +341,26 @@ struct ParseOptions {
 // errors. Errors: Errc::parse_error with details "offset" (byte) and "reason";
 // Errc::limit_exceeded naming the limit ("limit", "max") when a bound is crossed.
 Result<Value> parse(std::string_view text, const ParseOptions& options = {});
+
+// One member of an object read by parse_flat. Both views are valid only during the visit:
+// `key` and, for a string, `text` hold the decoded bytes; a number's `text` is its literal, a
+// boolean's or null's the word, an empty container's "[]" or "{}".
+struct FlatMember {
+  std::string_view key;
+  Type type = Type::null;
+  std::string_view text;
+};
+
+// Reads `text` as one object whose members are all scalars or empty containers (the shape of
+// most streamed events) without building a tree: nothing is allocated per member. Once the
+// whole document is checked, `visit` sees each member in order, and the answer is true. The
+// answer is false, with nothing visited, when the document is not such an object (a member
+// holds a non-empty container, the top level is not an object, or it has more than 32
+// members): parse it whole then. Errors are exactly json::parse's for the same bytes and
+// options. With reject_duplicate_keys off, a repeated key is visited each time (json::parse
+// keeps the last).
+Result<bool> parse_flat(std::string_view text, const ParseOptions& options,
+                        const std::function<void(const FlatMember&)>& visit);
 
 struct DumpOptions {
   // Spaces per nesting level; negative means compact (no whitespace at all).

@@ -13,6 +13,7 @@
 // Thread safety: a pure function.
 #pragma once
 
+#include <functional>
 #include <string_view>
 
 #include "agentkit/base/result.hpp"
@@ -23,5 +24,11 @@ namespace agentkit::wire {
 
 // Parses exactly one JSON document from untrusted bytes under `limits`.
 Result<json::Value> decode(std::string_view bytes, const Limits& limits = {});
+
+// decode's bounds and errors for a message that is one flat object (json::parse_flat): each
+// member is visited, with no tree built, once the whole message is checked. Answers false, with
+// nothing visited, when the message is not such an object: decode it whole then.
+Result<bool> decode_flat(std::string_view bytes, const Limits& limits,
+                         const std::function<void(const json::FlatMember&)>& visit);
 
 }  // namespace agentkit::wire

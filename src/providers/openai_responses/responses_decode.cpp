@@ -113,7 +113,75 @@ void ResponsesDecoder::summary_part_added(const json::Value& event) {
   if (thinking != nullptr && !thinking->thinking.empty()) out_.thinking(b, kSummaryPartBreak);
 }
 
+namespace {
+
+// Streamed events the tree path reads for more than a delta; flat or not, they take that path.
+bool needs_tree(std::string_view type) {
+  return type == "error" || type == "response.created" || type == "response.in_progress" ||
+         type == "response.output_item.added" || type == "response.output_item.done" ||
+         type == "response.reasoning_summary_part.added" || type == "response.completed" ||
+         type == "response.incomplete" || type == "response.failed";
+}
+
+std::optional<std::size_t> flat_output_index(std::string_view literal) {
+  auto number = json::Value::number(literal);  // the tree path's reading of the same literal
+  if (!number) return std::nullopt;
+  auto n = number->to_int64();
+  if (!n || *n < 0 || static_cast<std::size_t>(*n) >= kMaxOutputIndex) return std::nullopt;
+  return static_cast<std::size_t>(*n);
+}
+
+}  // namespace
+
+// Most of a stream is delta events of a few scalar members each (and the done echoes we read
+// nothing from): they are checked whole, as decode checks them, but read without building a
+// tree. Answers nullopt when the event needs the tree path below.
+std::optional<Result<void>> ResponsesDecoder::flat_event(const wire::SseEvent& sse) {
+  FlatEvent& e = flat_;
+  e.has_type = e.has_delta = e.has_index = false;
+  auto flat = wire::decode_flat(sse.data, {}, [&e](const json::FlatMember& m) {
+    if (m.type == json::Type::string && m.key == "type") {
+      e.type.assign(m.text);
+      e.has_type = true;
+    } else if (m.type == json::Type::string && m.key == "delta") {
+      e.delta.assign(m.text);
+      e.has_delta = true;
+    } else if (m.type == json::Type::number && m.key == "output_index") {
+      e.index.assign(m.text);
+      e.has_index = true;
+    }
+  });
+  if (!flat)
+    return make_error(Errc::protocol_error,
+                      "malformed " + sse.type + " event: " + flat.error().message);
+  if (!*flat) return std::nullopt;
+  const std::string_view type =
+      e.has_type && !e.type.empty() ? std::string_view(e.type) : std::string_view(sse.type);
+  if (needs_tree(type)) return std::nullopt;
+  const std::string_view delta = e.has_delta ? std::string_view(e.delta) : std::string_view();
+  const std::optional<std::size_t> index = e.has_index ? flat_output_index(e.index) : std::nullopt;
+  if (type == "response.output_text.delta" || type == "response.refusal.delta") {
+    if (type == "response.refusal.delta") refused_ = true;
+    if (!index) return Result<void>{};
+    auto it = blocks_.find(*index);
+    if (it == blocks_.end()) it = blocks_.emplace(*index, out_.begin_text()).first;
+    out_.text(it->second, delta);
+  } else if (type == "response.reasoning_summary_text.delta" ||
+             type == "response.reasoning_text.delta" ||
+             type == "response.function_call_arguments.delta") {
+    auto it = index ? blocks_.find(*index) : blocks_.end();
+    if (it == blocks_.end()) return Result<void>{};
+    if (type == "response.function_call_arguments.delta") {
+      out_.arguments(it->second, delta);
+    } else {
+      out_.thinking(it->second, delta);
+    }
+  }
+  return Result<void>{};  // the done echoes repeat what the deltas said
+}
+
 Result<void> ResponsesDecoder::event(const wire::SseEvent& sse) {
+  if (auto flat = flat_event(sse)) return *std::move(flat);
   auto doc = wire::decode(sse.data);
   if (!doc) return make_error(Errc::protocol_error, "malformed " + sse.type + " event: " + doc.error().message);
   std::string type = string_at(&*doc, "type");

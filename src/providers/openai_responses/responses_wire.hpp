@@ -44,8 +44,20 @@ class ResponsesDecoder final : public ReplyDecoder {
   void summary_part_added(const json::Value& event);
   int block_at(const json::Value& event) const;
   void whole_item(const json::Value& item);
+  std::optional<Result<void>> flat_event(const wire::SseEvent& sse);
+
+  // The members a flat event is read for, kept between events so their buffers are reused.
+  struct FlatEvent {
+    bool has_type = false;
+    bool has_delta = false;
+    bool has_index = false;
+    std::string type;
+    std::string delta;
+    std::string index;  // output_index's number literal
+  };
 
   MessageAssembler& out_;
+  FlatEvent flat_;
   bool bill_service_tier_;
   std::map<std::size_t, int> blocks_;  // output_index -> our block
   bool any_call_ = false;
