@@ -1,6 +1,7 @@
 // The strict decoder on arbitrary bytes: no crash, no hang, and anything it accepts obeys the
 // bounds it was given, has no duplicate keys, and survives dump → decode unchanged. The first
-// byte picks tight limits so the bounds themselves are exercised.
+// byte picks tight limits so the bounds themselves are exercised. decode_flat, under the same
+// limits, refuses with decode's error or visits exactly the members decode found.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -51,6 +52,15 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
 
   const auto loose = agentkit::wire::decode(bytes);
   const auto strict = agentkit::wire::decode(bytes, tight);
+  std::size_t visited = 0;
+  const auto flat = agentkit::wire::decode_flat(bytes, tight, [&](const json::FlatMember& m) {
+    require(strict.has_value() && visited < strict->as_object().size() &&
+            strict->as_object().begin()[visited].key == m.key &&
+            strict->as_object().begin()[visited].value.type() == m.type);
+    ++visited;
+  });
+  if (!flat) require(!strict.has_value() && flat.error().to_string() == strict.error().to_string());
+  if (flat && *flat) require(strict.has_value() && visited == strict->as_object().size());
   if (strict) {
     require(loose.has_value() && *loose == *strict);  // tighter bounds never accept more
     require(check_tree(*strict, tight.max_container) <= tight.max_depth);
