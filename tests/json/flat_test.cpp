@@ -23,7 +23,8 @@ struct Seen {
   std::string text;
 };
 
-Result<bool> flat(std::string_view text, std::vector<Seen>& seen, const json::ParseOptions& options = {}) {
+Result<bool> flat(std::string_view text, std::vector<Seen>& seen,
+                  const json::ParseOptions& options = {}) {
   seen.clear();
   return json::parse_flat(text, options, [&](const json::FlatMember& m) {
     seen.push_back({std::string(m.key), m.type, std::string(m.text)});
@@ -47,7 +48,8 @@ bool is_flat_tree(const json::Value& v) {
   if (o == nullptr || o->size() > 32) return false;
   for (const json::Member& m : *o) {
     if (const json::Array* a = m.value.get_array(); a != nullptr && !a->empty()) return false;
-    if (const json::Object* inner = m.value.get_object(); inner != nullptr && !inner->empty()) return false;
+    if (const json::Object* inner = m.value.get_object(); inner != nullptr && !inner->empty())
+      return false;
   }
   return true;
 }
@@ -125,8 +127,8 @@ TEST_CASE("a flat event is read with no allocation once the thread has read one"
 
 TEST_CASE("a document that is not a flat object is left to the tree, with nothing visited") {
   std::vector<Seen> seen;
-  for (const std::string doc : {R"({"a":1,"item":{"id":"x"}})", R"({"a":[1]})", R"([1,2])", R"("text")", R"(42)",
-                                 R"({"a":1,"b":{"c":}})"}) {
+  for (const std::string doc : {R"({"a":1,"item":{"id":"x"}})", R"({"a":[1]})", R"([1,2])",
+                                R"("text")", R"(42)", R"({"a":1,"b":{"c":}})"}) {
     INFO(doc);
     const Result<bool> f = flat(doc, seen);
     REQUIRE(f.has_value());
@@ -134,19 +136,39 @@ TEST_CASE("a document that is not a flat object is left to the tree, with nothin
     CHECK(seen.empty());
   }
   std::string wide = "{";
-  for (int i = 0; i < 33; ++i) wide += (i ? ",\"k" : "\"k") + std::to_string(i) + "\":" + std::to_string(i);
+  for (int i = 0; i < 33; ++i)
+    wide += (i ? ",\"k" : "\"k") + std::to_string(i) + "\":" + std::to_string(i);
   wide += "}";
   CHECK_FALSE(flat(wide, seen).value());
   check_against_parse(wide);
 }
 
 TEST_CASE("parse_flat refuses malformed bytes with json::parse's own error") {
-  for (const std::string doc :
-       {"", " ", "{", "{\"a\"", "{\"a\":", "{\"a\":1", "{\"a\":1,}", "{\"a\" 1}", "{a:1}", "{\"a\":1}x",
-        "{\"a\":01}", "{\"a\":-}", "{\"a\":1.}", "{\"a\":tru}", "{\"a\":nul}", "{\"a\":\"\\x\"}",
-        "{\"a\":\"\xFF\"}", "{\"a\":\"\x01\"}", "{\"a\":\"\\ud800\"}", "{\"a\":1,\"a\":2}",
-        "{\"a\":1,\"b\":\"x\",\"\\u0061\":3}", "{\"a\":[}", "{\"a\":{]}", "{\"a\":1 \"b\":2}",
-        "{\"a\":\"unterminated"}) {
+  for (const std::string doc : {"",
+                                " ",
+                                "{",
+                                "{\"a\"",
+                                "{\"a\":",
+                                "{\"a\":1",
+                                "{\"a\":1,}",
+                                "{\"a\" 1}",
+                                "{a:1}",
+                                "{\"a\":1}x",
+                                "{\"a\":01}",
+                                "{\"a\":-}",
+                                "{\"a\":1.}",
+                                "{\"a\":tru}",
+                                "{\"a\":nul}",
+                                "{\"a\":\"\\x\"}",
+                                "{\"a\":\"\xFF\"}",
+                                "{\"a\":\"\x01\"}",
+                                "{\"a\":\"\\ud800\"}",
+                                "{\"a\":1,\"a\":2}",
+                                "{\"a\":1,\"b\":\"x\",\"\\u0061\":3}",
+                                "{\"a\":[}",
+                                "{\"a\":{]}",
+                                "{\"a\":1 \"b\":2}",
+                                "{\"a\":\"unterminated"}) {
     INFO(doc);
     std::vector<Seen> seen;
     const Result<bool> f = flat(doc, seen);
@@ -185,11 +207,13 @@ TEST_CASE("parse_flat applies every ParseOptions bound exactly as json::parse do
 }
 
 TEST_CASE("a visitor may parse again while it is visited") {
-  const std::string doc = R"({"a":"x\ny","b":"\u00e9\u00e9\u00e9 long enough to leave the short path"})";
+  const std::string doc =
+      R"({"a":"x\ny","b":"\u00e9\u00e9\u00e9 long enough to leave the short path"})";
   std::vector<std::string> texts;
   REQUIRE(json::parse_flat(doc, {}, [&](const json::FlatMember& m) {
             REQUIRE(json::parse(R"({"nested":"z\tz","k":[1,2,{"q":"\u00e8"}]})").has_value());
-            REQUIRE(json::parse_flat(R"({"inner":"w\tw"})", {}, [](const json::FlatMember&) {}).value());
+            REQUIRE(json::parse_flat(R"({"inner":"w\tw"})", {}, [](const json::FlatMember&) {
+                    }).value());
             texts.emplace_back(m.text);
           }).value());
   REQUIRE(texts.size() == 2);
@@ -200,17 +224,30 @@ TEST_CASE("a visitor may parse again while it is visited") {
 TEST_CASE("random flat objects and their corruptions get parse_flat's answer from json::parse") {
   std::mt19937_64 rng(18);
   auto pick = [&](int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng); };
-  const std::vector<std::string> values = {
-      "0",  "-1.5e-3", "12345678901234567890", "true", "false", "null", "[]", "{}", "[ ]", "{ }",
-      "\"\"", "\"plain text of some length, longer than a block\"", "\"esc\\\"aped\\\\ \\n\\u00e9\\ud83d\\ude00\"",
-      "\"\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80 utf-8\"", "[1]", "{\"n\":1}"};
+  const std::vector<std::string> values = {"0",
+                                           "-1.5e-3",
+                                           "12345678901234567890",
+                                           "true",
+                                           "false",
+                                           "null",
+                                           "[]",
+                                           "{}",
+                                           "[ ]",
+                                           "{ }",
+                                           "\"\"",
+                                           "\"plain text of some length, longer than a block\"",
+                                           "\"esc\\\"aped\\\\ \\n\\u00e9\\ud83d\\ude00\"",
+                                           "\"\xC3\xA9\xE2\x82\xAC\xF0\x9F\x98\x80 utf-8\"",
+                                           "[1]",
+                                           "{\"n\":1}"};
   const std::string noise = "{}[]\",:\\ \x01\x80\xFFtn0-.e";
   for (int i = 0; i < 4000; ++i) {
     std::string doc = "{";
     const int members = pick(6);
     for (int m = 0; m < members; ++m) {
       if (m) doc += pick(4) ? "," : " , ";
-      doc += "\"k" + std::to_string(pick(8)) + (pick(5) ? "" : "\\u0041") + "\"" + (pick(3) ? ":" : " : ");
+      doc += "\"k" + std::to_string(pick(8)) + (pick(5) ? "" : "\\u0041") + "\"" +
+             (pick(3) ? ":" : " : ");
       doc += values[static_cast<std::size_t>(pick(static_cast<int>(values.size())))];
     }
     doc += pick(4) ? "}" : "} ";
