@@ -108,7 +108,8 @@ TEST_CASE("a flat event's members are visited in order, decoded, without a tree"
 
 TEST_CASE("a flat event is read with no allocation once the thread has read one") {
   const std::string event =
-      R"({"type":"response.function_call_arguments.delta","delta":"{\"text\":\"lorem ipsum dolor sit amet\"",)"
+      R"({"type":"response.function_call_arguments.delta",)"
+      R"("delta":"{\"text\":\"lorem ipsum dolor sit amet\"",)"
       R"("item_id":"fc_0123456789abcdef0123456789","output_index":0,"sequence_number":17})";
   std::size_t total = 0;
   auto read = [&] {
