@@ -124,8 +124,8 @@ class Parser {
         unescaped_(scratch.unescaped) {}
 
   Result<Value> run();
-  // parse_flat's reading into `slots`: answers false with an error, or true with `flat` saying
-  // whether the document was a flat object (false as soon as it is seen not to be one).
+  // parse_flat's reading into `slots`: an error, true for a flat object read whole, or false as
+  // soon as the document is seen not to be one.
   Result<bool> run_flat(std::vector<FlatSlot>& slots, std::string& bytes);
 
  private:
