@@ -155,13 +155,19 @@ const char* plain_run_end(const char* p, const char* end, bool ascii_only) noexc
   detail::Utf8WordValidator utf8;
   const char* q = p;
   while (end - q >= 8) {
-    if (utf8.idle()) {
-      // Plain ASCII by whole blocks; at a non-ASCII byte the word step below takes over (it
-      // checks the sequence and the E2 lead).
-      const detail::BlockStop block = detail::skip_plain_blocks(q, end);
-      q = block.at;
-      if (block.found && static_cast<unsigned char>(*q) < 0x80) return q;
-      if (end - q < 8) break;
+    if constexpr (detail::kBlockScan != 0) {
+      // Plain ASCII sixteen bytes at a time while no UTF-8 sequence is open; at a non-ASCII
+      // byte the word step below takes over (it checks the sequence and the E2 lead).
+      if (utf8.idle() && static_cast<std::size_t>(end - q) >= detail::kBlockScan) {
+        const unsigned block = detail::string_stop_block(q);
+        if (block == 0) {
+          q += detail::kBlockScan;
+          continue;
+        }
+        q += std::countr_zero(block);
+        if (static_cast<unsigned char>(*q) < 0x80) return q;
+        if (end - q < 8) break;
+      }
     }
     const std::uint64_t x = detail::load_le(q);
     std::uint64_t stops = detail::swar::string_stops(x) | detail::swar::exact_equal(x, 0xE2);

@@ -325,11 +325,17 @@ bool Parser::scan_string_long(std::string_view& out) {
   const char* q = start;
   detail::Utf8WordValidator utf8;
   for (;;) {
-    if (utf8.idle()) {
-      const detail::BlockStop block = detail::skip_plain_blocks(q, end_);
-      q = block.at;
-      // At a non-ASCII byte, the word step below validates its sequence.
-      if (block.found && static_cast<unsigned char>(*q) < 0x80) return string_stop(out, start, q);
+    if constexpr (detail::kBlockScan != 0) {
+      while (utf8.idle() && static_cast<std::size_t>(end_ - q) >= detail::kBlockScan) {
+        const unsigned stops = detail::string_stop_block(q);
+        if (stops == 0) {
+          q += detail::kBlockScan;
+          continue;
+        }
+        q += std::countr_zero(stops);
+        if (static_cast<unsigned char>(*q) < 0x80) return string_stop(out, start, q);
+        break;  // a non-ASCII byte: the word step below validates its sequence
+      }
     }
     const std::size_t avail = static_cast<std::size_t>(end_ - q);
     const std::uint64_t x = avail >= 8 ? detail::load_le(q) : detail::load_le_padded(q, avail);

@@ -173,25 +173,6 @@ inline constexpr std::size_t kBlockScan = 0;
 AGENTKIT_JSON_HOT_INLINE unsigned string_stop_block(const char*) noexcept { return 0; }
 #endif
 
-// Skips whole blocks of plain ASCII from q (which must not be inside a UTF-8 sequence), then moves
-// to the first flagged byte of the block that has one. Answers that byte, or — with no flagged
-// byte found — where fewer than a block's bytes remain; `found` says which. Without SSE2 it
-// answers q at once.
-struct BlockStop {
-  const char* at;
-  bool found;
-};
-AGENTKIT_JSON_HOT_INLINE BlockStop skip_plain_blocks(const char* q, const char* end) noexcept {
-  if constexpr (kBlockScan != 0) {
-    while (static_cast<std::size_t>(end - q) >= kBlockScan) {
-      const unsigned stops = string_stop_block(q);
-      if (stops != 0) return {q + std::countr_zero(stops), true};
-      q += kBlockScan;
-    }
-  }
-  return {q, false};
-}
-
 // The first byte in [p, end) for which is_special_string_byte holds, or end. Eight bytes per
 // step on little-endian machines (the common case); byte by byte elsewhere.
 inline const char* find_special_string_byte(const char* p, const char* end) noexcept {
