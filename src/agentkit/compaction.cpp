@@ -183,6 +183,7 @@ bool compact_if_due(RunContext& rc, std::string_view system, std::span<const Too
   {
     std::lock_guard lock(s.mu);
     s.compaction = std::move(next);
+    s.view_serial = next_view_serial();  // the view's prefix is new
   }
   notify_compaction(rc, HookCompaction{s.id, s.history.size(), kept + 1, before, after});
   trace::end_compaction(*span, after, {});

@@ -46,6 +46,17 @@ struct NoEventListener {
   void operator()(const Event&) const noexcept {}
 };
 
+// The messages of the request the loop is making on this thread, under its promise that they only
+// grow (Request::history_serial). provider_call keeps the promise only for these very messages: a
+// middleware that sends others (a copy of the request with its own messages) gets none, so a
+// promise never outlives the messages it was made for.
+struct PromisedMessages {
+  const Message* data = nullptr;
+  std::size_t size = 0;
+  std::uint64_t serial = 0;
+};
+PromisedMessages& promised_messages();  // this thread's
+
 struct AgentCore {
   AgentDefinition definition;
   RuntimeConfig runtime;
@@ -90,6 +101,9 @@ struct QueuedInput {
   UserMessage message;
 };
 
+// A serial no other view has had (never 0).
+std::uint64_t next_view_serial();
+
 struct SessionCore : std::enable_shared_from_this<SessionCore> {
   std::shared_ptr<AgentCore> agent;
   std::string id;
@@ -101,6 +115,10 @@ struct SessionCore : std::enable_shared_from_this<SessionCore> {
   ApprovalBook approvals;  // written by the run thread only, under `mu`
   // The compaction in force (compaction.cpp); written by the run thread only, under `mu`.
   CompactionCheckpoint compaction;
+  // The promise that each request's messages extend the previous one's (Request::history_serial):
+  // `history` only grows, and so does its compacted view while `compaction` stands. New for each
+  // session core; renewed, with `compaction`, when a compaction replaces the view's prefix.
+  std::uint64_t view_serial = next_view_serial();
   std::deque<QueuedInput> steering;
   std::deque<QueuedInput> follow_ups;
   std::vector<EventSink> subscribers;

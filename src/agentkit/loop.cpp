@@ -369,6 +369,8 @@ class Run {
     // Compaction prepares this request, right before it is made (never at a turn end).
     if (compaction) compact_if_due(rc_, system_prompt_, offered_specs_, *compaction, run_usage_);
     std::optional<std::vector<Message>> compacted = compacted_request_view(s_);
+    // The view only grows while it is the history or its compacted view (Request::history_serial).
+    std::uint64_t serial = s_.view_serial;
     std::vector<Message> transformed;
     std::span<const Message> view = compacted ? std::span<const Message>(*compacted) : s_.history;
     if (a_.runtime.extensions.context_transform) {
@@ -383,6 +385,7 @@ class Run {
       trace::end_transform(*span, ok ? transformed.size() : view.size(), ok);
       if (ok) {
         view = transformed;
+        serial = 0;  // the caller's function promises nothing
       } else {
         rc_.emit(ErrorEvent{make_error(Errc::internal, "context transform threw (history sent "
                                                        "untransformed): " + failure), false});
@@ -390,7 +393,10 @@ class Run {
     }
     // Replayed images are re-checked against this request's limits (the many-images rule).
     std::optional<std::vector<Message>> fitted = fit_request_images(a_.image_normalizer, view);
-    if (fitted) view = *fitted;
+    if (fitted) {
+      view = *fitted;
+      serial = 0;  // older images may be rewritten as more arrive
+    }
     Request req;
     req.model = a_.model;
     req.system = system_prompt_;
@@ -404,6 +410,7 @@ class Run {
     req.stop_sequences = mc.stop_sequences;
     req.thinking = mc.thinking;
     req.session_id = a_.runtime.transport.session_id.empty() ? s_.id : a_.runtime.transport.session_id;
+    req.history_serial = serial;
     if (gate_) gate_->shape(req, force_answer_tool());
 
     trace::ChatSpan chat(*rc_.run_span, a_.runtime, req, rc_.turn_index);
@@ -418,6 +425,10 @@ class Run {
     }
     AssistantMessage reply;
     std::string failure;
+    promised_messages() = {req.messages.data(), req.messages.size(), req.history_serial};
+    struct Unpromise {
+      ~Unpromise() { promised_messages() = {}; }
+    } unpromise;
     if (!call_guarded([&] { reply = a_.model_call(req, a_.runtime.transport.request, emit, rc_.stop); }, failure)) {
       reply = AssistantMessage{};
       reply.stop_reason = StopReason::error;

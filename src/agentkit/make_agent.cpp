@@ -1,6 +1,7 @@
 // make_agent and the Agent handle: validation (every problem, not only the first), deep copies,
 // model resolution, MCP connection and the one registry.
 #include <algorithm>
+#include <optional>
 #include <random>
 #include <set>
 
@@ -184,9 +185,22 @@ class ProviderEventRelay {
   std::vector<int> open_;
 };
 
+// `req`'s promise holds for the messages the loop made it for (PromisedMessages).
+bool promise_holds(const Request& req) {
+  const PromisedMessages& p = promised_messages();
+  return req.history_serial == p.serial && req.messages.data() == p.data &&
+         req.messages.size() == p.size;
+}
+
 ModelCall provider_call(std::shared_ptr<ProviderClient> provider) {
-  return [provider](const Request& req, const StreamOptions& opts, const EventCallback& emit,
+  return [provider](const Request& given, const StreamOptions& opts, const EventCallback& emit,
                     agentkit::stop_token stop) -> AssistantMessage {
+    std::optional<Request> unpromised;  // a middleware changed the messages: no promise
+    if (given.history_serial != 0 && !promise_holds(given)) {
+      unpromised.emplace(given);
+      unpromised->history_serial = 0;
+    }
+    const Request& req = unpromised ? *unpromised : given;
     // Deferred and drained: the call runs on this thread and each event reaches the relay as a
     // direct call — no thread per call, no queue, no wakeup per delta (a client that does not
     // defer is read the same way).

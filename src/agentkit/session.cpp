@@ -42,6 +42,16 @@ void SessionCore::emit(Event e) {
   if (subscribers.size() != before) subscriber_count.store(subscribers.size(), std::memory_order_relaxed);
 }
 
+std::uint64_t next_view_serial() {
+  static std::atomic<std::uint64_t> last{0};
+  return last.fetch_add(1, std::memory_order_relaxed) + 1;
+}
+
+PromisedMessages& promised_messages() {
+  thread_local PromisedMessages promised;
+  return promised;
+}
+
 SessionHandle make_snapshot(const SessionCore& session) {
   auto state = std::make_shared<SessionState>();
   std::lock_guard lock(session.mu);

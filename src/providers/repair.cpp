@@ -2,6 +2,7 @@
 // so a transcript needing no repair is never copied.
 #include "agentkit/providers/repair.hpp"
 
+#include <algorithm>
 #include <map>
 #include <optional>
 #include <utility>
@@ -64,6 +65,8 @@ class ViewBuilder {
   }
 
   bool diverged() const noexcept { return diverged_; }
+  // out_[i] is history_[i], untouched, for every i below it (once diverged).
+  std::size_t unchanged() const noexcept { return unchanged_; }
   std::vector<Message>&& output() noexcept { return std::move(out_); }
   const RepairReport& report() const noexcept { return report_; }
 
@@ -80,6 +83,7 @@ class ViewBuilder {
   void diverge() {
     if (diverged_) return;
     out_.assign(history_.begin(), history_.begin() + static_cast<std::ptrdiff_t>(prefix_end_));
+    unchanged_ = prefix_end_;
     diverged_ = true;
   }
   void push(Message m) {
@@ -282,6 +286,7 @@ class ViewBuilder {
     if (images) replace_images(copy.content);
     if (merge) {
       diverge();
+      unchanged_ = std::min(unchanged_, out_.size() - 1);  // the message merged into changes
       auto& into = std::get<UserMessage>(out_.back()).content;
       into.insert(into.end(), copy.content.begin(), copy.content.end());
       report_.merged_user_messages++;
@@ -304,6 +309,7 @@ class ViewBuilder {
   std::vector<Message> out_;
   bool diverged_ = false;
   std::size_t prefix_end_ = 0;
+  std::size_t unchanged_ = 0;
   std::vector<PendingUse> pending_;
   // Output id -> (assistant index, original id); built only when another model's ids are replayed.
   std::optional<std::map<std::string, std::pair<std::size_t, std::string>, std::less<>>> claims_;
@@ -330,6 +336,7 @@ TranscriptView repair_for_send(std::span<const Message> history, const Model& ta
   view.report_ = builder.report();
   view.copied_ = builder.diverged();
   if (view.copied_) {
+    view.unchanged_ = builder.unchanged();
     view.owned_ = builder.output();
   } else {
     view.borrowed_ = history;

@@ -163,6 +163,10 @@ TEST_CASE(
   CHECK(text_of_message(sent[1]) == padded("u8", 400));
   CHECK(std::holds_alternative<AssistantMessage>(sent[2]));
   CHECK(text_of_message(sent[3]) == padded("u9", 400));
+  // One promise while the history only grew; the compaction replaced the prefix: a new one.
+  for (int i = 1; i < 8; ++i) CHECK(requests[i].history_serial == requests[0].history_serial);
+  CHECK(requests[8].history_serial != 0);
+  CHECK(requests[8].history_serial != requests[0].history_serial);
   // The stored transcript is untouched: 9 inputs and 9 replies.
   CHECK(stored_messages(r9->handle) == 18);
   // The summary covered what was cut, by the pinned prompt.

@@ -204,6 +204,9 @@ TEST_CASE(
   CHECK(std::get<TextBlock>(sent.content.at(1)).text.find("at most 2 per request") !=
         std::string::npos);
   CHECK(std::holds_alternative<ImageBlock>(sent.content.at(3)));
+  // Older images are rewritten as more arrive: a fitted request carries no promise.
+  CHECK(requests[0].history_serial != 0);
+  CHECK(requests[1].history_serial == 0);
 }
 
 TEST_CASE(

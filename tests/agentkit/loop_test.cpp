@@ -576,6 +576,32 @@ TEST_CASE("the context transform sees a copy and cannot rewrite stored history")
   REQUIRE(r);
   CHECK(text_of_message(fx.faux->requests()[0].messages[0]) == "rewritten");
   CHECK(text_of_message(r->messages[0]) == "original");
+  CHECK(fx.faux->requests()[0].history_serial == 0);  // the transform's messages: no promise
+}
+
+TEST_CASE(
+    "the loop promises a session's requests only grow: one serial across its runs, another for "
+    "another session or a resumed one") {
+  auto fx = faux_agent({faux::text_response("a"), faux::text_response("b"),
+                        faux::text_response("c"), faux::text_response("d")});
+  auto s = fx.agent.start().value();
+  REQUIRE(s.run("one"));
+  auto second = s.run("two");
+  REQUIRE(second);
+  auto other = fx.agent.start().value();
+  REQUIRE(other.run("three"));
+  StartOptions resume;
+  resume.resume = second->handle;
+  auto resumed = fx.agent.start(resume).value();
+  REQUIRE(resumed.run("four"));
+  const auto requests = fx.faux->requests();
+  REQUIRE(requests.size() == 4);
+  CHECK(requests[0].history_serial != 0);
+  CHECK(requests[1].history_serial == requests[0].history_serial);
+  CHECK(requests[2].history_serial != requests[0].history_serial);
+  CHECK(requests[3].history_serial != requests[0].history_serial);
+  CHECK(requests[3].history_serial != requests[2].history_serial);
+  CHECK(requests[3].history_serial != 0);
 }
 
 TEST_CASE("hooks and observers that throw never end the run") {

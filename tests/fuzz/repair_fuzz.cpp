@@ -125,6 +125,7 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   require(history == before);  // the stored transcript is never touched
   require(agentkit::testing::view_problems(view.messages(), target).empty());
   if (!view.copied()) require(view.messages().data() == history.data());
+  require(agentkit::testing::unchanged_prefix_holds(history, view));
 
   const std::vector<Message> once(view.messages().begin(), view.messages().end());
   providers::TranscriptView again = providers::repair_for_send(once, target);

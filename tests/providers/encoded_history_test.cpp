@@ -193,11 +193,15 @@ class SessionGen {
 
 TEST_CASE(
     "the kept encoding equals a fresh encode byte for byte on every turn of long randomised "
-    "sessions") {
+    "sessions, with and without the loop's promise") {
   const std::vector<ToolSpec> tools = tool_set();
   for (const WireCase& w : wires()) {
-    for (std::uint32_t seed : {1u, 2u, 3u}) {
-      INFO(w.name << " seed " << seed);
+    for (std::uint32_t seed : {1u, 2u, 3u, 4u, 5u, 6u}) {
+      // Even seeds make each request with the promise that the history only grows
+      // (Request::history_serial), renewed at every other change, as the loop does.
+      const bool promised = seed % 2 == 0;
+      std::uint64_t serial = 1;
+      INFO(w.name << " seed " << seed << (promised ? " promised" : ""));
       Pair clients(w);
       auto model = row(w);
       Model other_row = *model;
@@ -214,10 +218,12 @@ TEST_CASE(
               1 + static_cast<std::size_t>(gen.pick(static_cast<int>(h.size() - 2)));
           h.erase(h.begin(), h.begin() + static_cast<std::ptrdiff_t>(cut));
           h.insert(h.begin(), UserMessage{{TextBlock{"summary of earlier work"}}});
+          ++serial;
         } else if (event == 1 &&
                    h.size() > 4) {  // branch switch: back to an earlier point, new path
           h.resize(static_cast<std::size_t>(gen.pick(static_cast<int>(h.size()))));
           gen.step(h);
+          ++serial;
         } else if (event == 2) {
           current = current == model ? other : model;
         } else if (event == 3 && h.size() > 2) {  // an earlier turn now failed: repair drops it
@@ -227,8 +233,10 @@ TEST_CASE(
               break;
             }
           }
+          ++serial;
         }
         Request r = request_for(current, h, tools);
+        if (promised) r.history_serial = serial;
         const std::string kept = body_of(*clients.kept, r);
         const std::string fresh = body_of(*clients.fresh, r);
         INFO("turn " << turn << " history " << h.size());
@@ -271,6 +279,86 @@ TEST_CASE(
     }
     // Turn t reuses the 2t + 1 messages the previous request sent: 3 + 5 + ... + 59.
     CHECK(client->meter()->stats("s-1").messages_reused == 899);
+  }
+}
+
+TEST_CASE(
+    "under the loop's promise a steady-state request reads no message it sent before, on every "
+    "wire") {
+  // The promise is trusted, not checked: an old message changed in place under the same serial
+  // (which the loop never does) is not seen, proving nothing was compared; without the promise,
+  // or under a new serial, the change is seen.
+  const std::vector<ToolSpec> tools = tool_set();
+  for (const WireCase& w : wires()) {
+    INFO(w.name);
+    auto model = row(w);
+    std::vector<Message> h{UserMessage{{TextBlock{"start"}}}};
+    auto grow = [&](int turn) {
+      AssistantMessage a;
+      a.provider = model->vendor;
+      a.api = model->api;
+      a.model = model->id;
+      a.stop_reason = StopReason::stop;
+      a.content.push_back(TextBlock{"answer " + std::to_string(turn)});
+      h.push_back(std::move(a));
+      h.push_back(UserMessage{{TextBlock{"next " + std::to_string(turn)}}});
+    };
+    auto body = [&](const WireClient& client, std::uint64_t serial) {
+      Request r = request_for(model, h, tools);
+      r.history_serial = serial;
+      return body_of(client, r);
+    };
+    for (std::uint64_t serial : {std::uint64_t{0}, std::uint64_t{7}}) {
+      INFO("serial " << serial);
+      auto client = w.make(WireOptions{});
+      h = {UserMessage{{TextBlock{"start"}}}};
+      for (int turn = 0; turn < 3; ++turn) {
+        grow(turn);
+        body(*client, serial);
+      }
+      std::get<TextBlock>(std::get<UserMessage>(h[0]).content[0]).text = "changed";
+      grow(3);
+      const bool seen = body(*client, serial).find("changed") != std::string::npos;
+      CHECK(seen == (serial == 0));
+      CHECK(body(*client, serial + 1).find("changed") != std::string::npos);  // a new promise
+    }
+  }
+}
+
+TEST_CASE(
+    "a repair that rewrites a promised message is still seen: the promise covers only the view's "
+    "unchanged prefix") {
+  // A user message answered by a turn that failed: repair drops the turn and merges the next user
+  // message into the earlier one, which was sent before as it stood.
+  const std::vector<ToolSpec> tools = tool_set();
+  for (const WireCase& w : wires()) {
+    INFO(w.name);
+    Pair p(w);
+    auto model = row(w);
+    std::vector<Message> h{UserMessage{{TextBlock{"first"}}}};
+    AssistantMessage a;
+    a.provider = model->vendor;
+    a.api = model->api;
+    a.model = model->id;
+    a.stop_reason = StopReason::stop;
+    a.content.push_back(TextBlock{"answer"});
+    h.push_back(a);
+    h.push_back(UserMessage{{TextBlock{"second"}}});
+    auto send = [&] {
+      Request r = request_for(model, h, tools);
+      r.history_serial = 3;
+      const std::string kept = body_of(*p.kept, r);
+      CHECK(kept == body_of(*p.fresh, r));
+      return kept;
+    };
+    send();
+    a.stop_reason = StopReason::error;
+    h.push_back(a);
+    h.push_back(UserMessage{{TextBlock{"third"}}});
+    a.stop_reason = StopReason::stop;
+    h.push_back(a);
+    h.push_back(UserMessage{{TextBlock{"fourth"}}});
+    CHECK(send().find("third") != std::string::npos);
   }
 }
 
@@ -392,4 +480,63 @@ TEST_CASE(
   // And what went on the wire is the whole history every time.
   json::Value last = json::parse(server.last_request().body).value();
   CHECK(last.find("input")->as_array().size() == 11);
+}
+
+TEST_CASE(
+    "a middleware that sends its own messages loses the loop's promise: what it sends is encoded "
+    "afresh") {
+  // The middleware copies the request (and with it history_serial) but numbers the first message
+  // by call, so an earlier message changes under the same serial. provider_call must drop the
+  // promise for messages that are not the loop's own.
+  std::vector<testing::ScriptedResponse> script;
+  for (int k = 1; k <= 4; ++k) {
+    testing::ScriptedResponse r;
+    r.headers = http::Headers({{"Content-Type", "application/json"}});
+    const std::string output =
+        k < 4 ? R"({"id":"fc_)" + std::to_string(k) +
+                    R"(","type":"function_call","status":"completed","arguments":"{}",)"
+                    R"("call_id":"call_)" +
+                    std::to_string(k) + R"(","name":"noop"})"
+              : R"({"id":"msg_4","type":"message","status":"completed","role":"assistant",)"
+                R"("content":[{"type":"output_text","text":"done"}]})";
+    r.body = R"({"id":"resp_)" + std::to_string(k) +
+             R"(","object":"response","status":"completed","model":"gpt-6.2-sol","output":[)" +
+             output + R"(],"usage":{"input_tokens":1,"output_tokens":1}})";
+    script.push_back(r);
+  }
+  testing::ScriptedServer server(script);
+  auto model = catalog::Catalog::builtin().resolve("openai/gpt-6.2-sol");
+  REQUIRE(model);
+  model->base_url = server.base_url();
+  RuntimeConfig rt;
+  rt.model.descriptor = *model;
+  providers::ProviderOptions wires;
+  wires.http = std::make_shared<http::HttpClient>();
+  wires.credentials.environment = providers::fixed_environment({{"OPENAI_API_KEY", "test-key"}});
+  providers::register_defaults(rt.providers, wires);
+  auto calls = std::make_shared<int>(0);
+  rt.extensions.middleware.push_back([calls](ModelCall next) -> ModelCall {
+    return [calls, next](const Request& req, const StreamOptions& opts, const EventCallback& emit,
+                         agentkit::stop_token stop) {
+      std::vector<Message> own(req.messages.begin(), req.messages.end());
+      std::get<UserMessage>(own[0]).content = {TextBlock{"call " + std::to_string(++*calls)}};
+      Request copy = req;  // history_serial and all
+      copy.messages = own;
+      return next(copy, opts, emit, stop);
+    };
+  });
+  ToolDefinition noop;
+  noop.name = "noop";
+  noop.description = "does nothing";
+  noop.handler = [](const json::Value&, const ToolContext&) {
+    return ToolResult::text_result("ok");
+  };
+  AgentDefinition def;
+  def.tools.direct.push_back(noop);
+  auto agent = make_agent(def, rt);
+  REQUIRE(agent);
+  auto result = agent->run("go");
+  REQUIRE(result);
+  REQUIRE(result->turn_count == 4);
+  CHECK(server.last_request().body.find("call 4") != std::string::npos);
 }

@@ -13,6 +13,7 @@
 
 #include "agentkit/core/message.hpp"
 #include "agentkit/core/provider.hpp"
+#include "agentkit/providers/repair.hpp"
 
 namespace agentkit::testing {
 
@@ -83,6 +84,18 @@ inline std::vector<std::string> view_problems(std::span<const Message> view, con
   }
   close_run(view.size());
   return problems;
+}
+
+// The view's unchanged prefix (what a wire trusts under Request::history_serial) is the history's
+// own messages, position by position, and never longer than the view.
+inline bool unchanged_prefix_holds(std::span<const Message> history,
+                                   const providers::TranscriptView& view) {
+  const std::size_t n = view.unchanged_prefix();
+  if (n > view.messages().size() || n > history.size()) return false;
+  for (std::size_t i = 0; i < n; ++i) {
+    if (!(view.messages()[i] == history[i])) return false;
+  }
+  return true;
 }
 
 }  // namespace agentkit::testing

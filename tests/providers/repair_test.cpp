@@ -235,3 +235,40 @@ TEST_CASE("repairing a repaired view changes nothing") {
   TranscriptView second = repair_for_send(once, claude);
   CHECK_FALSE(second.copied());
 }
+
+TEST_CASE(
+    "the unchanged prefix ends before the first message a rule touched, a merged user message "
+    "included") {
+  Model claude = target();
+  Model gemini = target("google", "google-generative-ai", "gemini-4-argon");
+  SECTION("nothing repaired: the whole view") {
+    std::vector<Message> history = {user_text("q"), from(claude, {TextBlock{"a"}})};
+    TranscriptView view = repair_for_send(history, claude);
+    CHECK(view.unchanged_prefix() == 2);
+    CHECK(testing::unchanged_prefix_holds(history, view));
+  }
+  SECTION("a failed turn dropped, the next user message merged into the one before it") {
+    std::vector<Message> history = {user_text("q"), from(claude, {TextBlock{"a"}}), user_text("u2"),
+                                    from(claude, {TextBlock{"cut"}}, StopReason::error),
+                                    user_text("u3")};
+    TranscriptView view = repair_for_send(history, claude);
+    REQUIRE(view.messages().size() == 3);
+    CHECK(view.unchanged_prefix() == 2);  // "u2" now carries "u3" too
+    CHECK(testing::unchanged_prefix_holds(history, view));
+  }
+  SECTION("a synthetic result at the end leaves every history message untouched") {
+    std::vector<Message> history = {user_text("q"), from(claude, {use("c")}, StopReason::tool_use)};
+    TranscriptView view = repair_for_send(history, claude);
+    REQUIRE(view.copied());
+    CHECK(view.unchanged_prefix() == 2);
+    CHECK(testing::unchanged_prefix_holds(history, view));
+  }
+  SECTION("another model's thinking rewritten") {
+    std::vector<Message> history = {
+        user_text("q"), from(gemini, {ThinkingBlock{"t", "s", false, ""}, TextBlock{"a"}}),
+        user_text("next")};
+    TranscriptView view = repair_for_send(history, claude);
+    CHECK(view.unchanged_prefix() == 1);
+    CHECK(testing::unchanged_prefix_holds(history, view));
+  }
+}

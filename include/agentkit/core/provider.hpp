@@ -125,6 +125,14 @@ struct Request {
   std::shared_ptr<const AnswerFormat> answer;
   // The caller's sticky session id: prompt-cache key and routing affinity (caching level 0).
   std::string session_id;
+  // The caller's promise that `messages` only grows (0 = no promise, the default). Every request
+  // carrying the same non-zero serial has, at each index both have, an equal message: the later
+  // request's messages extend the earlier one's. A wire then reuses the encoding of the messages
+  // it already sent without comparing them again. The agent loop sets it (a serial per session,
+  // renewed when a compaction replaces the prefix; none when a context transform or the image
+  // limits rewrote the request); a hand-built request leaves it 0 and is compared message by
+  // message. A wrong promise sends stale bytes, so never reuse a serial for other messages.
+  std::uint64_t history_serial = 0;
 };
 
 // Per-call transport options and hooks.

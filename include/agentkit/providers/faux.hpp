@@ -68,6 +68,7 @@ struct RecordedRequest {
   std::optional<ThinkingLevel> thinking;
   std::vector<std::string> stop_sequences;
   std::string session_id;
+  std::uint64_t history_serial = 0;  // Request::history_serial
   std::optional<ToolChoice> tool_choice;
   // The typed-answer format the request carried (Request::answer); null = none.
   std::shared_ptr<const AnswerFormat> answer;

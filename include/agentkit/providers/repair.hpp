@@ -66,12 +66,16 @@ class TranscriptView {
   std::span<const Message> messages() const noexcept { return copied_ ? std::span<const Message>(owned_) : borrowed_; }
   // True when a rule changed something and the view is a new vector.
   bool copied() const noexcept { return copied_; }
+  // How many leading messages of the view are the history's own, untouched: messages()[i] equals
+  // history[i] for every i below it. The whole view when nothing was copied.
+  std::size_t unchanged_prefix() const noexcept { return copied_ ? unchanged_ : borrowed_.size(); }
   const RepairReport& report() const noexcept { return report_; }
 
  private:
   friend TranscriptView repair_for_send(std::span<const Message>, const Model&);
   std::span<const Message> borrowed_;
   std::vector<Message> owned_;
+  std::size_t unchanged_ = 0;
   bool copied_ = false;
   RepairReport report_;
 };

@@ -30,7 +30,8 @@ class AnthropicClient final : public WireClientBase {
         history_(options.caching.reuse_encoded_history) {}
 
  protected:
-  Result<PreparedCall> encode(const Request& request, std::span<const Message> view) const override {
+  Result<PreparedCall> encode(const Request& request, std::span<const Message> view,
+                              HistoryPromise promise) const override {
     const Model& model = *request.model;
     Breakpoints marks;
     marks.enabled = options().caching.retention != CacheRetention::none;
@@ -73,7 +74,7 @@ class AnthropicClient final : public WireClientBase {
     call.wire.body = object_around(
         std::move(head), "messages",
         [&](std::string& out, std::size_t after) {
-          append_messages(request, view, marks, out, after);
+          append_messages(request, view, promise, marks, out, after);
         },
         std::move(body));
     call.wire.headers.emplace_back("content-type", "application/json");
@@ -93,7 +94,8 @@ class AnthropicClient final : public WireClientBase {
   // The messages array: the history kept from the session's previous request, then the rest,
   // the rolling breakpoint on the last message (never in the kept bytes).
   void append_messages(const Request& request, std::span<const Message> view,
-                       const Breakpoints& marks, std::string& out, std::size_t after) const {
+                       HistoryPromise promise, const Breakpoints& marks, std::string& out,
+                       std::size_t after) const {
     const bool compaction = options().anthropic.server_compaction;
     bool marked_tail = !marks.enabled;
     EncodedHistory::Wire wire{splits_result_runs_and_following_user,
@@ -110,8 +112,8 @@ class AnthropicClient final : public WireClientBase {
     const std::size_t start = out.size();
     std::string context =
         request.model->vendor + '/' + request.model->id + (compaction ? "\0c" : "\0-");
-    history_.append_array(request.session_id, std::move(context), view, wire, out, *meter(), {},
-                          after);
+    history_.append_array(request.session_id, std::move(context), view, wire, out, *meter(),
+                          promise, {}, after);
     if (marked_tail || view.empty()) return;
     // The last message encoded to nothing, so the mark belongs on an earlier one: encode whole.
     out.resize(start);

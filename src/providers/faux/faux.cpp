@@ -160,6 +160,7 @@ RecordedRequest record(const Request& req) {
   r.thinking = req.thinking;
   r.stop_sequences = req.stop_sequences;
   r.session_id = req.session_id;
+  r.history_serial = req.history_serial;
   r.tool_choice = req.tool_choice;
   r.answer = req.answer;
   return r;

@@ -35,7 +35,8 @@ class GoogleClient final : public WireClientBase {
         history_(options.caching.reuse_encoded_history) {}
 
  protected:
-  Result<PreparedCall> encode(const Request& request, std::span<const Message> view) const override {
+  Result<PreparedCall> encode(const Request& request, std::span<const Message> view,
+                              HistoryPromise promise) const override {
     const auto tools = declared_tools(request);
     Result<ToolBytes> answer = native_answer(request, SchemaDialect::gemini);
     if (!answer) return answer.error();
@@ -44,7 +45,7 @@ class GoogleClient final : public WireClientBase {
                               }};
     RequestParts parts = encode_request(request, view, tools, *answer, [&](std::string& out) {
       history_.append_array(request.session_id, request.model->vendor + '/' + request.model->id,
-                            view, wire, out, *meter());
+                            view, wire, out, *meter(), promise);
     });
     PreparedCall call;
     call.wire.path = stream_path(request.model->id);

@@ -21,12 +21,13 @@ class OllamaClient final : public WireClientBase {
         history_(options.caching.reuse_encoded_history) {}
 
  protected:
-  Result<PreparedCall> encode(const Request& request, std::span<const Message> view) const override {
+  Result<PreparedCall> encode(const Request& request, std::span<const Message> view,
+                              HistoryPromise promise) const override {
     const auto tools = declared_tools(request);
     Result<ToolBytes> answer = native_answer(request, SchemaDialect::ollama);
     if (!answer) return answer.error();
     OllamaRequest encoded =
-        encode_request(request, view, tools, ollama_, *answer, &history_, meter().get());
+        encode_request(request, view, tools, ollama_, *answer, &history_, meter().get(), promise);
     PreparedCall call;
     call.wire.path = std::string(kChatPath);
     call.wire.headers = {{"content-type", "application/json"}};

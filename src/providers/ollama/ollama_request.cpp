@@ -164,7 +164,7 @@ Error forced_choice_unsupported(const Request& request) {
 OllamaRequest encode_request(const Request& request, std::span<const Message> view,
                              std::span<const ToolBytes> tool_bytes, const OllamaOptions& options,
                              const ToolBytes& answer_schema, EncodedHistory* history,
-                             CacheMeter* meter) {
+                             CacheMeter* meter, HistoryPromise promise) {
   OllamaRequest out;
   ObjectWriter body;
   body.text("model", request.model->id);
@@ -179,7 +179,7 @@ OllamaRequest encode_request(const Request& request, std::span<const Message> vi
                                     }};
     body.member_written("messages", [&](std::string& into) {
       history->append_array(request.session_id, request.model->vendor + '/' + request.model->id,
-                            view, wire, into, *meter, lead);
+                            view, wire, into, *meter, promise, lead);
     });
   } else {
     body.member("messages", messages_json(request, view));

@@ -36,7 +36,7 @@ struct OllamaRequest {
 OllamaRequest encode_request(const Request& request, std::span<const Message> view,
                              std::span<const ToolBytes> tool_bytes, const OllamaOptions& options,
                              const ToolBytes& answer_schema = {}, EncodedHistory* history = nullptr,
-                             CacheMeter* meter = nullptr);
+                             CacheMeter* meter = nullptr, HistoryPromise promise = {});
 
 // {"type":"function","function":{"name","description","parameters"}} (the Chat Completions shape).
 std::string render_tool(const ToolSpec& tool);

@@ -57,7 +57,8 @@ class CompletionsClient final : public WireClientBase {
         history_(options.caching.reuse_encoded_history) {}
 
  protected:
-  Result<PreparedCall> encode(const Request& request, std::span<const Message> view) const override {
+  Result<PreparedCall> encode(const Request& request, std::span<const Message> view,
+                              HistoryPromise promise) const override {
     const Model& model = *request.model;
     const CompletionsProfile profile = CompletionsProfile::of(model);
     PreparedCall call;
@@ -133,7 +134,7 @@ class CompletionsClient final : public WireClientBase {
           std::move(head), "messages",
           [&](std::string& out, std::size_t after) {
             history_.append_array(request.session_id, std::move(context), view, wire, out, *meter(),
-                                  lead, after);
+                                  promise, lead, after);
           },
           std::move(body));
     }

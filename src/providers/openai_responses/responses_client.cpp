@@ -44,7 +44,8 @@ class ResponsesClient final : public WireClientBase {
         history_(options.caching.reuse_encoded_history) {}
 
  protected:
-  Result<PreparedCall> encode(const Request& request, std::span<const Message> view) const override {
+  Result<PreparedCall> encode(const Request& request, std::span<const Message> view,
+                              HistoryPromise promise) const override {
     const Model& model = *request.model;
     const ResponsesProfile profile = ResponsesProfile::of(model);
     PreparedCall call;
@@ -100,7 +101,7 @@ class ResponsesClient final : public WireClientBase {
         std::move(head), "input",
         [&](std::string& out, std::size_t after) {
           history_.append_array(request.session_id, std::move(context), view, wire, out, *meter(),
-                                {}, after);
+                                promise, {}, after);
         },
         std::move(body));
     call.wire.headers.emplace_back("content-type", "application/json");

@@ -53,11 +53,18 @@ Message kept_copy(const Message& m) {
 }
 
 EncodedHistory::Kept EncodedHistory::reusable(const Entry& entry, std::span<const Message> view,
-                                              const Wire& wire) {
+                                              const Wire& wire, HistoryPromise promise) {
   // The last message is always encoded fresh (it may be marked), so at most view.size() - 1.
-  const std::size_t limit = std::min(entry.messages.size(), view.empty() ? 0 : view.size() - 1);
+  const std::size_t limit = std::min(entry.encoded(), view.empty() ? 0 : view.size() - 1);
   std::size_t same = 0;
-  while (same < limit && same_for_encoding(entry.messages[same], view[same])) ++same;
+  // Promised now and when encoded: equal without a look.
+  if (promise.serial != 0 && promise.serial == entry.serial) {
+    same = std::min({entry.promised, promise.prefix, limit});
+  }
+  while (same < limit && same >= entry.copies_from &&
+         same_for_encoding(entry.copies[same - entry.copies_from], view[same])) {
+    ++same;
+  }
   for (std::size_t k = entry.ends.size(); k > 0; --k) {
     const std::size_t b = entry.ends[k - 1];
     if (b <= same && wire.closed(view[b - 1], view[b])) return {b, k};
@@ -65,9 +72,29 @@ EncodedHistory::Kept EncodedHistory::reusable(const Entry& entry, std::span<cons
   return {};
 }
 
+// Leaves entry.copies holding the view's messages [from, kept) (none when from >= kept): the
+// kept ones the next request may have to compare; the caller appends the new ones from
+// max(kept, from). view[0, kept) equal what was encoded.
+void EncodedHistory::keep_copies(Entry& entry, std::span<const Message> view, std::size_t kept,
+                                 std::size_t from) {
+  const auto cut = [&](std::size_t n) {
+    entry.copies.erase(entry.copies.begin() + static_cast<std::ptrdiff_t>(n), entry.copies.end());
+  };
+  cut(std::min(entry.copies.size(), kept > entry.copies_from ? kept - entry.copies_from : 0));
+  if (from >= entry.copies_from) {
+    const std::size_t drop = std::min(entry.copies.size(), from - entry.copies_from);
+    entry.copies.erase(entry.copies.begin(),
+                       entry.copies.begin() + static_cast<std::ptrdiff_t>(drop));
+  } else {  // the promise was lost: copy what it had covered from the view
+    entry.copies.clear();
+    for (std::size_t i = from; i < kept; ++i) entry.copies.push_back(kept_copy(view[i]));
+  }
+  entry.copies_from = from;
+}
+
 void EncodedHistory::append_array(std::string_view session, std::string context,
                                   std::span<const Message> view, const Wire& wire, std::string& out,
-                                  CacheMeter& meter, std::string_view lead,
+                                  CacheMeter& meter, HistoryPromise promise, std::string_view lead,
                                   std::size_t reserve_after) {
   Entries::node_type node;  // the session's entry, out of the table while it is used
   if (enabled_) {
@@ -78,12 +105,15 @@ void EncodedHistory::append_array(std::string_view session, std::string context,
   Entry& entry = node ? node.mapped() : fresh;
   Kept kept;
   if (entry.context == context) {
-    kept = reusable(entry, view, wire);
+    kept = reusable(entry, view, wire, promise);
   } else {
     entry.context = std::move(context);
   }
-  entry.messages.erase(entry.messages.begin() + static_cast<std::ptrdiff_t>(kept.messages),
-                       entry.messages.end());
+  // What the next request may trust without a look; copies of the rest.
+  const std::size_t promised = promise.serial != 0 ? std::min(promise.prefix, view.size()) : 0;
+  keep_copies(entry, view, kept.messages, promised);
+  entry.serial = promise.serial;
+  entry.promised = promised;
   entry.segments.resize(kept.segments);
   entry.ends.resize(kept.segments);
 
@@ -101,7 +131,9 @@ void EncodedHistory::append_array(std::string_view session, std::string context,
       entry.segments.push_back(std::move(segment.items));
       entry.ends.push_back(end);
       last_body = std::move(segment.body_items);
-      for (std::size_t i = first; i < end; ++i) entry.messages.push_back(kept_copy(view[i]));
+      for (std::size_t i = std::max(first, promised); i < end; ++i) {
+        entry.copies.push_back(kept_copy(view[i]));
+      }
     }
     first = end;
   }

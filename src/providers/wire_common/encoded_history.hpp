@@ -13,11 +13,18 @@
 // boundary between two messages is outside every such group; the view is cut at closed boundaries
 // into segments, and the items of a segment encoded alone are exactly its items in the whole
 // encoding. A kept prefix is reused only up to a boundary that was a segment boundary when it was
-// encoded and is closed in the new view; the messages before it must compare equal
-// (same_for_encoding: every field an encoder reads, compared, never hashed) to the ones encoded,
-// and `context` (model, wire options, the tools re-declared after results) must be equal too.
-// A compaction, a branch switch, a model change or a repair that rewrites a sent message fails
-// one of those checks and re-encodes from the first difference.
+// encoded and is closed in the new view; the messages before it must be equal to the ones
+// encoded, and `context` (model, wire options, the tools re-declared after results) must be equal
+// too. Equal is known one of two ways:
+//   - promised: the request carries the loop's promise (Request::history_serial) that its
+//     messages only grow, and the message lies in the part of the view that send-time repair left
+//     as the history's own (TranscriptView::unchanged_prefix) both now and when it was encoded.
+//     Nothing is compared and no copy is kept: a steady-state request reads no old message;
+//   - compared: every other kept message is held as a copy (kept_copy) and compared
+//     (same_for_encoding: every field an encoder reads, compared, never hashed).
+// A compaction (a new serial), a branch switch or resumed session (a new serial), a model change
+// (the context) or a repair that rewrites a sent message (outside the unchanged prefix, so
+// compared) fails one of those checks and re-encodes from the first difference.
 // The last segment is always encoded fresh, so a wire may mark it (Anthropic's rolling breakpoint)
 // without the mark entering the kept bytes.
 //
@@ -42,6 +49,13 @@
 
 namespace agentkit::providers::detail {
 
+// The caller's promise about a view (Request::history_serial): under a non-zero `serial`, the
+// view's first `prefix` messages are the request's own, and they only ever grow.
+struct HistoryPromise {
+  std::uint64_t serial = 0;
+  std::size_t prefix = 0;
+};
+
 class EncodedHistory {
  public:
   struct Segment {
@@ -64,18 +78,27 @@ class EncodedHistory {
   // messages that the items depend on. Counts the messages encoded and reused on `meter`.
   // `lead`: items (each followed by ',') that go first in the array, outside the kept bytes.
   // `reserve_after`: bytes the caller appends after the array (the body is sized once).
+  // `promise`: what the caller promises about `view` (none by default: every kept message is
+  // compared).
   void append_array(std::string_view session, std::string context, std::span<const Message> view,
                     const Wire& wire, std::string& out, CacheMeter& meter,
-                    std::string_view lead = {}, std::size_t reserve_after = 0);
+                    HistoryPromise promise = {}, std::string_view lead = {},
+                    std::size_t reserve_after = 0);
 
  private:
   struct Entry {
     std::string context;
-    std::vector<Message> messages;  // the view's messages the segments encode (kept_copy)
+    std::uint64_t serial = 0;  // the promise the messages were encoded under (0: none)
+    std::size_t promised = 0;  // messages [0, promised) are covered by it
+    // Copies (kept_copy) of the encoded messages [copies_from, encoded), for the comparison;
+    // none of the promised ones.
+    std::size_t copies_from = 0;
+    std::vector<Message> copies;
     // Each segment's items, each followed by ','; one string a segment, so a growing history
     // never reallocates (and never holds twice) what it already kept.
     std::vector<std::string> segments;
     std::vector<std::size_t> ends;  // ends[i]: the message index segment i ends before
+    std::size_t encoded() const { return ends.empty() ? 0 : ends.back(); }
   };
   struct Kept {
     std::size_t messages = 0;
@@ -84,7 +107,10 @@ class EncodedHistory {
   // Ordered, for lookup by string_view and node handles that move an entry out and back in
   // without an allocation.
   using Entries = std::map<std::string, Entry, std::less<>>;
-  static Kept reusable(const Entry& entry, std::span<const Message> view, const Wire& wire);
+  static Kept reusable(const Entry& entry, std::span<const Message> view, const Wire& wire,
+                       HistoryPromise promise);
+  static void keep_copies(Entry& entry, std::span<const Message> view, std::size_t kept,
+                          std::size_t from);
 
   bool enabled_;
   std::mutex mu_;

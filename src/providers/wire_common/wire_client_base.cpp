@@ -306,7 +306,9 @@ Result<PreparedCall> WireClientBase::prepare(const Request& request, const Strea
   }
   // REQ-PROV-11: every request is encoded from the repaired view, never from raw history.
   TranscriptView view = repair_for_send(request.messages, *request.model);
-  Result<PreparedCall> call = encode(request, view.messages());
+  const HistoryPromise promise{request.history_serial,
+                               request.history_serial != 0 ? view.unchanged_prefix() : 0};
+  Result<PreparedCall> call = encode(request, view.messages(), promise);
   if (!call) return call;
   call->model = request.model;
   call->session_id = request.session_id;

@@ -4,7 +4,8 @@
 // statistics. A wire supplies only encode() and a ReplyDecoder.
 //
 //   class MyWire final : public WireClientBase {
-//     Result<PreparedCall> encode(const Request&, std::span<const Message> view) const override;
+//     Result<PreparedCall> encode(const Request&, std::span<const Message> view,
+//                                 HistoryPromise promise) const override;
 //     std::unique_ptr<ReplyDecoder> decoder(const PreparedCall&, MessageAssembler&) const override;
 //   };
 //
@@ -29,6 +30,7 @@
 #include "agentkit/catalog/catalog.hpp"
 #include "agentkit/providers/wires.hpp"
 #include "agentkit/wire/sse_decoder.hpp"
+#include "encoded_history.hpp"
 #include "message_assembler.hpp"
 
 namespace agentkit::providers::detail {
@@ -96,7 +98,10 @@ class WireClientBase : public WireClient {
 
  protected:
   // The wire's body and path for `request`, whose messages have been repaired into `view`.
-  virtual Result<PreparedCall> encode(const Request& request, std::span<const Message> view) const = 0;
+  // `promise`: what the request promises about the view (Request::history_serial), for
+  // EncodedHistory.
+  virtual Result<PreparedCall> encode(const Request& request, std::span<const Message> view,
+                                      HistoryPromise promise) const = 0;
   // Called on the caller's thread; the decoder must not refer back to the client (it outlives
   // nothing but its own call).
   virtual std::unique_ptr<ReplyDecoder> decoder(const PreparedCall& call, MessageAssembler& out) const = 0;
