@@ -8,6 +8,7 @@
 #include <utility>
 
 #include "agentkit/catalog/catalog.hpp"
+#include "repair_resume.hpp"
 
 namespace agentkit::providers {
 namespace {
@@ -48,10 +49,13 @@ struct PendingUse {
 
 class ViewBuilder {
  public:
-  ViewBuilder(std::span<const Message> history, const Model& target) : history_(history), target_(target) {}
+  // `start`: a clean point of `history` for `target` (clean_end() of an earlier build over a
+  // history equal to this one before it), or 0.
+  ViewBuilder(std::span<const Message> history, const Model& target, std::size_t start = 0)
+      : history_(history), target_(target), prefix_end_(start), clean_end_(start) {}
 
   void build() {
-    for (std::size_t i = 0; i < history_.size(); ++i) {
+    for (std::size_t i = prefix_end_; i < history_.size(); ++i) {
       const Message& m = history_[i];
       if (const auto* a = std::get_if<AssistantMessage>(&m)) {
         assistant(i, *a);
@@ -60,10 +64,15 @@ class ViewBuilder {
       } else {
         user(i, std::get<UserMessage>(m));
       }
+      if (clean()) clean_end_ = i + 1;
     }
     close_run();  // rule 6 "at the end"
   }
 
+  // The last point after which a build started there makes the same view: nothing changed so far,
+  // no tool use waits for its result, and no id was claimed (a claim made before the point would
+  // be missing from a build that starts there).
+  std::size_t clean_end() const noexcept { return clean_end_; }
   bool diverged() const noexcept { return diverged_; }
   // out_[i] is history_[i], untouched, for every i below it (once diverged).
   std::size_t unchanged() const noexcept { return unchanged_; }
@@ -71,6 +80,14 @@ class ViewBuilder {
   const RepairReport& report() const noexcept { return report_; }
 
  private:
+  bool clean() const {
+    if (diverged_ || claims_) return false;
+    for (const PendingUse& p : pending_) {
+      if (!p.answered) return false;
+    }
+    return true;
+  }
+
   // ---- Lazy emission: while nothing changed, the view is history[0, prefix_end_) --------------
 
   void keep(std::size_t i) {
@@ -309,6 +326,7 @@ class ViewBuilder {
   std::vector<Message> out_;
   bool diverged_ = false;
   std::size_t prefix_end_ = 0;
+  std::size_t clean_end_ = 0;
   std::size_t unchanged_ = 0;
   std::vector<PendingUse> pending_;
   // Output id -> (assistant index, original id); built only when another model's ids are replayed.
@@ -329,9 +347,12 @@ std::string sanitize_tool_call_id(std::string_view id, std::string_view api) {
   return out;
 }
 
-TranscriptView repair_for_send(std::span<const Message> history, const Model& target) {
-  ViewBuilder builder(history, target);
+TranscriptView detail::TranscriptViewAccess::repair(std::span<const Message> history,
+                                                    const Model& target, std::size_t start,
+                                                    std::size_t& clean_end) {
+  ViewBuilder builder(history, target, start);
   builder.build();
+  clean_end = builder.clean_end();
   TranscriptView view;
   view.report_ = builder.report();
   view.copied_ = builder.diverged();
@@ -342,6 +363,11 @@ TranscriptView repair_for_send(std::span<const Message> history, const Model& ta
     view.borrowed_ = history;
   }
   return view;
+}
+
+TranscriptView repair_for_send(std::span<const Message> history, const Model& target) {
+  std::size_t clean_end = 0;
+  return detail::TranscriptViewAccess::repair(history, target, 0, clean_end);
 }
 
 }  // namespace agentkit::providers

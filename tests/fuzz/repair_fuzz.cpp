@@ -6,6 +6,7 @@
 // Input bytes are a little program: each byte picks what comes next (a user message, an assistant
 // turn from one of three models with some stop reason and blocks, a tool result for an id from a
 // small colliding pool), so the fuzzer explores orderings rather than JSON syntax.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -14,6 +15,7 @@
 
 #include "agentkit/providers/repair.hpp"
 #include "providers/repair_invariants.hpp"
+#include "providers/repair_resume.hpp"
 
 namespace {
 
@@ -126,6 +128,25 @@ extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size
   require(agentkit::testing::view_problems(view.messages(), target).empty());
   if (!view.copied()) require(view.messages().data() == history.data());
   require(agentkit::testing::unchanged_prefix_holds(history, view));
+
+  // Grown one message at a time, each build started at the previous one's clean point, the
+  // history's view is the one built from the start (what a wire does under the loop's promise).
+  std::size_t clean = 0;
+  for (std::size_t n = 1; n <= history.size(); ++n) {
+    const std::span<const Message> grown(history.data(), n);
+    std::size_t ignored = 0;
+    std::size_t next = 0;
+    providers::TranscriptView whole =
+        providers::detail::TranscriptViewAccess::repair(grown, target, 0, ignored);
+    providers::TranscriptView resumed =
+        providers::detail::TranscriptViewAccess::repair(grown, target, clean, next);
+    require(whole.copied() == resumed.copied() && whole.report() == resumed.report() &&
+            whole.unchanged_prefix() == resumed.unchanged_prefix());
+    require(std::equal(whole.messages().begin(), whole.messages().end(), resumed.messages().begin(),
+                       resumed.messages().end()));
+    require(next >= clean && next <= n);
+    clean = next;
+  }
 
   const std::vector<Message> once(view.messages().begin(), view.messages().end());
   providers::TranscriptView again = providers::repair_for_send(once, target);

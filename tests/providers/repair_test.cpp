@@ -1,8 +1,10 @@
 // Send-time transcript repair (REQ-PROV-11): every rule, the view invariants, and copy-on-write.
 #include "agentkit/providers/repair.hpp"
+#include <random>
 #include <set>
 
 #include "repair_invariants.hpp"
+#include "repair_resume.hpp"
 #include "support/alloc/alloc_counter.hpp"
 #include "support/catch.hpp"
 
@@ -271,4 +273,144 @@ TEST_CASE(
     CHECK(view.unchanged_prefix() == 1);
     CHECK(testing::unchanged_prefix_holds(history, view));
   }
+}
+
+namespace {
+
+// A random history of every shape the rules act on: foreign and own turns, signed, unsigned and
+// redacted thinking, failed turns, colliding ids, orphaned, duplicated and missing results,
+// empty, image and back-to-back user messages.
+Message random_message(std::mt19937& rng, const Model& own, const Model& foreign) {
+  auto pick = [&](int n) { return std::uniform_int_distribution<int>(0, n - 1)(rng); };
+  static const char* ids[] = {"a", "b", "a.b", "a_b", "c|d", "toolu_1"};
+  const int kind = pick(10);
+  if (kind < 3) {
+    UserMessage u;
+    if (pick(8) > 0) u.content.push_back(TextBlock{"u" + std::to_string(pick(100))});
+    if (pick(6) == 0) u.content.push_back(ImageBlock{"image/png", "iVBORw0KGgo="});
+    return u;
+  }
+  if (kind < 7) {
+    std::vector<ContentBlock> content;
+    if (pick(3) == 0) content.push_back(ThinkingBlock{"t", pick(2) ? "sig" : "", pick(5) == 0, ""});
+    if (pick(2) == 0) content.push_back(TextBlock{"a"});
+    for (int n = pick(3); n > 0; --n) content.push_back(use(ids[pick(6)]));
+    if (pick(8) == 0) content.push_back(ImageBlock{"image/png", "iVBORw0KGgo="});
+    const StopReason reason = pick(10) == 0   ? StopReason::error
+                              : pick(10) == 0 ? StopReason::aborted
+                                              : StopReason::tool_use;
+    return from(pick(4) == 0 ? foreign : own, std::move(content), reason);
+  }
+  return result(ids[pick(6)]);
+}
+
+bool same_view(const TranscriptView& a, const TranscriptView& b) {
+  return a.copied() == b.copied() && a.report() == b.report() &&
+         a.unchanged_prefix() == b.unchanged_prefix() &&
+         std::equal(a.messages().begin(), a.messages().end(), b.messages().begin(),
+                    b.messages().end());
+}
+
+}  // namespace
+
+TEST_CASE(
+    "a repair started at the clean point of an earlier, shorter history makes the same view as "
+    "one started at the beginning") {
+  const Model own = target();
+  const Model foreign = target("google", "google-generative-ai", "gemini-4-argon");
+  const Model text_only = target("anthropic", "anthropic-messages", "claude-sonnet-5-5", false);
+  std::size_t resumed_past_zero = 0;
+  // Grows `history` one message at a time, each build started at the previous one's clean point.
+  auto grow = [&](const std::vector<Message>& all, const Model& to) {
+    std::vector<Message> history;
+    std::size_t clean = 0;
+    for (const Message& m : all) {
+      history.push_back(m);  // the history only grows
+      INFO("message " << history.size() << " from " << clean);
+      std::size_t ignored = 0;
+      const TranscriptView whole =
+          providers::detail::TranscriptViewAccess::repair(history, to, 0, ignored);
+      std::size_t next = 0;
+      const TranscriptView resumed =
+          providers::detail::TranscriptViewAccess::repair(history, to, clean, next);
+      REQUIRE(same_view(whole, resumed));
+      CHECK(next >= clean);
+      if (clean > 0) ++resumed_past_zero;
+      clean = next;
+    }
+  };
+  SECTION("random histories") {
+    for (std::uint32_t seed = 1; seed <= 300; ++seed) {
+      INFO("seed " << seed);
+      std::mt19937 rng(seed);
+      std::vector<Message> all;
+      for (int step = 0; step < 40; ++step) all.push_back(random_message(rng, own, foreign));
+      grow(all, seed % 3 == 0 ? text_only : own);
+    }
+    CHECK(resumed_past_zero > 1000);  // the histories did have clean points to start from
+  }
+  SECTION("another model's id kept as it was, then the same id again: the second is renamed") {
+    // The first claim leaves the view unchanged, so only the claim itself marks the point as
+    // unclean: a build started after it would give the second call the same id.
+    grow({user_text("q"), from(foreign, {use("x")}, StopReason::tool_use), result("x"),
+          user_text("again"), from(foreign, {use("x")}, StopReason::tool_use), result("x")},
+         own);
+  }
+}
+
+TEST_CASE(
+    "a wire's repair starts at the session's clean point only under the same promise and target") {
+  // The start is trusted, not checked: a message before it changed in place under the same
+  // serial (which the loop never does) is not repaired again, proving it was skipped.
+  const Model own = target();
+  Model other = own;
+  other.id = "claude-other";
+  auto own_model = std::make_shared<const Model>(own);
+  auto other_model = std::make_shared<const Model>(other);
+  struct Call {
+    std::uint64_t serial;
+    std::shared_ptr<const Model> model;
+  };
+  // Whether the second request's repair skipped the first message, changed after the first.
+  auto skipped = [&](Call first, Call second, bool enabled = true) {
+    // [user, a turn with a call, its result, user]: clean after every message but the call.
+    std::vector<Message> history = {user_text("q"), from(own, {use("a")}, StopReason::tool_use),
+                                    result("a"), user_text("next")};
+    auto request = [&](const Call& c) {
+      Request r;
+      r.model = c.model;
+      r.messages = history;
+      r.session_id = "s";
+      r.history_serial = c.serial;
+      return r;
+    };
+    providers::detail::RepairResume resume(enabled);
+    REQUIRE(resume.repair(request(first)).report().dropped_empty_messages == 0);
+    history[0] = UserMessage{};  // now a rule would drop it
+    history.push_back(from(own, {TextBlock{"fine"}}));
+    return resume.repair(request(second)).report().dropped_empty_messages == 0;
+  };
+  CHECK(skipped({5, own_model}, {5, own_model}));
+  CHECK_FALSE(skipped({5, own_model}, {6, own_model}));    // a new promise: from the start
+  CHECK_FALSE(skipped({5, own_model}, {5, other_model}));  // another target: from the start
+  CHECK_FALSE(skipped({5, own_model}, {0, own_model}));    // no promise: from the start
+  CHECK_FALSE(skipped({0, own_model}, {0, own_model}));
+  CHECK_FALSE(skipped({5, own_model}, {5, own_model}, false));  // reuse off
+
+  // Requests of one session made at once may finish out of order: a clean point past the end of
+  // a shorter request is not one of its points.
+  std::vector<Message> longer = {user_text("q"), from(own, {use("a")}, StopReason::tool_use),
+                                 result("a"), user_text("next")};
+  std::vector<Message> shorter(longer.begin(), longer.begin() + 2);
+  providers::detail::RepairResume resume;
+  Request r;
+  r.model = own_model;
+  r.session_id = "s";
+  r.history_serial = 9;
+  r.messages = longer;
+  resume.repair(r);
+  r.messages = shorter;
+  const TranscriptView view = resume.repair(r);
+  CHECK(same_view(view, repair_for_send(shorter, own)));
+  CHECK(view.report().synthetic_results == 1);
 }

@@ -42,6 +42,9 @@
 #include "agentkit/core/provider.hpp"
 
 namespace agentkit::providers {
+namespace detail {
+struct TranscriptViewAccess;  // the wires' resumed repair (src/providers/repair_resume.hpp)
+}  // namespace detail
 
 inline constexpr std::string_view kNoResultText = "No result provided";
 inline constexpr std::string_view kImageOmittedText = "(image omitted: model does not support images)";
@@ -73,6 +76,7 @@ class TranscriptView {
 
  private:
   friend TranscriptView repair_for_send(std::span<const Message>, const Model&);
+  friend struct detail::TranscriptViewAccess;
   std::span<const Message> borrowed_;
   std::vector<Message> owned_;
   std::size_t unchanged_ = 0;

@@ -228,14 +228,18 @@ std::uint64_t CallThreads::threads_started() const {
 
 // ---- WireClientBase ------------------------------------------------------------------------------------------
 
-WireClientBase::WireClientBase(std::string_view api, const WireOptions& options, std::shared_ptr<const RequestPipeline> pipeline)
+WireClientBase::WireClientBase(std::string_view api, const WireOptions& options,
+                               std::shared_ptr<const RequestPipeline> pipeline)
     : api_(api),
       options_(options),
-      pipeline_(pipeline ? std::move(pipeline) : std::make_shared<const RequestPipeline>(options.transport)),
+      pipeline_(pipeline ? std::move(pipeline)
+                         : std::make_shared<const RequestPipeline>(options.transport)),
       meter_(options.meter ? options.meter : std::make_shared<CacheMeter>()),
       catalog_(options.transport.credentials.catalog
                    ? options.transport.credentials.catalog
-                   : std::shared_ptr<const catalog::Catalog>(std::shared_ptr<void>(), &catalog::Catalog::builtin())) {}
+                   : std::shared_ptr<const catalog::Catalog>(std::shared_ptr<void>(),
+                                                             &catalog::Catalog::builtin())),
+      repairs_(options.caching.reuse_encoded_history) {}
 
 WireClientBase::~WireClientBase() = default;
 
@@ -305,7 +309,7 @@ Result<PreparedCall> WireClientBase::prepare(const Request& request, const Strea
                                             request.model->api + "', not '" + api_ + "'");
   }
   // REQ-PROV-11: every request is encoded from the repaired view, never from raw history.
-  TranscriptView view = repair_for_send(request.messages, *request.model);
+  TranscriptView view = repairs_.repair(request);
   const HistoryPromise promise{request.history_serial,
                                request.history_serial != 0 ? view.unchanged_prefix() : 0};
   Result<PreparedCall> call = encode(request, view.messages(), promise);

@@ -30,6 +30,7 @@
 #include "agentkit/catalog/catalog.hpp"
 #include "agentkit/providers/wires.hpp"
 #include "agentkit/wire/sse_decoder.hpp"
+#include "../repair_resume.hpp"
 #include "encoded_history.hpp"
 #include "message_assembler.hpp"
 
@@ -140,6 +141,9 @@ class WireClientBase : public WireClient {
   std::shared_ptr<CacheMeter> meter_;
   std::shared_ptr<const catalog::Catalog> catalog_;
   mutable ToolSchemaCache schemas_;
+  // Each session's clean point of send-time repair, under the loop's promise (off with
+  // reuse_encoded_history, so the tests' fresh client repairs every request from the start).
+  mutable RepairResume repairs_;
   mutable std::mutex answer_mu_;
   mutable std::map<std::pair<std::uint64_t, SchemaDialect>, ToolBytes> answer_forms_;
   CallThreads threads_;  // last: joined before the rest is destroyed
