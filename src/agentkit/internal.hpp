@@ -104,12 +104,21 @@ struct QueuedInput {
 // A serial no other view has had (never 0).
 std::uint64_t next_view_serial();
 
+// A session's transcript, shared with the handles made from it (make_snapshot). It only grows, so
+// a handle is its first messages, read under `mu`; every append takes `mu` too (after the
+// session's own mutex). Only the run thread appends, and reads without `mu`.
+struct HistoryStore {
+  mutable std::mutex mu;
+  std::vector<Message> messages;
+};
+
 struct SessionCore : std::enable_shared_from_this<SessionCore> {
   std::shared_ptr<AgentCore> agent;
   std::string id;
 
   mutable std::mutex mu;  // guards everything below; never held while user code runs
-  std::vector<Message> history;
+  std::shared_ptr<HistoryStore> store = std::make_shared<HistoryStore>();
+  std::vector<Message>& history = store->messages;
   std::size_t committed = 0;  // history[0, committed) is the last completed turn's transcript
   Usage usage;
   ApprovalBook approvals;  // written by the run thread only, under `mu`
@@ -152,7 +161,18 @@ struct SessionCore : std::enable_shared_from_this<SessionCore> {
 // Builds a SessionHandle from a state / reads the state of one.
 struct SessionState {
   std::string session_id;
-  std::vector<Message> messages;
+  // The handle's messages: the first `count` of `store`, which the session that made the handle
+  // may still be growing (a snapshot copies nothing).
+  std::shared_ptr<const HistoryStore> store;
+  std::size_t count = 0;
+  struct Messages {
+    std::unique_lock<std::mutex> lock;
+    std::span<const Message> span;
+  };
+  Messages messages() const {
+    std::unique_lock lock(store->mu);
+    return {std::move(lock), std::span<const Message>(store->messages.data(), count)};
+  }
   Usage usage;
   ApprovalBook approvals;
   CompactionCheckpoint compaction;

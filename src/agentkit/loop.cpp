@@ -167,6 +167,7 @@ class Run {
       }
     } else if (!input.empty()) {
       normalize_images_for_history(a_.image_normalizer, input.content);
+      std::lock_guard grow(s_.store->mu);  // handles read the store
       s_.history.emplace_back(UserMessage{std::move(input.content), a_.now()});
     } else if (!model_owes_reply(s_.history)) {
       // Continuing after a completed answer needs something queued to say (REQ-LOOP-16).
@@ -178,6 +179,7 @@ class Run {
                                        : "empty input, but the model already answered and nothing is "
                                          "queued: there is nothing to continue");
       }
+      std::lock_guard grow(s_.store->mu);  // handles read the store
       for (auto& m : follow) s_.history.emplace_back(std::move(m));
       for (auto& m : steer) s_.history.emplace_back(std::move(m));
     }
@@ -452,6 +454,7 @@ class Run {
   void append(Message m) {
     if (s_.log) log_messages(s_, std::span<const Message>(&m, 1));  // outside the lock: file I/O
     std::lock_guard lock(s_.mu);
+    std::lock_guard grow(s_.store->mu);  // handles read the store
     s_.history.push_back(std::move(m));
   }
 

@@ -397,7 +397,10 @@ Result<Session> Agent::start(StartOptions options) {
   session->agent = core_;
   if (const detail::SessionState* state = detail::SessionStateAccess::get(options.resume)) {
     session->id = state->session_id;
-    session->history = state->messages;
+    {
+      const detail::SessionState::Messages held = state->messages();
+      session->history.assign(held.span.begin(), held.span.end());
+    }
     session->committed = session->history.size();
     session->usage = state->usage;
     session->approvals = state->approvals;

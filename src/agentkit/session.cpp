@@ -56,8 +56,8 @@ SessionHandle make_snapshot(const SessionCore& session) {
   auto state = std::make_shared<SessionState>();
   std::lock_guard lock(session.mu);
   state->session_id = session.id;
-  state->messages.assign(session.history.begin(),
-                         session.history.begin() + static_cast<std::ptrdiff_t>(session.committed));
+  state->store = session.store;  // shared: the history only grows
+  state->count = session.committed;
   state->usage = session.usage;
   state->approvals = session.approvals;
   // A checkpoint made for the turn in flight (its kept part not yet committed) is left out: the
@@ -275,8 +275,11 @@ std::string SessionHandle::serialize() const {
     doc.append_unique("session_id", state_->session_id);
     doc.append_unique("usage", to_json(state_->usage));
     json::Array messages;
-    messages.reserve(state_->messages.size());
-    for (const auto& m : state_->messages) messages.push_back(to_json(m));
+    {
+      const detail::SessionState::Messages held = state_->messages();
+      messages.reserve(held.span.size());
+      for (const auto& m : held.span) messages.push_back(to_json(m));
+    }
     doc.append_unique("messages", std::move(messages));
     if (state_->approvals.holds_batch())
       doc.append_unique("approvals", approvals_to_json(state_->approvals));
@@ -309,18 +312,21 @@ Result<SessionHandle> SessionHandle::parse(std::string_view text) {
   }
   const json::Value* messages = doc->find("messages");
   if (messages == nullptr || !messages->is_array()) return bad("\"messages\" is not an array");
+  auto store = std::make_shared<detail::HistoryStore>();
   for (const auto& m : messages->as_array()) {
     auto msg = message_from_json(m);
     if (!msg) return bad(msg.error().message);
-    state->messages.push_back(std::move(*msg));
+    store->messages.push_back(std::move(*msg));
   }
+  state->count = store->messages.size();
+  state->store = std::move(store);
   if (const json::Value* approvals = doc->find("approvals")) {
     auto book = approvals_from_json(*approvals);
     if (!book) return bad(book.error().message);
     state->approvals = std::move(*book);
   }
   if (const json::Value* compaction = doc->find("compaction")) {
-    auto cp = compaction_from_json(*compaction, state->messages.size());
+    auto cp = compaction_from_json(*compaction, state->count);
     if (!cp) return bad(cp.error().message);
     state->compaction = std::move(*cp);
   }

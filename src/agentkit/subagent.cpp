@@ -500,21 +500,27 @@ std::vector<SubagentRun> subagent_runs(std::span<const Message> messages) {
 std::vector<SubagentRun> subagent_runs(const SessionHandle& handle) {
   const detail::SessionState* state = detail::SessionStateAccess::get(handle);
   if (state == nullptr) return {};
-  return subagent_runs(state->messages);
+  return subagent_runs(state->messages().span);
 }
 
 std::vector<SubagentRun> subagent_runs(const SessionHandle& handle, const SubagentLogs& logs) {
   const detail::SessionState* state = detail::SessionStateAccess::get(handle);
   if (state == nullptr) return {};
-  if (!logs) return subagent_runs(state->messages);
+  if (!logs) return subagent_runs(state->messages().span);
+  // A copy: reading the logs is file I/O, never done while the session's appends wait.
+  std::vector<Message> messages;
+  {
+    const detail::SessionState::Messages held = state->messages();
+    messages.assign(held.span.begin(), held.span.end());
+  }
   // Each call's result, when it has one: a successful result without a record is an ordinary
   // tool's; a missing or failed one may hide a child that ran when the process ended.
   std::map<std::string, const ToolResultMessage*, std::less<>> results;
-  for (const Message& m : state->messages) {
+  for (const Message& m : messages) {
     if (const auto* r = std::get_if<ToolResultMessage>(&m)) results[r->tool_use_id] = r;
   }
   std::vector<SubagentRun> out;
-  for (const Message& m : state->messages) {
+  for (const Message& m : messages) {
     const auto* a = std::get_if<AssistantMessage>(&m);
     if (a == nullptr) continue;
     for (const ContentBlock& block : a->content) {

@@ -1,10 +1,13 @@
 // make_agent's validation, the tool registry, per-turn tool policy, read_skill, snapshots and the
 // lifecycle of Agent and Session.
+#include <atomic>
+#include <optional>
 #include <thread>
 
 #include "agentkit/base/thread.hpp"
 
 #include "harness.hpp"
+#include "support/alloc/alloc_counter.hpp"
 #include "support/catch.hpp"
 
 using namespace agentkit;
@@ -251,6 +254,97 @@ TEST_CASE("a snapshot serialises and resumes the session in a new agent") {
   REQUIRE(req.messages.size() == 3);
   CHECK(text_of_message(req.messages[1]) == "the code word is teal");
   CHECK(req.session_id == id);
+}
+
+TEST_CASE(
+    "a handle keeps the transcript as it was when made, while its session grows and after it "
+    "closes") {
+  auto fx =
+      faux_agent({faux::text_response("a"), faux::text_response("b"), faux::text_response("c")});
+  std::optional<Session> s = fx.agent.start().value();
+  auto first = s->run("one");
+  REQUIRE(first);
+  const std::string before = first->handle.serialize();
+  const SessionHandle snapshot = s->snapshot();
+  REQUIRE(s->run("two"));
+  CHECK(first->handle.serialize() == before);  // the session grew; the handle did not
+  CHECK(snapshot.serialize() == before);
+  s.reset();  // the session closes; the handles still hold their messages
+  CHECK(first->handle.serialize() == before);
+  StartOptions resume;
+  resume.resume = first->handle;
+  auto resumed = fx.agent.start(resume).value();
+  REQUIRE(resumed.run("three"));
+  REQUIRE(fx.faux->requests().size() == 3);
+  CHECK(fx.faux->requests()[2].messages.size() == 3);  // "one", "a", "three"
+  CHECK(first->handle.serialize() == before);          // the resumed session grows its own copy
+}
+
+TEST_CASE("a handle is read safely on another thread while its session grows (TSan)") {
+  std::vector<providers::FauxResponse> script;
+  for (int i = 0; i < 41; ++i) script.push_back(faux::text_response("reply " + std::to_string(i)));
+  auto fx = faux_agent(std::move(script));
+  auto s = fx.agent.start().value();
+  auto first = s.run("first");
+  REQUIRE(first);
+  const std::string before = first->handle.serialize();
+  std::atomic<bool> done{false};
+  std::atomic<int> same{0};
+  agentkit::jthread reader([&] {
+    while (!done.load()) {
+      if (first->handle.serialize() == before) same.fetch_add(1);
+    }
+  });
+  for (int i = 0; i < 40; ++i) REQUIRE(s.run("more " + std::to_string(i)));  // appends, reallocates
+  done = true;
+  reader.join();
+  CHECK(first->handle.serialize() == before);
+  CHECK(same.load() > 0);
+}
+
+TEST_CASE("a snapshot taken while a turn runs holds the completed turns only") {
+  // The tool of the second run's first turn takes it: that turn has not completed.
+  Session* session = nullptr;
+  std::optional<SessionHandle> taken;
+  ToolDefinition peek = tool_with("peek", [&](const json::Value&, const ToolContext&) {
+    taken = session->snapshot();
+    return ToolResult::text_result("ok");
+  });
+  auto fx = faux_agent(
+      {faux::text_response("a"), faux::tool_call_response({faux::tool_call("c1", "peek", "{}")}),
+       faux::text_response("done")},
+      {peek});
+  auto s = fx.agent.start().value();
+  session = &s;
+  REQUIRE(s.run("one"));
+  REQUIRE(s.run("two"));
+  REQUIRE(taken);
+  CHECK(json::parse(taken->serialize()).value().find("messages")->as_array().size() == 2);
+}
+
+TEST_CASE(
+    "a run's handle copies no message: at depth 400 a run allocates what it does at depth 10") {
+  // One text turn on a session resumed at each depth; the faux provider keeps no request copies.
+  auto allocations_at = [](int depth) {
+    std::vector<providers::FauxResponse> script;
+    for (int i = 0; i < depth / 2 + 1; ++i) script.push_back(faux::text_response("ok"));
+    providers::FauxOptions quiet;
+    quiet.record_requests = false;
+    auto provider = std::make_shared<providers::FauxProvider>(std::move(script), quiet);
+    RuntimeConfig rt;
+    rt.model.spec = "faux/test";
+    rt.providers.add("faux", provider);
+    auto agent = make_agent(AgentDefinition{}, rt).value();
+    auto s = agent.start().value();
+    for (int i = 0; i < depth / 2; ++i) REQUIRE(s.run("turn " + std::to_string(i)));
+    AllocCounter counter;
+    REQUIRE(s.run("the measured one"));
+    return counter.stats().count;
+  };
+  const std::size_t shallow = allocations_at(10);
+  const std::size_t deep = allocations_at(400);
+  INFO("allocations at depth 10: " << shallow << ", at depth 400: " << deep);
+  CHECK(deep <= shallow + 8);  // with a copy per run: several per message, 1,000+ more
 }
 
 TEST_CASE("a malformed serialised handle is a parse error, not a crash") {
