@@ -430,33 +430,37 @@ TEST_CASE(
   }
 }
 
-TEST_CASE(
-    "an agent's run encodes each message once: steady-state requests re-encode nothing already "
-    "sent") {
-  // Through make_agent and the loop: five tool turns then an answer, over loopback HTTP. Request k
-  // carries the user message and k - 1 (call, result) pairs; only the last pair is new.
-  auto reply = [](int k) {
+namespace {
+
+// Responses replies for an agent over loopback HTTP: `calls` turns that call the no-op tool, then
+// an answer.
+std::vector<testing::ScriptedResponse> noop_turns(int calls) {
+  std::vector<testing::ScriptedResponse> script;
+  for (int k = 1; k <= calls + 1; ++k) {
     testing::ScriptedResponse r;
     r.headers = http::Headers({{"Content-Type", "application/json"}});
     const std::string output =
-        k < 6 ? R"({"id":"fc_)" + std::to_string(k) +
-                    R"(","type":"function_call","status":"completed","arguments":"{}",)"
-                    R"("call_id":"call_)" +
-                    std::to_string(k) + R"(","name":"noop"})"
-              : R"({"id":"msg_6","type":"message","status":"completed","role":"assistant",)"
-                R"("content":[{"type":"output_text","text":"done"}]})";
+        k <= calls ? R"({"id":"fc_)" + std::to_string(k) +
+                         R"(","type":"function_call","status":"completed","arguments":"{}",)"
+                         R"("call_id":"call_)" +
+                         std::to_string(k) + R"(","name":"noop"})"
+                   : R"({"id":"msg_)" + std::to_string(k) +
+                         R"(","type":"message","status":"completed","role":"assistant",)"
+                         R"("content":[{"type":"output_text","text":"done"}]})";
     r.body = R"({"id":"resp_)" + std::to_string(k) +
              R"(","object":"response","status":"completed","model":"gpt-6.2-sol","output":[)" +
              output + R"(],"usage":{"input_tokens":1,"output_tokens":1}})";
-    return r;
-  };
-  std::vector<testing::ScriptedResponse> script;
-  for (int k = 1; k <= 6; ++k) script.push_back(reply(k));
-  testing::ScriptedServer server(script);
+    script.push_back(std::move(r));
+  }
+  return script;
+}
+
+// An agent with the no-op tool on the built-in Responses wire, talking to `server`; `rt` may
+// carry extensions.
+Agent noop_agent(const testing::ScriptedServer& server, RuntimeConfig rt = {}) {
   auto model = catalog::Catalog::builtin().resolve("openai/gpt-6.2-sol");
   REQUIRE(model);
   model->base_url = server.base_url();
-  RuntimeConfig rt;
   rt.model.descriptor = *model;
   providers::ProviderOptions wires;
   wires.http = std::make_shared<http::HttpClient>();
@@ -472,7 +476,19 @@ TEST_CASE(
   def.tools.direct.push_back(noop);
   auto agent = make_agent(def, rt);
   REQUIRE(agent);
-  auto result = agent->run("go");
+  return std::move(*agent);
+}
+
+}  // namespace
+
+TEST_CASE(
+    "an agent's run encodes each message once: steady-state requests re-encode nothing already "
+    "sent") {
+  // Through make_agent and the loop: five tool turns then an answer, over loopback HTTP. Request k
+  // carries the user message and k - 1 (call, result) pairs; only the last pair is new.
+  testing::ScriptedServer server(noop_turns(5));
+  Agent agent = noop_agent(server);
+  auto result = agent.run("go");
   REQUIRE(result);
   REQUIRE(result->turn_count == 6);
   CHECK(result->cache.messages_encoded == 1 + 2 * 5);  // with the whole history each time: 36
@@ -488,32 +504,8 @@ TEST_CASE(
   // The middleware copies the request (and with it history_serial) but numbers the first message
   // by call, so an earlier message changes under the same serial. provider_call must drop the
   // promise for messages that are not the loop's own.
-  std::vector<testing::ScriptedResponse> script;
-  for (int k = 1; k <= 4; ++k) {
-    testing::ScriptedResponse r;
-    r.headers = http::Headers({{"Content-Type", "application/json"}});
-    const std::string output =
-        k < 4 ? R"({"id":"fc_)" + std::to_string(k) +
-                    R"(","type":"function_call","status":"completed","arguments":"{}",)"
-                    R"("call_id":"call_)" +
-                    std::to_string(k) + R"(","name":"noop"})"
-              : R"({"id":"msg_4","type":"message","status":"completed","role":"assistant",)"
-                R"("content":[{"type":"output_text","text":"done"}]})";
-    r.body = R"({"id":"resp_)" + std::to_string(k) +
-             R"(","object":"response","status":"completed","model":"gpt-6.2-sol","output":[)" +
-             output + R"(],"usage":{"input_tokens":1,"output_tokens":1}})";
-    script.push_back(r);
-  }
-  testing::ScriptedServer server(script);
-  auto model = catalog::Catalog::builtin().resolve("openai/gpt-6.2-sol");
-  REQUIRE(model);
-  model->base_url = server.base_url();
+  testing::ScriptedServer server(noop_turns(3));
   RuntimeConfig rt;
-  rt.model.descriptor = *model;
-  providers::ProviderOptions wires;
-  wires.http = std::make_shared<http::HttpClient>();
-  wires.credentials.environment = providers::fixed_environment({{"OPENAI_API_KEY", "test-key"}});
-  providers::register_defaults(rt.providers, wires);
   auto calls = std::make_shared<int>(0);
   rt.extensions.middleware.push_back([calls](ModelCall next) -> ModelCall {
     return [calls, next](const Request& req, const StreamOptions& opts, const EventCallback& emit,
@@ -525,17 +517,8 @@ TEST_CASE(
       return next(copy, opts, emit, stop);
     };
   });
-  ToolDefinition noop;
-  noop.name = "noop";
-  noop.description = "does nothing";
-  noop.handler = [](const json::Value&, const ToolContext&) {
-    return ToolResult::text_result("ok");
-  };
-  AgentDefinition def;
-  def.tools.direct.push_back(noop);
-  auto agent = make_agent(def, rt);
-  REQUIRE(agent);
-  auto result = agent->run("go");
+  Agent agent = noop_agent(server, std::move(rt));
+  auto result = agent.run("go");
   REQUIRE(result);
   REQUIRE(result->turn_count == 4);
   CHECK(server.last_request().body.find("call 4") != std::string::npos);
