@@ -372,6 +372,7 @@ int main(int argc, char** argv) {
     });
     const int threads_before = threads_now();
     const auto opened_before = b.http->stats().connections_opened;
+    const long long server_us0 = stat_of(control(b.base, "GET", "/stats"), "cpu_us");
     const double c0 = cpu_ms();
     const auto t0 = std::chrono::steady_clock::now();
     std::vector<std::thread> runners;
@@ -392,16 +393,19 @@ int main(int argc, char** argv) {
     sampling = false;
     sampler.join();
     const auto opened = b.http->stats().connections_opened - opened_before;
+    // The server shares the machine's cores: its CPU is part of what the wall time had to fit in.
+    const double server_s =
+        (stat_of(control(b.base, "GET", "/stats"), "cpu_us") - server_us0) / 1e6;
     const double ideal = per_session * delay_ms / 1e3;
     std::printf(
         "\n%d sessions x %d turns, %d ms model   ours: wall %.2f s (%.2fx ideal %.2f s), %.0f "
         "turns/s, CPU %.2f s, peak RSS %.1f MiB,\n"
         "                                       %d threads at peak (%d besides the runners' own), "
-        "%lld connections opened, %d failed\n",
+        "%lld connections opened, %d failed; the server's CPU %.2f s\n",
         sessions, per_session, delay_ms, wall_s, wall_s / ideal, ideal,
         sessions * per_session / wall_s, cpu_s, peak_rss_kb() / 1024.0, peak_threads.load(),
         peak_threads.load() - threads_before - sessions, static_cast<long long>(opened),
-        failed.load());
+        failed.load(), server_s);
     if (have_peer) {
       control(b.base, "POST", "/reset");
       const std::string j = peer({b.base, "concurrent", std::to_string(sessions),

@@ -9,7 +9,8 @@
 //     answer;
 //   - "delay=M": the reply starts M ms after the request arrived (a model's latency), timed by
 //     epoll_wait's timeout, never by sleeping;
-// GET /stats answers {"connections":..,"requests":..,"first_request_ns":..} (CLOCK_MONOTONIC), and
+// GET /stats answers {"connections":..,"requests":..,"first_request_ns":..,"cpu_us":..}
+// (first_request_ns on CLOCK_MONOTONIC; cpu_us the server's own CPU time so far), and
 // POST /reset zeroes them. Responses use Content-Length and keep the connection open.
 //
 // Thread safety: one thread owns everything; the parent talks to it over HTTP only.
@@ -21,6 +22,7 @@
 #include <netinet/tcp.h>
 #include <signal.h>
 #include <sys/prctl.h>
+#include <sys/resource.h>
 #include <sys/epoll.h>
 #include <sys/socket.h>
 #include <sys/wait.h>
@@ -45,9 +47,22 @@ inline std::int64_t monotonic_ns() {
   return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
+// Where `needle` occurs last in `body` (npos when nowhere). memmem scans forward at memchr speed;
+// string_view::rfind compares byte by byte, which made the server's own work rival the client's.
+inline std::size_t last_of(std::string_view body, std::string_view needle) {
+  std::size_t last = std::string_view::npos;
+  for (std::size_t at = 0; at + needle.size() <= body.size();) {
+    const void* hit = memmem(body.data() + at, body.size() - at, needle.data(), needle.size());
+    if (!hit) break;
+    last = static_cast<std::size_t>(static_cast<const char*>(hit) - body.data());
+    at = last + needle.size();
+  }
+  return last;
+}
+
 // The number after the last `key` of the body.
 inline int number_after(std::string_view body, std::string_view key, int fallback) {
-  const auto at = body.rfind(key);
+  const auto at = last_of(body, key);
   if (at == std::string_view::npos) return fallback;
   int n = 0;
   for (std::size_t i = at + key.size(); i < body.size() && body[i] >= '0' && body[i] <= '9'; ++i)
@@ -57,9 +72,11 @@ inline int number_after(std::string_view body, std::string_view key, int fallbac
 
 inline std::size_t count_of(std::string_view body, std::string_view needle) {
   std::size_t n = 0;
-  for (auto at = body.find(needle); at != std::string_view::npos;
-       at = body.find(needle, at + needle.size()))
-    ++n;
+  for (std::size_t at = 0; at + needle.size() <= body.size(); ++n) {
+    const void* hit = memmem(body.data() + at, body.size() - at, needle.data(), needle.size());
+    if (!hit) return n;
+    at = static_cast<std::size_t>(static_cast<const char*>(hit) - body.data()) + needle.size();
+  }
   return n;
 }
 
@@ -203,6 +220,7 @@ class FakeResponsesServer {
       // The server dies with the benchmark, whatever way it exits, and never holds its output
       // (a pipe the caller reads to the end would otherwise stay open).
       prctl(PR_SET_PDEATHSIG, SIGKILL);
+      prctl(PR_SET_NAME, "e2e-server");  // told apart from the client in a profile
       if (getppid() != parent) _exit(0);
       const int null = open("/dev/null", O_WRONLY);
       dup2(null, STDOUT_FILENO);
@@ -226,14 +244,19 @@ class FakeResponsesServer {
   }
 
  private:
+  // A connection's output: the bytes of one cached answer, sent from the cache in place, or bytes
+  // of its own (control answers, and an answer queued behind another: our clients never pipeline,
+  // so that stays rare).
   struct Conn {
     std::string in;
-    std::string out;
+    const std::string* sending = nullptr;  // a cached answer, or &own
+    std::string own;
     std::size_t sent = 0;
+    bool want_out = false;  // EPOLLOUT is registered
   };
   struct Pending {
     int fd;
-    std::string bytes;
+    const std::string* bytes;  // a cached answer (the caches never drop one)
   };
 
   static void set_nonblocking(int fd) { fcntl(fd, F_SETFL, fcntl(fd, F_GETFL) | O_NONBLOCK); }
@@ -278,12 +301,9 @@ class FakeResponsesServer {
       }
       const std::int64_t now = monotonic_ns();
       while (!timers_.empty() && timers_.begin()->first <= now) {
-        Pending p = std::move(timers_.begin()->second);
+        const Pending p = timers_.begin()->second;
         timers_.erase(timers_.begin());
-        if (conns_.count(p.fd)) {
-          conns_[p.fd].out += p.bytes;
-          flush(p.fd);
-        }
+        if (conns_.count(p.fd)) send_cached(p.fd, *p.bytes);
       }
     }
   }
@@ -309,88 +329,130 @@ class FakeResponsesServer {
     conns_.erase(fd);
   }
 
+  // The value of the Content-Length header in `head` (0 when absent).
+  static std::size_t content_length(std::string_view head) {
+    for (std::size_t at = 0; at < head.size();) {
+      auto eol = head.find("\r\n", at);
+      if (eol == std::string_view::npos) eol = head.size();
+      const std::string_view line = head.substr(at, eol - at);
+      if (line.size() > 15 && strncasecmp(line.data(), "content-length:", 15) == 0)
+        return std::strtoul(std::string(line.substr(15)).c_str(), nullptr, 10);
+      at = eol + 2;
+    }
+    return 0;
+  }
+
   void read_from(int fd) {
-    char buf[65536];
-    for (;;) {
-      const ssize_t n = read(fd, buf, sizeof buf);
-      if (n > 0) {
-        conns_[fd].in.append(buf, static_cast<std::size_t>(n));
-        continue;
-      }
+    Conn& c = conns_[fd];
+    for (;;) {  // straight into the connection's buffer
+      const std::size_t had = c.in.size();
+      c.in.resize(had + 65536);
+      const ssize_t n = read(fd, c.in.data() + had, 65536);
+      c.in.resize(had + static_cast<std::size_t>(n > 0 ? n : 0));
+      if (n > 0) continue;
       if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) {
         drop(fd);
         return;
       }
       break;
     }
-    Conn& c = conns_[fd];
+    std::size_t used = 0;
     for (;;) {
-      const auto head_end = c.in.find("\r\n\r\n");
-      if (head_end == std::string::npos) return;
-      std::string head = c.in.substr(0, head_end);
-      std::size_t length = 0;
-      for (std::size_t at = 0; at < head.size();) {
-        auto eol = head.find("\r\n", at);
-        if (eol == std::string::npos) eol = head.size();
-        std::string line = head.substr(at, eol - at);
-        if (line.size() > 15 && strncasecmp(line.c_str(), "content-length:", 15) == 0)
-          length = std::strtoul(line.c_str() + 15, nullptr, 10);
-        at = eol + 2;
-      }
-      if (c.in.size() < head_end + 4 + length) return;
-      std::string body = c.in.substr(head_end + 4, length);
-      c.in.erase(0, head_end + 4 + length);
-      answer(fd, head, body);
+      const std::string_view rest = std::string_view(c.in).substr(used);
+      const auto head_end = rest.find("\r\n\r\n");
+      if (head_end == std::string_view::npos) break;
+      const std::string_view head = rest.substr(0, head_end);
+      const std::size_t length = content_length(head);
+      if (rest.size() < head_end + 4 + length) break;
+      answer(fd, head, rest.substr(head_end + 4, length));
+      if (!conns_.count(fd)) return;
+      used += head_end + 4 + length;
     }
+    c.in.erase(0, used);
   }
 
-  void answer(int fd, const std::string& head, const std::string& body) {
+  void answer(int fd, std::string_view head, std::string_view body) {
     if (head.rfind("GET /stats", 0) == 0) {
+      rusage u{};
+      getrusage(RUSAGE_SELF, &u);
+      const std::int64_t cpu_us = (u.ru_utime.tv_sec + u.ru_stime.tv_sec) * 1'000'000LL +
+                                  u.ru_utime.tv_usec + u.ru_stime.tv_usec;
       const std::string json = R"({"connections":)" + std::to_string(connections_) +
                                R"(,"requests":)" + std::to_string(requests_) +
-                               R"(,"first_request_ns":)" + std::to_string(first_request_ns_) + "}";
-      respond(fd, "application/json", json, 0);
+                               R"(,"first_request_ns":)" + std::to_string(first_request_ns_) +
+                               R"(,"cpu_us":)" + std::to_string(cpu_us) + "}";
+      send_own(fd, http_response("application/json", json));
       return;
     }
     if (head.rfind("POST /reset", 0) == 0) {
       connections_ = 1;  // this one
       requests_ = 0;
       first_request_ns_ = 0;
-      respond(fd, "application/json", "{}", 0);
+      send_own(fd, http_response("application/json", "{}"));
       return;
     }
     if (requests_++ == 0) first_request_ns_ = monotonic_ns();
     const int turns = number_after(body, "turns=", 2);
     const int delay = number_after(body, "delay=", 0);
-    const auto prompt = body.rfind("turns=");
+    const auto prompt = last_of(body, "turns=");
     const std::size_t done =
-        count_of(std::string_view(body).substr(prompt == std::string::npos ? 0 : prompt),
+        count_of(body.substr(prompt == std::string_view::npos ? 0 : prompt),
                  "function_call_output");
     const bool call = static_cast<int>(done) + 1 < turns;
-    // Built once per call number: the server's own work stays small beside the client's.
+    // Built once per call number, head and all: the server's own work stays small beside the
+    // client's, and every client gets the same bytes.
     auto& cache = call ? tool_calls_ : texts_;
     auto it = cache.find(done);
-    if (it == cache.end())
-      it = cache.emplace(done, call ? tool_call_stream(done) : text_stream(done)).first;
-    respond(fd, "text/event-stream", it->second, delay);
-  }
-
-  void respond(int fd, const char* type, const std::string& body, int delay_ms) {
-    std::string bytes = "HTTP/1.1 200 OK\r\ncontent-type: " + std::string(type) +
-                        "\r\ncontent-length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
-    if (delay_ms > 0) {
-      timers_.emplace(monotonic_ns() + static_cast<std::int64_t>(delay_ms) * 1'000'000,
-                      Pending{fd, std::move(bytes)});
+    if (it == cache.end()) {
+      it = cache
+               .emplace(done, http_response("text/event-stream",
+                                            call ? tool_call_stream(done) : text_stream(done)))
+               .first;
+    }
+    if (delay > 0) {
+      timers_.emplace(monotonic_ns() + static_cast<std::int64_t>(delay) * 1'000'000,
+                      Pending{fd, &it->second});
       return;
     }
-    conns_[fd].out += bytes;
+    send_cached(fd, it->second);
+  }
+
+  static std::string http_response(const char* type, const std::string& body) {
+    return "HTTP/1.1 200 OK\r\ncontent-type: " + std::string(type) +
+           "\r\ncontent-length: " + std::to_string(body.size()) + "\r\n\r\n" + body;
+  }
+
+  // Queues a cached answer: sent from the cache in place (a cached answer outlives every
+  // connection) unless something is queued already.
+  void send_cached(int fd, const std::string& bytes) {
+    Conn& c = conns_[fd];
+    if (c.sending) {
+      own_the_rest(c);
+      c.own += bytes;
+    } else {
+      c.sending = &bytes;
+    }
     flush(fd);
+  }
+
+  void send_own(int fd, std::string bytes) {
+    Conn& c = conns_[fd];
+    own_the_rest(c);
+    c.own += bytes;
+    flush(fd);
+  }
+
+  static void own_the_rest(Conn& c) {
+    if (c.sending == &c.own) return;
+    if (c.sending) c.own.assign(c.sending->data() + c.sent, c.sending->size() - c.sent);
+    c.sending = &c.own;
+    c.sent = 0;
   }
 
   void flush(int fd) {
     Conn& c = conns_[fd];
-    while (c.sent < c.out.size()) {
-      const ssize_t n = write(fd, c.out.data() + c.sent, c.out.size() - c.sent);
+    while (c.sending && c.sent < c.sending->size()) {
+      const ssize_t n = write(fd, c.sending->data() + c.sent, c.sending->size() - c.sent);
       if (n < 0) {
         if (errno == EAGAIN || errno == EWOULDBLOCK) break;
         drop(fd);
@@ -398,15 +460,17 @@ class FakeResponsesServer {
       }
       c.sent += static_cast<std::size_t>(n);
     }
+    const bool done = !c.sending || c.sent == c.sending->size();
+    if (done) {
+      c.sending = nullptr;
+      c.own.clear();
+      c.sent = 0;
+    }
+    if (done == !c.want_out) return;  // the registration is already right
+    c.want_out = !done;
     epoll_event ev{};
     ev.data.fd = fd;
-    if (c.sent == c.out.size()) {
-      c.out.clear();
-      c.sent = 0;
-      ev.events = EPOLLIN;
-    } else {
-      ev.events = EPOLLIN | EPOLLOUT;
-    }
+    ev.events = done ? EPOLLIN : (EPOLLIN | EPOLLOUT);
     epoll_ctl(ep_, EPOLL_CTL_MOD, fd, &ev);
   }
 
