@@ -20,6 +20,9 @@ using detail::ParserLimits;
 
 constexpr std::size_t read_buffer_bytes = 16 * 1024;
 constexpr std::size_t head_buffer_bytes = 2 * 1024;
+// A chunk at least this large (or the rest of the caller's buffer) is read straight into the
+// caller's buffer; smaller ones go through the read buffer.
+constexpr std::uint64_t kStraightChunkBytes = 4 * 1024;
 using ReadBuffer = std::array<char, read_buffer_bytes>;
 
 // Prefixes an error's message with what the client was doing, keeping code and detail.
@@ -59,6 +62,7 @@ class ConnectionBody final : public BodyReader {
         release();
         return std::size_t{0};
       }
+      if (reads_straight(buffer.size())) return read_straight(buffer);
       if (auto r = fill(); !r) return std::move(r).error();
     }
     const std::size_t n = std::min(buffer.size(), pending_.size() - offset_);
@@ -73,11 +77,34 @@ class ConnectionBody final : public BodyReader {
   const Headers& trailers() const override { return parser_.trailers(); }
 
  private:
-  // Reads once from the connection and decodes what arrived into pending_.
-  Result<void> fill() {
-    if (!stream_) return fail(Errc::closed, "the connection of this response is already closed");
-    if (!buffer_) buffer_.reset(new ReadBuffer);  // default-initialised: not zeroed
-    auto n = stream_->read_some(*buffer_, IoDeadline::after(idle_timeout_, stop_));
+  // Whether the next bytes go straight from the connection into the caller's buffer: body bytes
+  // with nothing to decode (a Content-Length or read-until-close body, or a large chunk's data).
+  // They skip the read buffer and pending_, two copies of every byte. A small chunk is read
+  // through the buffer instead, which takes many chunks in one read.
+  bool reads_straight(std::size_t wanted) const {
+    const std::uint64_t raw = parser_.raw_body_remaining();
+    if (raw == 0 || wanted == 0 || !stream_) return false;
+    return parser_.framing() != detail::BodyFraming::chunked ||
+           raw >= std::min<std::uint64_t>(wanted, kStraightChunkBytes);
+  }
+
+  Result<std::size_t> read_straight(std::span<char> buffer) {
+    const auto limit = static_cast<std::size_t>(
+        std::min<std::uint64_t>(buffer.size(), parser_.raw_body_remaining()));
+    auto n = read_stream(buffer.first(limit));
+    if (!n) return std::move(n).error();
+    if (*n == 0) {  // the peer closed: the end of a read-until-close body, or a truncation
+      if (auto f = parser_.finish(); !f) return annotate(std::move(f).error(), "reading the response body from " + origin_);
+      return std::size_t{0};
+    }
+    parser_.consume_raw_body(*n);
+    if (parser_.complete()) release();
+    return *n;
+  }
+
+  // Reads once from the connection; 0 when the peer closed it (the stream is then dropped).
+  Result<std::size_t> read_stream(std::span<char> into) {
+    auto n = stream_->read_some(into, IoDeadline::after(idle_timeout_, stop_));
     if (!n) {
       stream_.reset();
       Error e = std::move(n).error();
@@ -87,8 +114,17 @@ class ConnectionBody final : public BodyReader {
       }
       return annotate(std::move(e), "reading the response body from " + origin_);
     }
+    if (*n == 0) stream_.reset();
+    return *n;
+  }
+
+  // Reads once from the connection and decodes what arrived into pending_.
+  Result<void> fill() {
+    if (!stream_) return fail(Errc::closed, "the connection of this response is already closed");
+    if (!buffer_) buffer_.reset(new ReadBuffer);  // default-initialised: not zeroed
+    auto n = read_stream(*buffer_);
+    if (!n) return std::move(n).error();
     if (*n == 0) {
-      stream_.reset();
       if (auto f = parser_.finish(); !f) return annotate(std::move(f).error(), "reading the response body from " + origin_);
       return {};
     }

@@ -112,6 +112,20 @@ Result<std::size_t> MessageParser::feed(std::string_view input, std::string& bod
   return pos;
 }
 
+std::uint64_t MessageParser::raw_body_remaining() const noexcept {
+  if (state_ == State::length_body || state_ == State::chunk_data) return remaining_;
+  if (state_ == State::until_close) return UINT64_MAX;
+  return 0;
+}
+
+void MessageParser::consume_raw_body(std::size_t n) noexcept {
+  consumed_ += n;
+  body_bytes_ += n;
+  if (state_ == State::until_close) return;
+  remaining_ -= n;
+  if (remaining_ == 0) state_ = state_ == State::length_body ? State::done : State::chunk_end;
+}
+
 Result<void> MessageParser::on_line(std::string_view line) {
   const bool in_head = state_ == State::start_line || state_ == State::headers;
   if (in_head || state_ == State::trailers) {

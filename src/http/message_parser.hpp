@@ -35,6 +35,14 @@ class MessageParser {
   // were consumed: fewer than given only once the message is complete (the rest belongs to
   // whatever follows on the connection). After an error the parser stays failed.
   Result<std::size_t> feed(std::string_view input, std::string& body);
+  // Body bytes a reader may take straight from the connection into its own buffer, with nothing
+  // to decode: the rest of a Content-Length body or of the current chunk, or any amount of a
+  // read-until-close body (UINT64_MAX); 0 in every other state. Reading no more than this never
+  // reads past the message.
+  std::uint64_t raw_body_remaining() const noexcept;
+  // Counts `n` such bytes (at most raw_body_remaining()) as consumed and decoded, as feed() would
+  // have: the reader already holds them.
+  void consume_raw_body(std::size_t n) noexcept;
   // The peer closed the connection: completes a read-until-close body; anywhere else it is a
   // truncated message (Errc::protocol_error).
   Result<void> finish();

@@ -11,6 +11,7 @@
 
 #include <atomic>
 #include <chrono>
+#include <cstdio>
 #include <fstream>
 #include <mutex>
 #include <thread>
@@ -21,6 +22,7 @@
 #include "agentkit/http/client.hpp"
 #include "agentkit/http/server.hpp"
 #include "http_test_support.hpp"
+#include "support/alloc/alloc_counter.hpp"
 #include "support/catch.hpp"
 #include "support/fixtures.hpp"
 
@@ -236,6 +238,79 @@ TEST_CASE("a chunked body and its trailers arrive through the network, also one 
   REQUIRE(r);
   CHECK(r->read_all().value() == "Wikipedia in \r\n\r\nchunks.");
   CHECK(r->trailers().get("t") == "1");
+}
+
+// The body bytes of a Content-Length (or read-until-close) response need no decoding, so they go
+// from the socket straight into the reader's buffer: no read buffer, no pending copy.
+TEST_CASE("a content length body is read straight into the callers buffer without an allocation") {
+  const std::string body(64 * 1024, 'b');
+  RawServer server([&](int fd, agentkit::stop_token stop) {
+    while (!agentkit::testing::read_head(fd, stop).empty()) {
+      agentkit::testing::write_all(fd, "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n");
+      agentkit::testing::write_all(fd, body);
+    }
+  });
+  HttpClient client(test_options());
+  for (int i = 0; i < 2; ++i) {
+    auto resp = client.send({.url = server.base_url() + "/"});
+    REQUIRE(resp);
+    std::string got;
+    got.reserve(body.size());
+    std::vector<char> buf(16 * 1024);
+    std::size_t allocations = 0;
+    for (;;) {
+      agentkit::Result<std::size_t> n = std::size_t{0};
+      {
+        agentkit::testing::AllocCounter counter;
+        n = resp->read_some(buf);
+        allocations += counter.stats().count;
+      }
+      REQUIRE(n);
+      if (*n == 0) break;
+      got.append(buf.data(), *n);
+    }
+    CHECK(got == body);
+    // The first body's end grows the pool's idle list once; after that, nothing. Before: a read
+    // buffer and the pending copy's growth for every response.
+    CHECK(allocations <= (i == 0 ? 1u : 0u));
+  }
+  CHECK(client.stats().connections_opened == 1);  // the straight reads stopped at the message end
+}
+
+TEST_CASE("straight reads stop at the end of a chunk and of a content length body") {
+  const std::string a(100'000, 'a');
+  const std::string z(9'000, 'z');
+  RawServer server([&](int fd, agentkit::stop_token stop) {
+    for (;;) {
+      const std::string head = agentkit::testing::read_head(fd, stop);
+      if (head.rfind("GET /chunked", 0) == 0) {
+        char size_a[16];
+        char size_z[16];
+        std::snprintf(size_a, sizeof size_a, "%zx", a.size());
+        std::snprintf(size_z, sizeof size_z, "%zx", z.size());
+        agentkit::testing::write_all(fd, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" +
+                                             std::string(size_a) + "\r\n" + a + "\r\n3\r\nxyz\r\n" +
+                                             std::string(size_z) + "\r\n" + z + "\r\n0\r\nT: end\r\n\r\n");
+      } else if (head.rfind("GET /extra", 0) == 0) {  // bytes the server should never have sent
+        agentkit::testing::write_all(fd, "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(a.size()) +
+                                             "\r\n\r\n" + a + "EXTRA");
+      } else {
+        break;
+      }
+    }
+    agentkit::testing::write_all(fd, "HTTP/1.1 200 OK\r\nConnection: close\r\n\r\n" + a + z);
+  });
+  HttpClient client(test_options());
+  auto chunked = client.send({.url = server.base_url() + "/chunked"});
+  REQUIRE(chunked);
+  CHECK(chunked->read_all().value() == a + "xyz" + z);
+  CHECK(chunked->trailers().get("t") == "end");
+  auto extra = client.send({.url = server.base_url() + "/extra"});
+  REQUIRE(extra);
+  CHECK(extra->read_all().value() == a);
+  auto until_close = client.send({.url = server.base_url() + "/close"});
+  REQUIRE(until_close);
+  CHECK(until_close->read_all().value() == a + z);
 }
 
 TEST_CASE("a streamed body can be pulled piece by piece as it arrives") {
