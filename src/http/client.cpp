@@ -94,7 +94,8 @@ class ConnectionBody final : public BodyReader {
     auto n = read_stream(buffer.first(limit));
     if (!n) return std::move(n).error();
     if (*n == 0) {  // the peer closed: the end of a read-until-close body, or a truncation
-      if (auto f = parser_.finish(); !f) return annotate(std::move(f).error(), "reading the response body from " + origin_);
+      if (auto f = parser_.finish(); !f)
+        return annotate(std::move(f).error(), "reading the response body from " + origin_);
       return std::size_t{0};
     }
     parser_.consume_raw_body(*n);

@@ -395,9 +395,8 @@ class FakeResponsesServer {
     const int turns = number_after(body, "turns=", 2);
     const int delay = number_after(body, "delay=", 0);
     const auto prompt = last_of(body, "turns=");
-    const std::size_t done =
-        count_of(body.substr(prompt == std::string_view::npos ? 0 : prompt),
-                 "function_call_output");
+    const std::size_t done = count_of(body.substr(prompt == std::string_view::npos ? 0 : prompt),
+                                      "function_call_output");
     const bool call = static_cast<int>(done) + 1 < turns;
     // Built once per call number, head and all: the server's own work stays small beside the
     // client's, and every client gets the same bytes.

@@ -246,7 +246,8 @@ TEST_CASE("a content length body is read straight into the callers buffer withou
   const std::string body(64 * 1024, 'b');
   RawServer server([&](int fd, agentkit::stop_token stop) {
     while (!agentkit::testing::read_head(fd, stop).empty()) {
-      agentkit::testing::write_all(fd, "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n");
+      agentkit::testing::write_all(
+          fd, "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(body.size()) + "\r\n\r\n");
       agentkit::testing::write_all(fd, body);
     }
   });
@@ -290,10 +291,11 @@ TEST_CASE("straight reads stop at the end of a chunk and of a content length bod
         std::snprintf(size_z, sizeof size_z, "%zx", z.size());
         agentkit::testing::write_all(fd, "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" +
                                              std::string(size_a) + "\r\n" + a + "\r\n3\r\nxyz\r\n" +
-                                             std::string(size_z) + "\r\n" + z + "\r\n0\r\nT: end\r\n\r\n");
+                                             std::string(size_z) + "\r\n" + z +
+                                             "\r\n0\r\nT: end\r\n\r\n");
       } else if (head.rfind("GET /extra", 0) == 0) {  // bytes the server should never have sent
-        agentkit::testing::write_all(fd, "HTTP/1.1 200 OK\r\nContent-Length: " + std::to_string(a.size()) +
-                                             "\r\n\r\n" + a + "EXTRA");
+        agentkit::testing::write_all(fd, "HTTP/1.1 200 OK\r\nContent-Length: " +
+                                             std::to_string(a.size()) + "\r\n\r\n" + a + "EXTRA");
       } else {
         break;
       }
