@@ -1,5 +1,9 @@
 #include "repair_resume.hpp"
 
+#include <algorithm>
+#include <utility>
+#include <vector>
+
 namespace agentkit::providers::detail {
 
 bool RepairResume::Point::same_target(const Model& model) const {
@@ -29,10 +33,11 @@ TranscriptView RepairResume::repair(const Request& request) {
   std::lock_guard lock(mu_);
   auto it = points_.find(request.session_id);
   if (it == points_.end()) {
-    if (points_.size() >= kMaxSessions) points_.clear();
+    if (points_.size() >= kMaxSessions) drop_least_used();
     it = points_.emplace(request.session_id, Point{}).first;
   }
   Point& point = it->second;
+  point.used = ++clock_;
   point.serial = request.history_serial;
   point.clean = clean_end;
   if (!point.same_target(target)) {  // assigned only when it changes: no allocation per request
@@ -42,6 +47,18 @@ TranscriptView RepairResume::repair(const Request& request) {
     point.images = target.image_input;
   }
   return view;
+}
+
+void RepairResume::drop_least_used() {
+  std::vector<std::pair<std::uint64_t, Points::iterator>> by_use;
+  by_use.reserve(points_.size());
+  for (auto it = points_.begin(); it != points_.end(); ++it)
+    by_use.emplace_back(it->second.used, it);
+  const std::size_t drop = std::min(by_use.size(), by_use.size() / 4 + 1);
+  const auto quarter = by_use.begin() + static_cast<std::ptrdiff_t>(drop);
+  std::nth_element(by_use.begin(), quarter, by_use.end(),
+                   [](const auto& a, const auto& b) { return a.first < b.first; });
+  for (auto at = by_use.begin(); at != quarter; ++at) points_.erase(at->second);
 }
 
 }  // namespace agentkit::providers::detail

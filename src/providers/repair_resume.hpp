@@ -35,8 +35,9 @@ struct TranscriptViewAccess {
 
 class RepairResume {
  public:
-  // Sessions remembered; past it the table is cleared (a session then repairs once from 0).
-  static constexpr std::size_t kMaxSessions = 256;
+  // Sessions remembered (a point is about 150 bytes); past it the least recently used quarter is
+  // dropped (such a session then repairs once from 0).
+  static constexpr std::size_t kMaxSessions = 16 * 1024;
 
   explicit RepairResume(bool enabled = true) : enabled_(enabled) {}
 
@@ -53,12 +54,18 @@ class RepairResume {
     std::string id;
     bool images = false;
     std::size_t clean = 0;
+    std::uint64_t used = 0;  // the table's clock at its last use
     bool same_target(const Model& model) const;
   };
+  using Points = std::map<std::string, Point, std::less<>>;
+
+  // Makes room for one more point: drops the least recently used quarter. Called with mu_ held.
+  void drop_least_used();
 
   bool enabled_;
   std::mutex mu_;
-  std::map<std::string, Point, std::less<>> points_;
+  Points points_;
+  std::uint64_t clock_ = 0;
 };
 
 }  // namespace agentkit::providers::detail

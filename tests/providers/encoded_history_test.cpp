@@ -434,6 +434,77 @@ namespace {
 
 // Responses replies for an agent over loopback HTTP: `calls` turns that call the no-op tool, then
 // an answer.
+// A short session whose first message is `text_bytes` long: its kept encoding is about that size.
+std::vector<Message> sized_history(const Model& model, std::size_t text_bytes) {
+  AssistantMessage a;
+  a.provider = model.vendor;
+  a.api = model.api;
+  a.model = model.id;
+  a.stop_reason = StopReason::stop;
+  a.content.push_back(TextBlock{"ok"});
+  return {UserMessage{{TextBlock{std::string(text_bytes, 'q')}}}, std::move(a),
+          UserMessage{{TextBlock{"next"}}}};
+}
+
+// Whether a request of `session` reused kept messages (true) or encoded all afresh.
+bool reuses(const WireClient& client, const Request& r) {
+  const std::int64_t before = client.meter()->stats(r.session_id).messages_reused;
+  body_of(client, r);
+  return client.meter()->stats(r.session_id).messages_reused > before;
+}
+
+TEST_CASE("more sessions than the old cap of 256 all keep their encoded history, on every wire") {
+  // The table was cleared at 256 sessions, so 1,000 sessions taking turns re-encoded every
+  // request. Now only a byte budget bounds it.
+  const std::vector<ToolSpec> tools = tool_set();
+  for (const WireCase& w : wires()) {
+    INFO(w.name);
+    auto client = w.make(WireOptions{});
+    auto model = row(w);
+    const std::vector<Message> h = sized_history(*model, 100);
+    constexpr int kSessions = 400;
+    for (int s = 0; s < kSessions; ++s)
+      body_of(*client, request_for(model, h, tools, "s-" + std::to_string(s)));
+    int reused = 0;
+    for (int s = 0; s < kSessions; ++s)
+      reused += reuses(*client, request_for(model, h, tools, "s-" + std::to_string(s))) ? 1 : 0;
+    CHECK(reused == kSessions);
+  }
+}
+
+TEST_CASE(
+    "past its byte budget a client drops the least recently used sessions' encoding, never the one "
+    "it just encoded") {
+  // Entries of about 11 KB under a 50 KB budget: four fit. A fifth drops the least recently used
+  // until a quarter of the budget is free: two of them.
+  const std::vector<ToolSpec> tools = tool_set();
+  for (const WireCase& w : wires()) {
+    INFO(w.name);
+    WireOptions o;
+    o.caching.encoded_history_bytes = 50'000;
+    auto client = w.make(o);
+    auto model = row(w);
+    const std::vector<Message> h = sized_history(*model, 10'500);
+    auto request = [&](const char* session) { return request_for(model, h, tools, session); };
+    for (const char* s : {"a", "b", "c", "d"}) body_of(*client, request(s));
+    CHECK(reuses(*client, request("a")));  // a is now the most recently used
+    body_of(*client, request("e"));        // over the budget: b and c go
+    CHECK(reuses(*client, request("a")));
+    CHECK(reuses(*client, request("d")));
+    CHECK(reuses(*client, request("e")));
+    CHECK_FALSE(reuses(*client, request("b")));
+    CHECK_FALSE(reuses(*client, request("c")));
+
+    WireOptions tiny;
+    tiny.caching.encoded_history_bytes = 1;  // less than any one session
+    auto small = w.make(tiny);
+    body_of(*small, request("a"));
+    CHECK(reuses(*small, request("a")));  // the session just encoded stays, over the budget alone
+    body_of(*small, request("b"));
+    CHECK_FALSE(reuses(*small, request("a")));
+  }
+}
+
 std::vector<testing::ScriptedResponse> noop_turns(int calls) {
   std::vector<testing::ScriptedResponse> script;
   for (int k = 1; k <= calls + 1; ++k) {

@@ -414,3 +414,32 @@ TEST_CASE(
   CHECK(same_view(view, repair_for_send(shorter, own)));
   CHECK(view.report().synthetic_results == 1);
 }
+
+TEST_CASE(
+    "a full clean point table drops its least recently used sessions, not a session still in use") {
+  // The table was cleared whole at 256 sessions; now it keeps kMaxSessions and, when full, drops
+  // the least recently used quarter.
+  const Model own = target();
+  auto model = std::make_shared<const Model>(own);
+  std::vector<Message> history = {user_text("q"), from(own, {TextBlock{"a"}}), user_text("next")};
+  auto request = [&](const std::string& session) {
+    Request r;
+    r.model = model;
+    r.messages = history;
+    r.session_id = session;
+    r.history_serial = 3;
+    return r;
+  };
+  providers::detail::RepairResume resume;
+  resume.repair(request("old"));
+  resume.repair(request("kept"));
+  const std::size_t n = providers::detail::RepairResume::kMaxSessions;
+  for (std::size_t s = 0; s < n; ++s) {
+    resume.repair(request("s-" + std::to_string(s)));
+    if (s % 1000 == 0) resume.repair(request("kept"));  // in use all along
+  }
+  history[0] = UserMessage{};  // a rule would now drop it: seen only by a repair from the start
+  history.push_back(from(own, {TextBlock{"fine"}}));
+  CHECK(resume.repair(request("kept")).report().dropped_empty_messages == 0);  // resumed
+  CHECK(resume.repair(request("old")).report().dropped_empty_messages == 1);   // from 0
+}

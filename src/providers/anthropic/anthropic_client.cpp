@@ -27,7 +27,7 @@ class AnthropicClient final : public WireClientBase {
  public:
   AnthropicClient(const WireOptions& options, std::shared_ptr<const RequestPipeline> pipeline)
       : WireClientBase(catalog::kAnthropicMessages, options, std::move(pipeline)),
-        history_(options.caching.reuse_encoded_history) {}
+        history_(options.caching.reuse_encoded_history, options.caching.encoded_history_bytes) {}
 
  protected:
   Result<PreparedCall> encode(const Request& request, std::span<const Message> view,

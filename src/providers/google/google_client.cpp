@@ -32,7 +32,7 @@ class GoogleClient final : public WireClientBase {
         creator_(directory
                      ? std::make_unique<CacheCreator>(directory, pipeline, google.cached_content)
                      : nullptr),
-        history_(options.caching.reuse_encoded_history) {}
+        history_(options.caching.reuse_encoded_history, options.caching.encoded_history_bytes) {}
 
  protected:
   Result<PreparedCall> encode(const Request& request, std::span<const Message> view,

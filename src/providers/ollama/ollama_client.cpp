@@ -18,7 +18,7 @@ class OllamaClient final : public WireClientBase {
                std::shared_ptr<const RequestPipeline> pipeline)
       : WireClientBase(catalog::kOllamaChat, options, std::move(pipeline)),
         ollama_(ollama),
-        history_(options.caching.reuse_encoded_history) {}
+        history_(options.caching.reuse_encoded_history, options.caching.encoded_history_bytes) {}
 
  protected:
   Result<PreparedCall> encode(const Request& request, std::span<const Message> view,

@@ -54,7 +54,7 @@ class CompletionsClient final : public WireClientBase {
  public:
   CompletionsClient(const WireOptions& options, std::shared_ptr<const RequestPipeline> pipeline)
       : WireClientBase(catalog::kOpenAiCompletions, options, std::move(pipeline)),
-        history_(options.caching.reuse_encoded_history) {}
+        history_(options.caching.reuse_encoded_history, options.caching.encoded_history_bytes) {}
 
  protected:
   Result<PreparedCall> encode(const Request& request, std::span<const Message> view,

@@ -41,7 +41,7 @@ class ResponsesClient final : public WireClientBase {
  public:
   ResponsesClient(const WireOptions& options, std::shared_ptr<const RequestPipeline> pipeline)
       : WireClientBase(catalog::kOpenAiResponses, options, std::move(pipeline)),
-        history_(options.caching.reuse_encoded_history) {}
+        history_(options.caching.reuse_encoded_history, options.caching.encoded_history_bytes) {}
 
  protected:
   Result<PreparedCall> encode(const Request& request, std::span<const Message> view,

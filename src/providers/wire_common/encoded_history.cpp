@@ -99,7 +99,10 @@ void EncodedHistory::append_array(std::string_view session, std::string context,
   Entries::node_type node;  // the session's entry, out of the table while it is used
   if (enabled_) {
     std::lock_guard lock(mu_);
-    if (auto it = entries_.find(session); it != entries_.end()) node = entries_.extract(it);
+    if (auto it = entries_.find(session); it != entries_.end()) {
+      bytes_ -= it->second.bytes;
+      node = entries_.extract(it);
+    }
   }
   Entry fresh;
   Entry& entry = node ? node.mapped() : fresh;
@@ -154,16 +157,47 @@ void EncodedHistory::append_array(std::string_view session, std::string context,
                        static_cast<std::int64_t>(kept.messages));
 
   if (!enabled_) return;
+  // Counted from the sizes summed above, so the count costs nothing per message; a copy counts
+  // its Message alone (the copies are few: the promised messages keep none).
+  entry.bytes = entry.context.size() + entry.copies.size() * sizeof(Message) + bytes -
+                whole.size() - last_body.size() +
+                (plain < entry.segments.size() ? entry.segments.back().size() : 0);
   if (!node) {
     Entries one;
     one.emplace(std::string(session), std::move(fresh));
     node = one.extract(one.begin());
   }
+  std::vector<Entries::node_type> dropped;  // destroyed after the lock is released
   std::lock_guard lock(mu_);
-  if (entries_.size() >= kMaxSessions) entries_.clear();
+  place(std::move(node), dropped);
+}
+
+void EncodedHistory::place(Entries::node_type node, std::vector<Entries::node_type>& dropped) {
+  node.mapped().used = ++clock_;
+  const std::size_t added = node.mapped().bytes;
   auto placed = entries_.insert(std::move(node));
-  // A concurrent request of the session put one back first: the later encoding wins.
-  if (!placed.inserted) placed.position->second = std::move(placed.node.mapped());
+  if (!placed.inserted) {
+    // A concurrent request of the session put one back first: the later encoding wins.
+    bytes_ -= placed.position->second.bytes;
+    placed.position->second = std::move(placed.node.mapped());
+  }
+  bytes_ += added;
+  if (bytes_ <= budget_bytes_) return;
+  // Over the budget: the least recently used others go until a quarter of it is free, so a full
+  // table sorts once per many requests, not on each.
+  std::vector<std::pair<std::uint64_t, Entries::iterator>> by_use;
+  by_use.reserve(entries_.size());
+  for (auto it = entries_.begin(); it != entries_.end(); ++it) {
+    if (it != placed.position) by_use.emplace_back(it->second.used, it);
+  }
+  std::sort(by_use.begin(), by_use.end(),
+            [](const auto& a, const auto& b) { return a.first < b.first; });
+  const std::size_t target = budget_bytes_ - budget_bytes_ / 4;
+  for (const auto& [used, it] : by_use) {
+    if (bytes_ <= target) break;
+    bytes_ -= it->second.bytes;
+    dropped.push_back(entries_.extract(it));
+  }
 }
 
 EncodedHistory::Segment dump_items(const json::Array& items) {

@@ -69,10 +69,12 @@ class EncodedHistory {
     std::function<Segment(std::span<const Message> segment, bool last)> encode;
   };
 
-  // Sessions remembered; past it the table is cleared (a session then encodes once from scratch).
-  static constexpr std::size_t kMaxSessions = 256;
+  static constexpr std::size_t kDefaultBudgetBytes = 64 * 1024 * 1024;
 
-  explicit EncodedHistory(bool enabled = true) : enabled_(enabled) {}
+  // `budget_bytes`: the most bytes kept across sessions (PromptCacheOptions::
+  // encoded_history_bytes); past it the least recently used sessions' entries are dropped.
+  explicit EncodedHistory(bool enabled = true, std::size_t budget_bytes = kDefaultBudgetBytes)
+      : enabled_(enabled), budget_bytes_(budget_bytes) {}
 
   // Appends the JSON array of the items of `view` to `out`. `context` is everything besides the
   // messages that the items depend on. Counts the messages encoded and reused on `meter`.
@@ -98,6 +100,8 @@ class EncodedHistory {
     // never reallocates (and never holds twice) what it already kept.
     std::vector<std::string> segments;
     std::vector<std::size_t> ends;  // ends[i]: the message index segment i ends before
+    std::size_t bytes = 0;          // what it holds, as counted against the budget
+    std::uint64_t used = 0;         // the table's clock at its last use
     std::size_t encoded() const { return ends.empty() ? 0 : ends.back(); }
   };
   struct Kept {
@@ -112,9 +116,17 @@ class EncodedHistory {
   static void keep_copies(Entry& entry, std::span<const Message> view, std::size_t kept,
                           std::size_t from);
 
+  // Puts a session's entry (back) into the table, then drops the least recently used others while
+  // the table holds more than the budget. Called with mu_ held; `dropped` is destroyed by the
+  // caller after the lock is released.
+  void place(Entries::node_type node, std::vector<Entries::node_type>& dropped);
+
   bool enabled_;
+  std::size_t budget_bytes_;
   std::mutex mu_;
   Entries entries_;
+  std::size_t bytes_ = 0;    // the sum of the entries' bytes
+  std::uint64_t clock_ = 0;  // counts uses, for the least recently used order
 };
 
 // The items as a segment: each dumped and followed by ','.
