@@ -1,5 +1,7 @@
 // The Session handle, event fan-out, send(), close(), SessionHandle and Input.
 #include <algorithm>
+#include <cstdint>
+#include <mutex>
 #include <random>
 
 #include "agentkit/base/hex.hpp"
@@ -9,9 +11,19 @@ namespace agentkit {
 namespace detail {
 
 std::string generate_session_id() {
-  std::random_device rd;
+  // One device for the process: opening one costs more than a session start should (on x86 it
+  // probes the CPU, which a virtual machine traps). Its calls are not thread-safe, so a lock.
+  static std::mutex mu;
+  static std::random_device rd;
   std::string bytes(16, '\0');
-  for (auto& b : bytes) b = static_cast<char>(rd() & 0xff);
+  {
+    std::lock_guard lock(mu);
+    for (std::size_t i = 0; i < bytes.size(); i += 4) {
+      const std::uint32_t word = rd();
+      for (std::size_t j = 0; j < 4; ++j)
+        bytes[i + j] = static_cast<char>((word >> (8 * j)) & 0xff);
+    }
+  }
   return "ses_" + hex::encode(bytes);
 }
 

@@ -2,6 +2,7 @@
 // lifecycle of Agent and Session.
 #include <atomic>
 #include <optional>
+#include <set>
 #include <thread>
 
 #include "agentkit/base/thread.hpp"
@@ -385,4 +386,37 @@ TEST_CASE("a session's subscriptions end when it closes") {
   closer.join();
   CHECK_FALSE(events.next().has_value());
   CHECK(events.done());
+}
+
+TEST_CASE(
+    "session ids are ses_ and 32 hex digits, distinct across sessions started on many threads") {
+  // One random device serves the process (opening one per session was a measurable part of a
+  // session's start); its calls are locked, so threads starting sessions at once never share bytes.
+  auto agent = make_agent(AgentDefinition{}, faux_runtime(std::make_shared<faux::FauxProvider>()));
+  REQUIRE(agent);
+  constexpr int kThreads = 4;
+  constexpr int kEach = 250;
+  std::vector<std::vector<std::string>> ids(kThreads);
+  {
+    std::vector<agentkit::jthread> threads;
+    for (int t = 0; t < kThreads; ++t) {
+      threads.emplace_back([&, t] {
+        for (int i = 0; i < kEach; ++i) {
+          auto session = agent->start();
+          if (session) ids[t].emplace_back(session->snapshot().session_id());
+        }
+      });
+    }
+  }
+  std::set<std::string> distinct;
+  for (const auto& list : ids) {
+    REQUIRE(list.size() == kEach);
+    for (const auto& id : list) {
+      CHECK(id.size() == 4 + 32);
+      CHECK(id.rfind("ses_", 0) == 0);
+      CHECK(id.find_first_not_of("0123456789abcdef", 4) == std::string::npos);
+      distinct.insert(id);
+    }
+  }
+  CHECK(distinct.size() == kThreads * kEach);
 }
