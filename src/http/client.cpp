@@ -23,6 +23,9 @@ constexpr std::size_t head_buffer_bytes = 2 * 1024;
 // A chunk at least this large (or the rest of the caller's buffer) is read straight into the
 // caller's buffer; smaller ones go through the read buffer.
 constexpr std::uint64_t kStraightChunkBytes = 4 * 1024;
+// Bodies up to this size are copied after the head; larger ones are written from their own
+// buffer, in the same send as the head where the stream allows (write_request).
+constexpr std::size_t kInlineBodyBytes = 8 * 1024;
 using ReadBuffer = std::array<char, read_buffer_bytes>;
 
 // Prefixes an error's message with what the client was doing, keeping code and detail.
@@ -162,6 +165,17 @@ class ConnectionBody final : public BodyReader {
   detail::ConnectionPool::Lease lease_;
 };
 
+// The head (with a small body copied in) and then a large body: one send on a plain socket,
+// where two would make two segments and wake the server twice.
+Result<void> write_request(Stream& stream, std::string_view head, const Request& request,
+                           const IoDeadline& deadline) {
+  if (request.body.size() <= kInlineBodyBytes) return stream.write_all(head, deadline);
+  if (auto* socket = dynamic_cast<detail::SocketStream*>(&stream))
+    return socket->write_all_of(head, request.body, deadline);
+  if (auto w = stream.write_all(head, deadline); !w) return w;
+  return stream.write_all(request.body, deadline);
+}
+
 Error tls_missing(const Url& url) {
   return fail(Errc::unsupported,
               "cannot open " + url.to_string() +
@@ -293,9 +307,6 @@ Result<std::unique_ptr<Stream>> HttpClient::State::open_connection(const Url& ur
   return secure;
 }
 
-// Bodies up to this size are copied after the head and sent with it in one write.
-constexpr std::size_t kInlineBodyBytes = 8 * 1024;
-
 std::string HttpClient::State::format_request(const Request& request, const Url& url, const std::optional<Url>& proxy) const {
   const bool absolute_form = proxy && !url.is_https();  // RFC 9112 §3.2.2: requests to a proxy
   std::string out;
@@ -391,9 +402,7 @@ Result<Response> HttpClient::State::send(const Request& request, agentkit::stop_
     }
     const bool may_retry = reused && attempt == 0;
     ++requests_sent;
-    auto w = stream->write_all(wire, IoDeadline::after(idle, stop));
-    if (w && request.body.size() > kInlineBodyBytes)
-      w = stream->write_all(request.body, IoDeadline::after(idle, stop));
+    auto w = write_request(*stream, wire, request, IoDeadline::after(idle, stop));
     if (!w) {
       if (may_retry && w.error().code == Errc::io_error) {
         ++stale_retries;

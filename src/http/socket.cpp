@@ -5,8 +5,10 @@
 #include <netinet/tcp.h>
 #include <sys/eventfd.h>
 #include <sys/socket.h>
+#include <sys/uio.h>
 #include <unistd.h>
 
+#include <algorithm>
 #include <array>
 #include <cerrno>
 #include <cstring>
@@ -137,6 +139,36 @@ Result<void> SocketStream::write_all(std::string_view bytes, const IoDeadline& d
     }
   }
   return {};
+}
+
+Result<void> SocketStream::write_all_of(std::string_view first, std::string_view second,
+                                        const IoDeadline& deadline) {
+  while (!first.empty()) {
+    if (deadline.stop.stop_requested()) return cancelled_error("writing to the connection");
+    std::array<iovec, 2> parts{{{const_cast<char*>(first.data()), first.size()},
+                                {const_cast<char*>(second.data()), second.size()}}};
+    msghdr message{};
+    message.msg_iov = parts.data();
+    message.msg_iovlen = parts.size();
+    // MSG_NOSIGNAL: a peer that has gone away is an error result, not a SIGPIPE for the process.
+    const ssize_t n = ::sendmsg(fd_.get(), &message, MSG_NOSIGNAL);
+    if (n >= 0) {
+      auto sent = static_cast<std::size_t>(n);
+      const std::size_t from_first = std::min(sent, first.size());
+      first.remove_prefix(from_first);
+      second.remove_prefix(sent - from_first);
+      continue;
+    }
+    if (errno == EINTR) continue;
+    if (errno != EAGAIN && errno != EWOULDBLOCK) {
+      return fail(Errc::io_error, "writing to the connection failed: " + errno_text(errno));
+    }
+    if (auto w = wait_for_fd(fd_.get(), POLLOUT, deadline, wake_, "writing to the connection");
+        !w) {
+      return std::move(w).error();
+    }
+  }
+  return write_all(second, deadline);  // what the first sends left of it
 }
 
 bool SocketStream::has_unexpected_input() {

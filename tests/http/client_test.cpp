@@ -21,6 +21,7 @@
 
 #include "agentkit/http/client.hpp"
 #include "agentkit/http/server.hpp"
+#include "http/socket.hpp"
 #include "http_test_support.hpp"
 #include "support/alloc/alloc_counter.hpp"
 #include "support/catch.hpp"
@@ -313,6 +314,51 @@ TEST_CASE("straight reads stop at the end of a chunk and of a content length bod
   auto until_close = client.send({.url = server.base_url() + "/close"});
   REQUIRE(until_close);
   CHECK(until_close->read_all().value() == a + z);
+}
+
+// A request's head and its large body leave in one send: one segment on the wire, one wake-up of
+// the server. A SEQPACKET pair keeps each send as one record, so the count is exact.
+TEST_CASE("a socket stream writes a head and a body in one send") {
+  int fds[2];
+  REQUIRE(::socketpair(AF_UNIX, SOCK_SEQPACKET, 0, fds) == 0);
+  agentkit::http::detail::SocketStream stream{agentkit::http::detail::UniqueFd(fds[0])};
+  const std::string head = "POST / HTTP/1.1\r\nContent-Length: 20000\r\n\r\n";
+  const std::string body(20'000, 'b');
+  REQUIRE(stream.write_all_of(head, body, {}));
+  std::vector<char> record(64 * 1024);
+  const ssize_t n = ::recv(fds[1], record.data(), record.size(), MSG_DONTWAIT);
+  CHECK(n == static_cast<ssize_t>(head.size() + body.size()));  // before: the head alone
+  CHECK(std::string(record.data(), static_cast<std::size_t>(std::max<ssize_t>(n, 0))) ==
+        head + body);
+  ::close(fds[1]);
+}
+
+TEST_CASE("a head and body written together arrive whole when the socket takes them in pieces") {
+  int fds[2];
+  REQUIRE(::socketpair(AF_UNIX, SOCK_STREAM, 0, fds) == 0);
+  const int small = 4096;
+  ::setsockopt(fds[0], SOL_SOCKET, SO_SNDBUF, &small, sizeof small);
+  ::fcntl(fds[0], F_SETFL, ::fcntl(fds[0], F_GETFL) | O_NONBLOCK);  // partial sends, then a wait
+  agentkit::http::detail::SocketStream stream{agentkit::http::detail::UniqueFd(fds[0])};
+  std::string head(10'000, 'h');
+  head[0] = 'H';
+  std::string body(1 << 20, 'b');
+  body.back() = 'B';
+  std::string got;
+  agentkit::jthread reader([&] {
+    std::vector<char> buf(3000);
+    for (;;) {
+      const ssize_t n = ::recv(fds[1], buf.data(), buf.size(), 0);
+      if (n <= 0) break;
+      got.append(buf.data(), static_cast<std::size_t>(n));
+    }
+  });
+  REQUIRE(stream.write_all_of(head, body, {}));
+  stream.shutdown_write();
+  reader.join();
+  CHECK(got.size() == head.size() + body.size());
+  CHECK(got == head + body);
+  ::close(fds[1]);
 }
 
 TEST_CASE("a streamed body can be pulled piece by piece as it arrives") {
