@@ -2,10 +2,14 @@
 // - feeding the message in pieces (split where the first input bytes say) gives exactly the same
 //   outcome as feeding it whole: same error code or same status, headers, trailers and body;
 // - no line, header block or header count ever exceeds the configured limits;
-// - the decoded body size matches the parser's own count.
+// - the decoded body size matches the parser's own count;
+// - reading raw body bytes straight past the parser (raw_body_remaining, consume_raw_body), as the
+//   client does into the reader's buffer, gives the same outcome as feeding them.
+#include <algorithm>
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -31,7 +35,30 @@ struct Outcome {
 
 constexpr ParserLimits fuzz_limits{.max_line_bytes = 256, .max_header_bytes = 1024, .max_header_count = 16};
 
-Outcome run(MessageParser& parser, std::string_view message, const std::vector<std::size_t>& cuts) {
+// Feeds `piece` to the parser, except that body bytes the parser says need no decoding are taken
+// straight (at most what raw_body_remaining allows), as the client's straight reads take them.
+// Answers the bytes used, or nullopt after recording a failure in `out`.
+std::optional<std::size_t> take(MessageParser& parser, std::string_view piece, bool straight,
+                                Outcome& out) {
+  if (straight) {
+    if (const std::uint64_t raw = parser.raw_body_remaining(); raw > 0) {
+      const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(raw, piece.size()));
+      out.body.append(piece.substr(0, n));
+      parser.consume_raw_body(n);
+      return n;
+    }
+  }
+  auto used = parser.feed(piece, out.body);
+  if (!used) {
+    out.failed = true;
+    out.code = used.error().code;
+    return std::nullopt;
+  }
+  return *used;
+}
+
+Outcome run(MessageParser& parser, std::string_view message, const std::vector<std::size_t>& cuts,
+            bool straight = false) {
   Outcome out;
   std::size_t start = 0;
   std::vector<std::size_t> ends = cuts;
@@ -41,12 +68,8 @@ Outcome run(MessageParser& parser, std::string_view message, const std::vector<s
     std::string_view piece = message.substr(start, end - start);
     start = end;
     while (!piece.empty()) {
-      auto used = parser.feed(piece, out.body);
-      if (!used) {
-        out.failed = true;
-        out.code = used.error().code;
-        return out;
-      }
+      auto used = take(parser, piece, straight, out);
+      if (!used) return out;
       if (*used == 0 || parser.complete()) break;  // the rest belongs to the next message
       piece.remove_prefix(*used);
     }
@@ -63,13 +86,22 @@ Outcome run(MessageParser& parser, std::string_view message, const std::vector<s
 void check_one(MessageKind kind, std::string_view message, const std::vector<std::size_t>& cuts) {
   MessageParser whole(kind, fuzz_limits);
   MessageParser pieces(kind, fuzz_limits);
+  MessageParser straight(kind, fuzz_limits);
   const Outcome a = run(whole, message, {});
   const Outcome b = run(pieces, message, cuts);
+  const Outcome c = run(straight, message, cuts, true);
   require(a.failed == b.failed);
+  require(a.failed == c.failed);
   if (a.failed) {
     require(a.code == b.code);
+    require(a.code == c.code);
     return;
   }
+  require(a.body == c.body);
+  require(a.complete == c.complete);
+  require(straight.body_bytes() == c.body.size());
+  require(straight.trailers() == whole.trailers());
+  require(straight.bytes_consumed() == whole.bytes_consumed());
   require(a.body == b.body);
   require(a.complete == b.complete);
   require(whole.status() == pieces.status());
