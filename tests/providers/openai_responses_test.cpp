@@ -199,3 +199,41 @@ TEST_CASE("reasoning summary parts are joined by a blank line, whole and streame
   REQUIRE(std::holds_alternative<ThinkingBlock>(streamed.content.at(0)));
   CHECK(std::get<ThinkingBlock>(streamed.content.at(0)).thinking == "**One**\n\n**Two**");
 }
+
+TEST_CASE("a delta's output index reads alike on the flat path, from one digit to the limit") {
+  // Delta events are read without a tree; their output_index of up to four digits is read
+  // directly, anything longer as the tree path reads it. Each call's argument deltas must land on
+  // the call its output_item.added opened, and an index past the limit is ignored as before.
+  const auto& sse = sse_event;
+  std::string stream =
+      sse("response.created",
+          R"("response":{"id":"resp_1","model":"gpt-6.2-sol","status":"in_progress","output":[]})");
+  const std::vector<std::string> indexes = {"0", "7", "42", "1234", "9999"};
+  for (const auto& i : indexes) {
+    stream += sse("response.output_item.added",
+                  R"("output_index":)" + i + R"(,"item":{"type":"function_call","id":"fc_)" + i +
+                      R"(","call_id":"call_)" + i + R"(","name":"read","arguments":""})");
+    stream += sse("response.function_call_arguments.delta",
+                  R"("output_index":)" + i + R"(,"item_id":"fc_)" + i + R"(","delta":"{\"n\":")");
+    stream +=
+        sse("response.function_call_arguments.delta",
+            R"("output_index":)" + i + R"(,"item_id":"fc_)" + i + R"(","delta":")" + i + R"(}")");
+  }
+  stream += sse("response.function_call_arguments.delta",
+                R"("output_index":10000,"item_id":"fc_x","delta":"lost")");
+  stream += sse(
+      "response.completed",
+      R"("response":{"id":"resp_1","model":"gpt-6.2-sol","status":"completed","output":[],"usage":{"input_tokens":5,"output_tokens":2}})");
+  const AssistantMessage m = streamed_reply(stream);
+  std::vector<std::string> args;
+  for (const auto& block : m.content) {
+    if (const auto* call = std::get_if<ToolUseBlock>(&block))
+      args.emplace_back(call->input.bytes());
+  }
+  INFO(m.error_message);  // empty: every event was well formed
+  REQUIRE(args.size() == indexes.size());
+  for (std::size_t k = 0; k < indexes.size(); ++k) {
+    INFO("output_index " << indexes[k]);
+    CHECK(args[k] == R"({"n":)" + indexes[k] + "}");
+  }
+}
