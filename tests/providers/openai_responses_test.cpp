@@ -221,9 +221,9 @@ TEST_CASE("a delta's output index reads alike on the flat path, from one digit t
   }
   stream += sse("response.function_call_arguments.delta",
                 R"("output_index":10000,"item_id":"fc_x","delta":"lost")");
-  stream += sse(
-      "response.completed",
-      R"("response":{"id":"resp_1","model":"gpt-6.2-sol","status":"completed","output":[],"usage":{"input_tokens":5,"output_tokens":2}})");
+  stream += sse("response.completed",
+                R"("response":{"id":"resp_1","model":"gpt-6.2-sol","status":"completed",)"
+                R"("output":[],"usage":{"input_tokens":5,"output_tokens":2}})");
   const AssistantMessage m = streamed_reply(stream);
   std::vector<std::string> args;
   for (const auto& block : m.content) {
