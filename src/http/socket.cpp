@@ -122,38 +122,22 @@ Result<std::size_t> SocketStream::read_some(std::span<char> buffer, const IoDead
 }
 
 Result<void> SocketStream::write_all(std::string_view bytes, const IoDeadline& deadline) {
-  while (!bytes.empty()) {
-    if (deadline.stop.stop_requested()) return cancelled_error("writing to the connection");
-    // MSG_NOSIGNAL: a peer that has gone away is an error result, not a SIGPIPE for the process.
-    const ssize_t n = ::send(fd_.get(), bytes.data(), bytes.size(), MSG_NOSIGNAL);
-    if (n >= 0) {
-      bytes.remove_prefix(static_cast<std::size_t>(n));
-      continue;
-    }
-    if (errno == EINTR) continue;
-    if (errno != EAGAIN && errno != EWOULDBLOCK) {
-      return fail(Errc::io_error, "writing to the connection failed: " + errno_text(errno));
-    }
-    if (auto w = wait_for_fd(fd_.get(), POLLOUT, deadline, wake_, "writing to the connection"); !w) {
-      return std::move(w).error();
-    }
-  }
-  return {};
+  return write_all_of(bytes, {}, deadline);
 }
 
 Result<void> SocketStream::write_all_of(std::string_view first, std::string_view second,
                                         const IoDeadline& deadline) {
-  while (!first.empty()) {
+  while (!first.empty() || !second.empty()) {
     if (deadline.stop.stop_requested()) return cancelled_error("writing to the connection");
     std::array<iovec, 2> parts{{{const_cast<char*>(first.data()), first.size()},
                                 {const_cast<char*>(second.data()), second.size()}}};
     msghdr message{};
-    message.msg_iov = parts.data();
-    message.msg_iovlen = parts.size();
+    message.msg_iov = first.empty() ? &parts[1] : &parts[0];  // no empty part
+    message.msg_iovlen = first.empty() || second.empty() ? 1 : 2;
     // MSG_NOSIGNAL: a peer that has gone away is an error result, not a SIGPIPE for the process.
     const ssize_t n = ::sendmsg(fd_.get(), &message, MSG_NOSIGNAL);
     if (n >= 0) {
-      auto sent = static_cast<std::size_t>(n);
+      const auto sent = static_cast<std::size_t>(n);
       const std::size_t from_first = std::min(sent, first.size());
       first.remove_prefix(from_first);
       second.remove_prefix(sent - from_first);
@@ -168,7 +152,7 @@ Result<void> SocketStream::write_all_of(std::string_view first, std::string_view
       return std::move(w).error();
     }
   }
-  return write_all(second, deadline);  // what the first sends left of it
+  return {};
 }
 
 bool SocketStream::has_unexpected_input() {

@@ -68,7 +68,7 @@ class SocketStream final : public Stream {
   Result<std::size_t> read_some(std::span<char> buffer, const IoDeadline& deadline) override;
   Result<void> write_all(std::string_view bytes, const IoDeadline& deadline) override;
   // Writes `first` then `second` with as few sends as the socket takes (usually one): a request's
-  // head and its large body leave in one segment, not two.
+  // head and its large body leave in one segment, not two. write_all is this with no second.
   Result<void> write_all_of(std::string_view first, std::string_view second,
                             const IoDeadline& deadline);
   bool has_unexpected_input() override;
