@@ -344,12 +344,13 @@ class FakeResponsesServer {
 
   void read_from(int fd) {
     Conn& c = conns_[fd];
-    for (;;) {  // straight into the connection's buffer
-      const std::size_t had = c.in.size();
-      c.in.resize(had + 65536);
-      const ssize_t n = read(fd, c.in.data() + had, 65536);
-      c.in.resize(had + static_cast<std::size_t>(n > 0 ? n : 0));
-      if (n > 0) continue;
+    char buf[65536];
+    for (;;) {
+      const ssize_t n = read(fd, buf, sizeof buf);
+      if (n > 0) {
+        c.in.append(buf, static_cast<std::size_t>(n));
+        continue;
+      }
       if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) {
         drop(fd);
         return;
