@@ -505,6 +505,34 @@ TEST_CASE(
   }
 }
 
+TEST_CASE(
+    "a kept encoding is held without its growth slack, so a budget fits as many sessions "
+    "as their bytes") {
+  // A dump grows its string by doubling: a 10.5 KB message was kept in about 21 KB of capacity.
+  // The budget counts what the strings hold, so five sessions of about 12 KB fit in 70 KB only
+  // when the kept strings are trimmed to their bytes.
+  const std::vector<ToolSpec> tools = tool_set();
+  for (const WireCase& w : wires()) {
+    INFO(w.name);
+    WireOptions o;
+    o.caching.encoded_history_bytes = 70'000;
+    auto client = w.make(o);
+    auto model = row(w);
+    const std::vector<Message> h = sized_history(*model, 10'500);
+    auto request = [&](int s) { return request_for(model, h, tools, "s-" + std::to_string(s)); };
+    for (int s = 0; s < 5; ++s) body_of(*client, request(s));
+    for (int s = 0; s < 5; ++s) CHECK(reuses(*client, request(s)));
+    // Re-encoded afresh ten times (its first message differs each time), session 0 is counted
+    // at what it holds now, not at every string it ever kept: the others stay.
+    std::vector<Message> other = h;
+    for (int k = 0; k < 10; ++k) {
+      std::get<UserMessage>(other[0]).content = {TextBlock{std::string(10'500, 'a' + k)}};
+      CHECK_FALSE(reuses(*client, request_for(model, other, tools, "s-0")));
+    }
+    for (int s = 1; s < 5; ++s) CHECK(reuses(*client, request(s)));
+  }
+}
+
 std::vector<testing::ScriptedResponse> noop_turns(int calls) {
   std::vector<testing::ScriptedResponse> script;
   for (int k = 1; k <= calls + 1; ++k) {

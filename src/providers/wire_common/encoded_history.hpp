@@ -100,6 +100,7 @@ class EncodedHistory {
     // never reallocates (and never holds twice) what it already kept.
     std::vector<std::string> segments;
     std::vector<std::size_t> ends;  // ends[i]: the message index segment i ends before
+    std::size_t segment_bytes = 0;  // the segments' capacities, summed
     std::size_t bytes = 0;          // what it holds, as counted against the budget
     std::uint64_t used = 0;         // the table's clock at its last use
     std::size_t encoded() const { return ends.empty() ? 0 : ends.back(); }
