@@ -387,11 +387,12 @@ Result<Response> HttpClient::State::send(const Request& request, agentkit::stop_
   const auto first_byte = request.first_byte_timeout.value_or(options.first_byte_timeout);
   const auto idle = request.idle_timeout.value_or(options.idle_timeout);
   const std::string origin = url->origin();
-  detail::ConnectionPool::Lease lease = pool->lease(key);
+  detail::ConnectionPool::Start start = pool->start(key);
+  detail::ConnectionPool::Lease lease = std::move(start.lease);
 
   for (int attempt = 0;; ++attempt) {
     // A resend always takes a fresh connection: the next pooled one may be just as stale.
-    std::unique_ptr<Stream> stream = attempt == 0 ? pool->acquire(key) : nullptr;
+    std::unique_ptr<Stream> stream = attempt == 0 ? std::move(start.stream) : nullptr;
     const bool reused = stream != nullptr;
     if (reused) {
       ++connections_reused;

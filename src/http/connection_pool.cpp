@@ -4,40 +4,38 @@
 
 namespace agentkit::http::detail {
 
-ConnectionPool::Lease ConnectionPool::lease(const std::string& key) {
-  std::lock_guard lock(mutex_);
-  Origin& o = origins_[key];
-  o.peak_in_flight = std::max(o.peak_in_flight, ++o.in_flight);
-  return Lease(this, key);
-}
-
-void ConnectionPool::end_lease(const std::string& key) {
-  std::lock_guard lock(mutex_);
-  if (auto it = origins_.find(key); it != origins_.end() && it->second.in_flight > 0) {
-    --it->second.in_flight;
+std::unique_ptr<Stream> ConnectionPool::take_young(Origin& origin,
+                                                   std::vector<std::unique_ptr<Stream>>& dead) {
+  const auto now = std::chrono::steady_clock::now();
+  while (!origin.idle.empty()) {
+    Idle entry = std::move(origin.idle.back());
+    origin.idle.pop_back();
+    if (now - entry.since <= max_idle_age_) return std::move(entry.stream);
+    dead.push_back(std::move(entry.stream));
   }
+  return nullptr;
 }
 
-std::unique_ptr<Stream> ConnectionPool::acquire(const std::string& key) {
+ConnectionPool::Start ConnectionPool::start(const std::string& key, bool reuse) {
   std::vector<std::unique_ptr<Stream>> dead;  // closed after the lock is released
-  std::unique_ptr<Stream> found;
+  Origin* origin = nullptr;
+  std::unique_ptr<Stream> stream;
   {
     std::lock_guard lock(mutex_);
-    auto it = origins_.find(key);
-    if (it == origins_.end()) return nullptr;
-    auto& list = it->second.idle;
-    const auto now = std::chrono::steady_clock::now();
-    while (!list.empty() && !found) {
-      Idle entry = std::move(list.back());
-      list.pop_back();
-      if (now - entry.since > max_idle_age_ || entry.stream->has_unexpected_input()) {
-        dead.push_back(std::move(entry.stream));
-        continue;
-      }
-      found = std::move(entry.stream);
-    }
+    origin = &origins_[key];
+    const std::size_t now_in_flight = origin->in_flight.fetch_add(1, std::memory_order_relaxed) + 1;
+    origin->peak_in_flight = std::max(origin->peak_in_flight, now_in_flight);
+    if (reuse) stream = take_young(*origin, dead);
   }
-  return found;
+  Start out{Lease(origin), std::move(stream)};
+  // The health check is a system call: made without the lock, and the next candidate taken under
+  // it again only when this one turned out closed or written to.
+  while (out.stream && out.stream->has_unexpected_input()) {
+    dead.push_back(std::move(out.stream));
+    std::lock_guard lock(mutex_);
+    out.stream = take_young(*origin, dead);
+  }
+  return out;
 }
 
 void ConnectionPool::release(const std::string& key, std::unique_ptr<Stream> stream) {
@@ -46,7 +44,7 @@ void ConnectionPool::release(const std::string& key, std::unique_ptr<Stream> str
   std::lock_guard lock(mutex_);
   Origin& o = origins_[key];
   auto& list = o.idle;
-  // The oldest first: past their age they would only be dropped by a later acquire.
+  // The oldest first: past their age they would only be dropped by a later start.
   const auto now = std::chrono::steady_clock::now();
   std::size_t stale = 0;
   while (stale < list.size() && now - list[stale].since > max_idle_age_) ++stale;

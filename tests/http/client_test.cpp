@@ -13,6 +13,8 @@
 #include <chrono>
 #include <cstdio>
 #include <fstream>
+#include <functional>
+#include <future>
 #include <mutex>
 #include <thread>
 #include <vector>
@@ -66,6 +68,40 @@ class PlaintextTls final : public agentkit::http::TlsProvider {
   }
   std::mutex mutex;
   std::vector<std::string> server_names;
+};
+
+// A "TLS" provider, without encryption, whose connections call `on_check` each time the pool
+// checks an idle one's health (Stream::has_unexpected_input) before reusing it.
+class ProbingTls final : public agentkit::http::TlsProvider {
+ public:
+  class Probed final : public agentkit::http::Stream {
+   public:
+    Probed(std::unique_ptr<Stream> inner, const ProbingTls& owner)
+        : inner_(std::move(inner)), owner_(owner) {}
+    agentkit::Result<std::size_t> read_some(std::span<char> buffer,
+                                            const agentkit::http::IoDeadline& deadline) override {
+      return inner_->read_some(buffer, deadline);
+    }
+    agentkit::Result<void> write_all(std::string_view bytes,
+                                     const agentkit::http::IoDeadline& deadline) override {
+      return inner_->write_all(bytes, deadline);
+    }
+    bool has_unexpected_input() override {
+      owner_.on_check();
+      return inner_->has_unexpected_input();
+    }
+
+   private:
+    std::unique_ptr<Stream> inner_;
+    const ProbingTls& owner_;
+  };
+  agentkit::Result<std::unique_ptr<agentkit::http::Stream>> connect(
+      std::unique_ptr<agentkit::http::Stream> transport, const agentkit::http::TlsClientSettings&,
+      const agentkit::http::IoDeadline&) override {
+    return std::unique_ptr<agentkit::http::Stream>(
+        std::make_unique<Probed>(std::move(transport), *this));
+  }
+  std::function<void()> on_check;
 };
 
 // A resolver answering from a fixed table.
@@ -154,6 +190,37 @@ TEST_CASE("the pool keeps as many idle connections as requests were in flight at
   // Six opened by the first wave, every later request reused one of them.
   CHECK(client.stats().connections_opened == kAtOnce);
   CHECK(client.stats().connections_reused == 2 * kAtOnce);
+}
+
+TEST_CASE("a pooled connection's health check runs outside the pool's lock") {
+  // The check is a poll(): made under the lock, every other request of the client queued behind
+  // that system call (a thousand sessions sharing one client took turns on it).
+  PeerProcess origin = start_origin();
+  REQUIRE(origin.started());
+  auto tls = std::make_shared<ProbingTls>();
+  HttpOptions o = test_options();
+  o.tls = tls;
+  HttpClient client(o);
+  int checks = 0;
+  bool pool_free_during_check = true;
+  std::vector<std::thread> others;
+  tls->on_check = [&] {
+    ++checks;
+    // Another thread uses the pool meanwhile; it would wait for a lock held across the check.
+    auto done = std::make_shared<std::promise<void>>();
+    std::future<void> used = done->get_future();
+    others.emplace_back([&client, done] {
+      client.close_idle_connections();
+      done->set_value();
+    });
+    if (used.wait_for(5s) != std::future_status::ready) pool_free_during_check = false;
+  };
+  const std::string url = "https://127.0.0.1:" + std::to_string(origin.port()) + "/big?n=4";
+  for (int i = 0; i < 3; ++i) CHECK(get_body(client, url) == "xxxx");
+  for (auto& t : others) t.join();
+  CHECK(checks == 2);  // the second and third requests reused the first one's connection
+  CHECK(pool_free_during_check);
+  CHECK(client.stats().connections_opened == 1);
 }
 
 TEST_CASE("a body read to its last byte frees the connection even without the final zero read") {
