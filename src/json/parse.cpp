@@ -132,8 +132,22 @@ class Parser {
   // Each step answers false after recording the error in error_.
   bool parse_scalar(Value& slot);
   // The common string, short, ASCII and free of escapes, without a call; else scan_string_long.
+  // Short is up to 15 bytes where a block is sixteen (most keys of the vendors' events: "item_id",
+  // "output_index", "sequence_number"), else up to 7.
   AGENTKIT_JSON_HOT_INLINE bool scan_string(std::string_view& out) {
     const char* start = p_ + 1;
+    if constexpr (detail::kBlockScan != 0) {
+      if (static_cast<std::size_t>(end_ - start) >= detail::kBlockScan) {
+        // Every byte before the first stop is plain ASCII; 32 when the block has no stop.
+        const auto n = static_cast<unsigned>(std::countr_zero(detail::string_stop_block(start)));
+        if (n < detail::kBlockScan && start[n] == '"') {
+          out = std::string_view(start, n);
+          p_ = start + n + 1;
+          return true;
+        }
+        return scan_string_long(out);
+      }
+    }
     if (end_ - start >= 8) {
       const std::uint64_t x = detail::load_le(start);
       const std::uint64_t stops = detail::swar::string_stops(x);
