@@ -16,7 +16,7 @@ std::unique_ptr<Stream> ConnectionPool::take_young(Origin& origin,
   return nullptr;
 }
 
-ConnectionPool::Start ConnectionPool::start(const std::string& key, bool reuse) {
+ConnectionPool::Start ConnectionPool::start(const std::string& key) {
   std::vector<std::unique_ptr<Stream>> dead;  // closed after the lock is released
   Origin* origin = nullptr;
   std::unique_ptr<Stream> stream;
@@ -25,7 +25,7 @@ ConnectionPool::Start ConnectionPool::start(const std::string& key, bool reuse) 
     origin = &origins_[key];
     const std::size_t now_in_flight = origin->in_flight.fetch_add(1, std::memory_order_relaxed) + 1;
     origin->peak_in_flight = std::max(origin->peak_in_flight, now_in_flight);
-    if (reuse) stream = take_young(*origin, dead);
+    stream = take_young(*origin, dead);
   }
   Start out{Lease(origin), std::move(stream)};
   // The health check is a system call: made without the lock, and the next candidate taken under

@@ -52,10 +52,9 @@ class ConnectionPool {
     std::unique_ptr<Stream> stream;  // an idle connection found healthy, or nullptr
   };
   // Counts a request to `key` in flight until the lease is destroyed (the pool must outlive it),
-  // and takes the most recently returned healthy connection for `key` when `reuse` is set.
-  // Connections that are too old, or that the server has closed or written to while idle, are
-  // dropped on the way.
-  Start start(const std::string& key, bool reuse = true);
+  // and takes the most recently returned healthy connection for `key`, if any. Connections that
+  // are too old, or that the server has closed or written to while idle, are dropped on the way.
+  Start start(const std::string& key);
 
   // Keeps a connection whose last response was read to its end and allows reuse.
   void release(const std::string& key, std::unique_ptr<Stream> stream);
