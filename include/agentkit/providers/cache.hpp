@@ -75,9 +75,9 @@ struct PromptCacheOptions {
   // false = every request encodes its whole history (the same bytes, more work).
   bool reuse_encoded_history = true;
   // The most bytes of that wire form one client keeps across its sessions (what its strings
-  // hold, capacity included). Past it the least
-  // recently used sessions' are dropped (each then encodes once from the start); the session just
-  // encoded is always kept. Sized for about 1,500 sessions of 40 KB, or 100 of 600 KB.
+  // hold, capacity included). Past it the least recently used sessions' are dropped (each then
+  // encodes once from the start); the session just encoded is always kept. Sized for about 1,500
+  // sessions of 40 KB, or 100 of 600 KB.
   std::size_t encoded_history_bytes = 64 * 1024 * 1024;
 };
 
