@@ -27,6 +27,7 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
+#include <new>
 #include <string>
 #include <thread>
 #include <vector>
@@ -38,6 +39,20 @@
 #include "e2e_fake_responses_server.hpp"
 
 extern char** environ;
+
+namespace {
+// Heap allocations of this process (the server is a child process with its own count): the
+// measured runs report theirs per turn.
+std::atomic<std::size_t> g_allocations{0};
+}  // namespace
+
+void* operator new(std::size_t n) {
+  g_allocations.fetch_add(1, std::memory_order_relaxed);
+  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
+  throw std::bad_alloc();
+}
+void operator delete(void* p) noexcept { std::free(p); }
+void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 using namespace agentkit;
 
@@ -136,7 +151,8 @@ std::string history_of_depth(int depth) {
 struct PerTurn {
   double wall_us;
   double cpu_us;
-  double sys_us;  // the kernel's part of cpu_us
+  double sys_us;       // the kernel's part of cpu_us
+  double allocations;  // operator new calls
 };
 
 // The measured run alone, in a function of its own so that a profiler can be pointed at it
@@ -158,9 +174,11 @@ PerTurn run_turns(Agent& agent, int turns, int depth) {
   }  // connection and schema caches warm, as in a live app
   const double c0 = cpu_ms();
   const double s0 = sys_ms();
+  const std::size_t a0 = g_allocations.load();
   const auto t0 = std::chrono::steady_clock::now();
   auto r = measured_run(*session, turns);
   const auto t1 = std::chrono::steady_clock::now();
+  const std::size_t a1 = g_allocations.load();
   const double c1 = cpu_ms();
   const double s1 = sys_ms();
   if (std::getenv("E2E_DEBUG") && r)
@@ -173,7 +191,8 @@ PerTurn run_turns(Agent& agent, int turns, int depth) {
     std::exit(1);
   }
   return {std::chrono::duration<double, std::micro>(t1 - t0).count() / turns,
-          (c1 - c0) * 1e3 / turns, (s1 - s0) * 1e3 / turns};
+          (c1 - c0) * 1e3 / turns, (s1 - s0) * 1e3 / turns,
+          static_cast<double>(a1 - a0) / turns};
 }
 
 // ---- the peer -----------------------------------------------------------------------------------
@@ -337,16 +356,19 @@ int main(int argc, char** argv) {
       // sampling ticks, which says nothing about one 10-turn run.
       double sys = 0;
       double all = 0;
+      double allocations = 0;  // the same every run: the last one's
       const Spread d = spread_of(repeat, [&] {
         const PerTurn t = run_turns(*agent, 10, depth);
         sys += t.sys_us;
         all += t.cpu_us;
+        allocations = t.allocations;
         return t.cpu_us;
       });
       if (depth0 == 0) depth0 = d.best;  // the first depth asked is the reference
       std::printf(
-          "  depth %4d        ours: %6.1f / %6.1f us CPU/turn (best %.2fx depth 0; kernel %2.0f%%)",
-          depth, d.best, d.median, d.best / depth0, 100 * sys / all);
+          "  depth %4d        ours: %6.1f / %6.1f us CPU/turn (best %.2fx depth 0; kernel %2.0f%%; "
+          "%.1f allocations)",
+          depth, d.best, d.median, d.best / depth0, 100 * sys / all, allocations);
       if (have_peer) {
         const std::string j = peer({b.base, "depth", std::to_string(depth), "10"});
         const double cpu = num(j, "cpu_ms") * 1e3 / 10;
