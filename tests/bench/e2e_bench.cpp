@@ -191,8 +191,7 @@ PerTurn run_turns(Agent& agent, int turns, int depth) {
     std::exit(1);
   }
   return {std::chrono::duration<double, std::micro>(t1 - t0).count() / turns,
-          (c1 - c0) * 1e3 / turns, (s1 - s0) * 1e3 / turns,
-          static_cast<double>(a1 - a0) / turns};
+          (c1 - c0) * 1e3 / turns, (s1 - s0) * 1e3 / turns, static_cast<double>(a1 - a0) / turns};
 }
 
 // ---- the peer -----------------------------------------------------------------------------------
