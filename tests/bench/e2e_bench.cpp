@@ -4,8 +4,8 @@
 // then a text answer. Beside it, the peer: the OpenAI Agents SDK for JavaScript (tests/bench/peers,
 // pinned in its lockfile; `npm ci` there), same agent, same server, streaming on, tracing off.
 //
-// Prints: wall and client CPU per turn over a 50-turn run; per-turn cost at history depth ~0, ~500
-// and ~1,000; 200 concurrent sessions x 10 turns with a 50 ms model delay (wall, throughput, peak
+// Prints: wall and client CPU per turn over a 50-turn run; per-turn cost (CPU and heap allocations)
+// at history depth ~0, ~500 and ~1,000; 200 concurrent sessions x 10 turns with a 50 ms model delay (wall, throughput, peak
 // RSS, threads, connections opened); time from process start to the first request. Client CPU is
 // the process's own (getrusage), the server's is never in it. The peer is skipped with a message
 // when node or its packages are missing.
