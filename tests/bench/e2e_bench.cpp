@@ -5,10 +5,10 @@
 // pinned in its lockfile; `npm ci` there), same agent, same server, streaming on, tracing off.
 //
 // Prints: wall and client CPU per turn over a 50-turn run; per-turn cost (CPU and heap allocations)
-// at history depth ~0, ~500 and ~1,000; 200 concurrent sessions x 10 turns with a 50 ms model delay (wall, throughput, peak
-// RSS, threads, connections opened); time from process start to the first request. Client CPU is
-// the process's own (getrusage), the server's is never in it. The peer is skipped with a message
-// when node or its packages are missing.
+// at history depth ~0, ~500 and ~1,000; 200 concurrent sessions x 10 turns with a 50 ms model
+// delay (wall, throughput, peak RSS, threads, connections opened); time from process start to the
+// first request. Client CPU is the process's own (getrusage), the server's is never in it. The
+// peer is skipped with a message when node or its packages are missing.
 //
 //   bench_e2e [--sessions N] [--repeat R] [--parts turns,depth,concurrent,first] [--no-peer]
 //     --sessions: the concurrent part's sessions (default 200; the bar is taken at 1000)
