@@ -27,7 +27,6 @@
 #include <cstdlib>
 #include <filesystem>
 #include <fstream>
-#include <new>
 #include <string>
 #include <thread>
 #include <vector>
@@ -37,22 +36,9 @@
 #include "agentkit/http/client.hpp"
 #include "agentkit/providers/pipeline.hpp"
 #include "e2e_fake_responses_server.hpp"
+#include "new_counter.hpp"  // heap allocations of this process (the server, a child, has its own)
 
 extern char** environ;
-
-namespace {
-// Heap allocations of this process (the server is a child process with its own count): the
-// measured runs report theirs per turn.
-std::atomic<std::size_t> g_allocations{0};
-}  // namespace
-
-void* operator new(std::size_t n) {
-  g_allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
 
 using namespace agentkit;
 
@@ -174,11 +160,11 @@ PerTurn run_turns(Agent& agent, int turns, int depth) {
   }  // connection and schema caches warm, as in a live app
   const double c0 = cpu_ms();
   const double s0 = sys_ms();
-  const std::size_t a0 = g_allocations.load();
+  const std::size_t a0 = bench::allocations();
   const auto t0 = std::chrono::steady_clock::now();
   auto r = measured_run(*session, turns);
   const auto t1 = std::chrono::steady_clock::now();
-  const std::size_t a1 = g_allocations.load();
+  const std::size_t a1 = bench::allocations();
   const double c1 = cpu_ms();
   const double s1 = sys_ms();
   if (std::getenv("E2E_DEBUG") && r)

@@ -9,23 +9,11 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
-#include <new>
 #include <vector>
 
 #include "agentkit/agent.hpp"
 #include "agentkit/providers/faux.hpp"
-
-namespace {
-std::atomic<std::size_t> g_allocations{0};
-}
-
-void* operator new(std::size_t n) {
-  g_allocations.fetch_add(1, std::memory_order_relaxed);
-  if (void* p = std::malloc(n == 0 ? 1 : n)) return p;
-  throw std::bad_alloc();
-}
-void operator delete(void* p) noexcept { std::free(p); }
-void operator delete(void* p, std::size_t) noexcept { std::free(p); }
+#include "new_counter.hpp"
 
 using namespace agentkit;
 namespace faux = agentkit::providers;
@@ -97,11 +85,11 @@ Figures measure(int depth) {
     StartOptions start;
     if (depth > 0) start.resume = SessionHandle::parse(history_of_depth(depth)).value();
     auto session = agent->start(start);
-    auto a0 = g_allocations.load();
+    auto a0 = bench::allocations();
     auto t0 = std::chrono::steady_clock::now();
     auto r = session->run("go");
     auto t1 = std::chrono::steady_clock::now();
-    auto a1 = g_allocations.load();
+    auto a1 = bench::allocations();
     if (!r || r->turn_count != kTurnsPerRun) {
       std::fprintf(stderr, "unexpected run result\n");
       std::exit(1);

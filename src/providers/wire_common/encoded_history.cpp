@@ -134,9 +134,8 @@ void EncodedHistory::append_array(std::string_view session, std::string context,
     if (!enabled_) {
       whole = segment.body_items.empty() ? std::move(segment.items) : std::move(segment.body_items);
     } else {
-      // Kept for the session's life, so kept without its growth slack: a dump grows by
-      // doubling, and up to half of a kept string was unused capacity (a fifth of the heap of
-      // the 1,000-session benchmark).
+      // Kept for the session's life, so kept without growth slack. dump_items already sizes its
+      // segments exactly; this trims the ones a wire built otherwise (Gemini's contents).
       if (segment.items.capacity() - segment.items.size() > segment.items.size() / 8) {
         segment.items.shrink_to_fit();
       }
