@@ -160,11 +160,11 @@ PerTurn run_turns(Agent& agent, int turns, int depth) {
   }  // connection and schema caches warm, as in a live app
   const double c0 = cpu_ms();
   const double s0 = sys_ms();
-  const std::size_t a0 = bench::allocations();
+  const std::size_t a0 = bench_support::allocations();
   const auto t0 = std::chrono::steady_clock::now();
   auto r = measured_run(*session, turns);
   const auto t1 = std::chrono::steady_clock::now();
-  const std::size_t a1 = bench::allocations();
+  const std::size_t a1 = bench_support::allocations();
   const double c1 = cpu_ms();
   const double s1 = sys_ms();
   if (std::getenv("E2E_DEBUG") && r)

@@ -85,11 +85,11 @@ Figures measure(int depth) {
     StartOptions start;
     if (depth > 0) start.resume = SessionHandle::parse(history_of_depth(depth)).value();
     auto session = agent->start(start);
-    auto a0 = bench::allocations();
+    auto a0 = bench_support::allocations();
     auto t0 = std::chrono::steady_clock::now();
     auto r = session->run("go");
     auto t1 = std::chrono::steady_clock::now();
-    auto a1 = bench::allocations();
+    auto a1 = bench_support::allocations();
     if (!r || r->turn_count != kTurnsPerRun) {
       std::fprintf(stderr, "unexpected run result\n");
       std::exit(1);

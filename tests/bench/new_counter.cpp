@@ -8,7 +8,7 @@ namespace {
 std::atomic<std::size_t> g_allocations{0};
 }  // namespace
 
-std::size_t agentkit::bench::allocations() noexcept {
+std::size_t agentkit::bench_support::allocations() noexcept {
   return g_allocations.load(std::memory_order_relaxed);
 }
 

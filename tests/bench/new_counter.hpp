@@ -4,9 +4,9 @@
 
 #include <cstddef>
 
-namespace agentkit::bench {
+namespace agentkit::bench_support {
 
 // operator new calls since the process started, on every thread.
 std::size_t allocations() noexcept;
 
-}  // namespace agentkit::bench
+}  // namespace agentkit::bench_support
