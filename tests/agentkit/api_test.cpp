@@ -289,14 +289,27 @@ TEST_CASE("a handle is read safely on another thread while its session grows (TS
   auto first = s.run("first");
   REQUIRE(first);
   const std::string before = first->handle.serialize();
+  // Relaxed throughout: the test's own counters must not order the reads TSan is to check.
   std::atomic<bool> done{false};
   std::atomic<int> same{0};
+  std::atomic<int> reads{0};
   agentkit::jthread reader([&] {
-    while (!done.load()) {
-      if (first->handle.serialize() == before) same.fetch_add(1);
+    while (!done.load(std::memory_order_relaxed)) {
+      if (first->handle.serialize() == before) same.fetch_add(1, std::memory_order_relaxed);
+      reads.fetch_add(1, std::memory_order_relaxed);
     }
   });
-  for (int i = 0; i < 40; ++i) REQUIRE(s.run("more " + std::to_string(i)));  // appends, reallocates
+  // The reader may start late on a loaded machine (CI runs two suites at once): each step waits
+  // for one more read, so the reads span the growth instead of racing its 13 ms to begin.
+  auto await_a_read = [&] {
+    const int seen = reads.load(std::memory_order_relaxed);
+    while (reads.load(std::memory_order_relaxed) == seen) std::this_thread::yield();
+  };
+  await_a_read();
+  for (int i = 0; i < 40; ++i) {
+    REQUIRE(s.run("more " + std::to_string(i)));  // appends, reallocates
+    await_a_read();
+  }
   done = true;
   reader.join();
   CHECK(first->handle.serialize() == before);
