@@ -148,8 +148,10 @@ void SseDecoder::append_data(std::string_view value) {
   // +1 for the "\n" that joins data lines.
   if (!fits_event(data_.size() + value.size() + 1, type_.size())) return;
   const std::size_t cap = options_.max_event_bytes - type_.size();
-  detail::append_within(data_, value, cap);
-  detail::append_within(data_, "\n", cap);
+  // Room for the joining newline too: a line that fills the buffer would otherwise grow it twice.
+  detail::reserve_within(data_, data_.size() + value.size() + 1, cap);
+  data_.append(value);
+  data_.push_back('\n');
 }
 
 // Sizes are of buffers we hold (data, type) and one line bounded by max_line_bytes, so the sum

@@ -320,3 +320,21 @@ TEST_CASE("an error from the feed_each visitor stops the stream at that event") 
   REQUIRE_FALSE(end);
   CHECK(end.error().message == "b is not welcome");
 }
+
+TEST_CASE("an event's one data line grows the data buffer once, its joining newline included") {
+  // The newline that joins data lines used to be appended on its own: a line that filled the
+  // buffer it had just grown to grew it a second time, copying the line again.
+  const std::string line(3000, 'x');
+  const std::string stream = "event: message\ndata: " + line + "\n\n";
+  SseDecoder sse;
+  std::size_t seen = 0;
+  const SseDecoder::EventVisitor count = [&](const SseEvent& e) -> agentkit::Result<void> {
+    seen = e.data.size();
+    return {};
+  };
+  AllocCounter counter;
+  REQUIRE(sse.feed_each(stream, count));
+  const agentkit::testing::AllocStats stats = counter.stats();
+  CHECK(seen == line.size());
+  CHECK(stats.count <= 1);  // the data buffer (its type fits in the string itself)
+}
