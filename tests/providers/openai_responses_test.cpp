@@ -237,3 +237,64 @@ TEST_CASE("a delta's output index reads alike on the flat path, from one digit t
     CHECK(args[k] == R"({"n":)" + indexes[k] + "}");
   }
 }
+
+TEST_CASE("streamed arguments are kept without the slack their deltas grew") {
+  // The transcript keeps each reply for the session's life, and the arguments' buffer is shared
+  // by every copy of the message; grown by doubling, it can hold twice its bytes. Fifty 67-byte
+  // deltas leave 4,288 bytes of buffer for 3,361 (without the done item, whose copy is exact: the
+  // other wires have none). The text beside them reaches the caller as an exact copy.
+  const std::string piece = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eius ";
+  std::string args = R"({"text":")";
+  for (int i = 0; i < 50; ++i) args += piece;
+  args += R"("})";
+  auto quoted = [](const std::string& s) {
+    std::string q;
+    for (char c : s) q += c == '"' ? std::string("\\\"") : std::string(1, c);
+    return q;
+  };
+  auto stream_of = [&](bool done_item) {
+    std::string s = sse_event("response.created",
+                              R"("response":{"id":"resp_1","status":"in_progress","output":[]})");
+    s += sse_event("response.output_item.added",
+                   R"("output_index":0,"item":{"type":"function_call","id":"fc_1",)"
+                   R"("call_id":"call_1","name":"write_note","arguments":""})");
+    for (std::size_t at = 0; at < args.size(); at += piece.size()) {
+      s += sse_event("response.function_call_arguments.delta",
+                     R"("output_index":0,"item_id":"fc_1","delta":")" +
+                         quoted(args.substr(at, piece.size())) + "\"");
+    }
+    if (done_item) {
+      s += sse_event("response.output_item.done",
+                     R"("output_index":0,"item":{"type":"function_call","id":"fc_1",)"
+                     R"("call_id":"call_1","name":"write_note","arguments":")" +
+                         quoted(args) + "\"}");
+    }
+    s += sse_event("response.output_item.added",
+                   R"("output_index":1,"item":{"type":"message","id":"msg_1","role":"assistant",)"
+                   R"("content":[]})");
+    for (int i = 0; i < 40; ++i) {
+      s += sse_event(
+          "response.output_text.delta",
+          R"("output_index":1,"content_index":0,"delta":"word )" + std::to_string(i) + " \"");
+    }
+    s += sse_event("response.completed",
+                   R"("response":{"id":"resp_1","status":"completed","output":[],)"
+                   R"("usage":{"input_tokens":5,"output_tokens":2}})");
+    return s;
+  };
+  for (bool done_item : {false, true}) {
+    INFO("with output_item.done: " << done_item);
+    Conversation c(responses_client, sol(), {Conversation::streamed(stream_of(done_item))});
+    c.user("hi");
+    c.send();
+    const AssistantMessage& m = c.last_reply;
+    INFO(m.error_message);
+    REQUIRE(m.content.size() == 2);
+    const auto& call = std::get<ToolUseBlock>(m.content[0]);
+    CHECK(call.input.bytes() == args);
+    CHECK(call.input.str().capacity() <= args.size() + args.size() / 8);
+    const auto& text = std::get<TextBlock>(m.content[1]).text;
+    CHECK(text.size() > 250);
+    CHECK(text.capacity() <= text.size() + text.size() / 8);
+  }
+}

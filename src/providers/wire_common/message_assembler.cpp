@@ -115,8 +115,14 @@ void MessageAssembler::note_violation(int index, std::string_view what) {
 
 void MessageAssembler::settle_arguments(std::size_t index) {
   if (auto* call = std::get_if<ToolUseBlock>(&message_.content[index])) {
-    call->input = json::Raw(std::move(arguments_[index]));
-    arguments_[index].clear();
+    // The bytes grew by doubling as the deltas arrived (Anthropic and Chat Completions send them
+    // no other way), so up to half of the buffer can be slack, and json::Raw shares that buffer
+    // with every copy of the message, the transcript's among them: one exact copy when the slack
+    // is over an eighth. Text needs none: EventStream::result() hands out a copy, sized exactly.
+    std::string& bytes = arguments_[index];
+    if (bytes.capacity() - bytes.size() > bytes.size() / 8) bytes.shrink_to_fit();
+    call->input = json::Raw(std::move(bytes));
+    bytes.clear();
   }
 }
 
