@@ -212,7 +212,7 @@ ModelCall provider_call(std::shared_ptr<ProviderClient> provider) {
     ProviderEventRelay relay(emit);
     std::function<void(Event &&)> forward;
     if (!quiet) forward = [&relay](Event&& ev) { relay.forward(std::move(ev)); };
-    Result<AssistantMessage> final = drain(stream, forward);
+    Result<AssistantMessage> final = drain(std::move(stream), forward);  // handed over, no copy
     AssistantMessage reply;
     if (final) {
       reply = std::move(*final);

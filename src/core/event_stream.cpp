@@ -195,6 +195,10 @@ bool EventStream::done() const {
 
 Result<AssistantMessage> EventStream::result(agentkit::stop_token stop) {
   if (!channel_) return fail(Errc::closed, "result() on a moved-from EventStream");
+  return final_message(stop, false);
+}
+
+Result<AssistantMessage> EventStream::final_message(agentkit::stop_token stop, bool take) {
   start_deferred();
   auto& ch = *channel_;
   std::unique_lock lock(ch.mu);
@@ -203,7 +207,7 @@ Result<AssistantMessage> EventStream::result(agentkit::stop_token stop) {
   --ch.waiting;
   if (!finished)
     return fail(Errc::cancelled, "stopped while waiting for the provider stream to finish");
-  if (ch.final_message) return *ch.final_message;
+  if (ch.final_message) return take ? std::move(*ch.final_message) : *ch.final_message;
   if (ch.error && ch.error->code != Errc::overrun) return *ch.error;
   return fail(Errc::protocol_error, std::string(kNoFinalMessage));
 }
@@ -323,8 +327,21 @@ EventStream make_deferred_event_stream(std::function<void(EventSink)> produce,
 
 Result<AssistantMessage> drain(EventStream& stream, const std::function<void(Event&&)>& on_event,
                                agentkit::stop_token stop) {
-  if (!stream.channel_) return fail(Errc::closed, "drain() on a moved-from EventStream");
-  auto& ch = *stream.channel_;
+  if (auto read = stream.read_all(on_event, stop); !read) return std::move(read).error();
+  return stream.final_message(stop, false);
+}
+
+Result<AssistantMessage> drain(EventStream&& stream, const std::function<void(Event&&)>& on_event,
+                               agentkit::stop_token stop) {
+  EventStream given = std::move(stream);
+  if (auto read = given.read_all(on_event, stop); !read) return std::move(read).error();
+  return given.final_message(stop, true);
+}
+
+Result<void> EventStream::read_all(const std::function<void(Event&&)>& on_event,
+                                   agentkit::stop_token stop) {
+  if (!channel_) return fail(Errc::closed, "drain() on a moved-from EventStream");
+  auto& ch = *channel_;
   std::function<void(EventSink)> produce;
   std::unique_ptr<EventSink> sink;
   {
@@ -343,11 +360,11 @@ Result<AssistantMessage> drain(EventStream& stream, const std::function<void(Eve
     sink.reset();
     ch.direct = nullptr;
   } else {
-    while (auto ev = stream.next(stop)) {
+    while (auto ev = next(stop)) {
       if (on_event) on_event(std::move(*ev));
     }
   }
-  return stream.result(stop);
+  return {};
 }
 
 EventStreamStats event_stream_stats() noexcept {

@@ -145,6 +145,29 @@ TEST_CASE("a drained deferred stream runs its producer on the reading thread, ev
   CHECK(after.delivered_inline - before.delivered_inline == 3);  // two deltas and the end event
 }
 
+TEST_CASE(
+    "a stream drained as given up hands its final message over; one drained in place copies it") {
+  // The agent's loop gives its stream up: the reply's strings reach the transcript without a copy.
+  const std::string text(100, 'x');  // on the heap, so a copy has a buffer of its own
+  for (bool given_up : {true, false}) {
+    INFO("drain(std::move(stream)): " << given_up);
+    const char* made = nullptr;
+    EventStream stream = make_deferred_event_stream(
+        [&](EventSink sink) {
+          AssistantMessage m = final_text(text);
+          made = std::get<TextBlock>(m.content[0]).text.data();
+          sink.finish(std::move(m), false);
+        },
+        [](std::function<void()>) { FAIL("drain() must not launch the producer elsewhere"); });
+    auto r = given_up ? drain(std::move(stream), {}) : drain(stream, {});
+    REQUIRE(r);
+    CHECK(text_of(*r) == text);
+    const char* got = std::get<TextBlock>(r->content[0]).text.data();
+    CHECK((got == made) == given_up);
+    if (!given_up) CHECK(text_of(stream.result().value()) == text);  // still there to read again
+  }
+}
+
 TEST_CASE("a deferred stream read with next() starts its producer through the launcher") {
   int launched = 0;
   agentkit::jthread worker;

@@ -259,11 +259,16 @@ class EventStream {
   friend std::pair<EventSink, EventStream> make_event_stream(EventStreamOptions);
   friend Result<AssistantMessage> drain(EventStream&, const std::function<void(Event&&)>&,
                                         agentkit::stop_token);
+  friend Result<AssistantMessage> drain(EventStream&&, const std::function<void(Event&&)>&,
+                                        agentkit::stop_token);
   friend EventStream make_deferred_event_stream(std::function<void(EventSink)>,
                                                 std::function<void(std::function<void()>)>,
                                                 EventStreamOptions);
   explicit EventStream(std::shared_ptr<detail::EventChannel> ch) noexcept;
   void start_deferred();
+  // drain()'s reading; then result()'s wait, handing the message over when `take`.
+  Result<void> read_all(const std::function<void(Event&&)>& on_event, agentkit::stop_token stop);
+  Result<AssistantMessage> final_message(agentkit::stop_token stop, bool take);
   std::shared_ptr<detail::EventChannel> channel_;
 };
 
@@ -313,6 +318,10 @@ EventStream make_deferred_event_stream(std::function<void(EventSink)> produce,
 // false and may build no event at all. `stop` ends the wait of a stream already running
 // elsewhere (a deferred producer sees the stop token it was built with).
 Result<AssistantMessage> drain(EventStream& stream, const std::function<void(Event&&)>& on_event,
+                               agentkit::stop_token stop = {});
+// The same for a stream given up (drain(std::move(stream), ...)): its final message is handed
+// over, not copied; the stream is left moved-from.
+Result<AssistantMessage> drain(EventStream&& stream, const std::function<void(Event&&)>& on_event,
                                agentkit::stop_token stop = {});
 
 // Process-wide counters for tests and diagnostics (counted, never timed).
