@@ -238,11 +238,11 @@ TEST_CASE("a delta's output index reads alike on the flat path, from one digit t
   }
 }
 
-TEST_CASE("streamed arguments are kept without the slack their deltas grew") {
-  // The transcript keeps each reply for the session's life, and the arguments' buffer is shared
-  // by every copy of the message; grown by doubling, it can hold twice its bytes. Fifty 67-byte
-  // deltas leave 4,288 bytes of buffer for 3,361 (without the done item, whose copy is exact: the
-  // other wires have none). The text beside them reaches the caller as an exact copy.
+TEST_CASE("streamed arguments and text are kept without the slack their deltas grew") {
+  // The transcript keeps each reply for the session's life: the agent drains its stream given
+  // up, so the reply's strings are the ones the deltas grew, by doubling, to up to twice their
+  // bytes. Fifty 67-byte deltas leave 4,288 bytes of buffer for 3,361 arguments (without the
+  // done item, whose copy is exact: the other wires have none).
   const std::string piece = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eius ";
   std::string args = R"({"text":")";
   for (int i = 0; i < 50; ++i) args += piece;
@@ -286,8 +286,10 @@ TEST_CASE("streamed arguments are kept without the slack their deltas grew") {
     INFO("with output_item.done: " << done_item);
     Conversation c(responses_client, sol(), {Conversation::streamed(stream_of(done_item))});
     c.user("hi");
-    c.send();
-    const AssistantMessage& m = c.last_reply;
+    StreamOptions as_the_agent_reads;
+    as_the_agent_reads.deferred = true;
+    const AssistantMessage m =
+        drain(c.client->stream(c.request(), as_the_agent_reads, {}), {}).value();
     INFO(m.error_message);
     REQUIRE(m.content.size() == 2);
     const auto& call = std::get<ToolUseBlock>(m.content[0]);

@@ -113,16 +113,28 @@ void MessageAssembler::note_violation(int index, std::string_view what) {
   violation_ = std::move(text);
 }
 
-void MessageAssembler::settle_arguments(std::size_t index) {
-  if (auto* call = std::get_if<ToolUseBlock>(&message_.content[index])) {
-    // The bytes grew by doubling as the deltas arrived (Anthropic and Chat Completions send them
-    // no other way), so up to half of the buffer can be slack, and json::Raw shares that buffer
-    // with every copy of the message, the transcript's among them: one exact copy when the slack
-    // is over an eighth. Text needs none: EventStream::result() hands out a copy, sized exactly.
-    std::string& bytes = arguments_[index];
-    if (bytes.capacity() - bytes.size() > bytes.size() / 8) bytes.shrink_to_fit();
-    call->input = json::Raw(std::move(bytes));
-    bytes.clear();
+namespace {
+
+// A block's bytes grew by doubling as the deltas arrived, so up to half of the buffer can be
+// slack; the transcript keeps the reply for the session's life (the agent's loop is handed the
+// message, not a copy, and json::Raw shares the arguments' buffer with every copy). One exact
+// copy when the slack is over an eighth.
+void drop_growth_slack(std::string& bytes) {
+  if (bytes.capacity() - bytes.size() > bytes.size() / 8) bytes.shrink_to_fit();
+}
+
+}  // namespace
+
+void MessageAssembler::settle(std::size_t index) {
+  ContentBlock& block = message_.content[index];
+  if (auto* call = std::get_if<ToolUseBlock>(&block)) {
+    drop_growth_slack(arguments_[index]);
+    call->input = json::Raw(std::move(arguments_[index]));
+    arguments_[index].clear();
+  } else if (auto* text = std::get_if<TextBlock>(&block)) {
+    drop_growth_slack(text->text);
+  } else if (auto* thinking = std::get_if<ThinkingBlock>(&block)) {
+    drop_growth_slack(thinking->thinking);
   }
 }
 
@@ -133,7 +145,7 @@ bool MessageAssembler::is_open(int block) const {
 void MessageAssembler::end(int block) {
   if (!is_open(block)) return;
   open_[static_cast<std::size_t>(block)] = false;
-  settle_arguments(static_cast<std::size_t>(block));
+  settle(static_cast<std::size_t>(block));
   if (auto* call = std::get_if<ToolUseBlock>(&message_.content[static_cast<std::size_t>(block)])) {
     if (call->input.empty()) call->input = json::Raw("{}");
   }
@@ -152,7 +164,7 @@ void MessageAssembler::finish(const std::optional<CallFailure>& failure) {
     // aborted) and rule 2 of send-time repair keeps them out of later requests.
     if (open_[i]) {
       open_[i] = false;
-      settle_arguments(i);
+      settle(i);
       if (!quiet_) sink_.push(BlockEndEvent{static_cast<int>(i), message_.content[i]});
     }
   }

@@ -90,8 +90,9 @@ class MessageAssembler {
   void note_violation(int index, std::string_view what);
   int open(ContentBlock block, BlockKind kind, std::string id = {}, std::string name = {});
 
-  // Moves a tool block's accumulated argument bytes into it (at its end).
-  void settle_arguments(std::size_t index);
+  // At a block's end: moves a tool block's accumulated argument bytes into it; a text, thinking
+  // or argument string grown by deltas gives back its growth slack.
+  void settle(std::size_t index);
 
   EventSink& sink_;
   AssistantMessage message_;
