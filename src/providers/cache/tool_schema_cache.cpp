@@ -16,40 +16,53 @@ bool ToolSchemaCache::changed_beyond_additions(const Prefix& before, const Prefi
   return false;
 }
 
+// Sessions share the cache: the lock guards lookups only. Names, fingerprints and the session's
+// key are made before it and the replaced prefix is freed after it, and a request whose tools are
+// all known (every steady-state request) takes it once.
 std::vector<ToolBytes> ToolSchemaCache::wire_forms(std::string_view session, std::span<const ToolSpec> tools,
                                                    const Render& render, CacheMeter& meter) {
   std::vector<ToolBytes> out(tools.size());
   Prefix prefix;
   prefix.reserve(tools.size());
+  for (const ToolSpec& tool : tools) prefix.emplace_back(tool.name, fingerprint_for(tool));
+  std::string key(session);
   std::vector<std::size_t> missing;
-  {
-    std::lock_guard lock(mu_);
-    for (std::size_t i = 0; i < tools.size(); ++i) {
-      const std::uint64_t fp = fingerprint_for(tools[i]);
-      prefix.emplace_back(tools[i].name, fp);
-      auto it = entries_.find(fp);
-      if (it != entries_.end() && it->second.name == tools[i].name) out[i] = it->second.bytes;
-      else missing.push_back(i);
-    }
-  }
-  for (std::size_t i : missing) out[i] = std::make_shared<const std::string>(render(tools[i]));
   bool invalidated = false;
   {
     std::lock_guard lock(mu_);
+    for (std::size_t i = 0; i < tools.size(); ++i) {
+      auto it = entries_.find(prefix[i].second);
+      if (it != entries_.end() && it->second.name == prefix[i].first) out[i] = it->second.bytes;
+      else missing.push_back(i);
+    }
+    if (missing.empty()) invalidated = remember_locked(key, prefix);
+  }
+  if (!missing.empty()) {
+    for (std::size_t i : missing) out[i] = std::make_shared<const std::string>(render(tools[i]));
+    std::lock_guard lock(mu_);
     if (entries_.size() + missing.size() > kMaxEntries) entries_.clear();
     for (std::size_t i : missing) entries_[prefix[i].second] = Entry{tools[i].name, out[i]};
-    auto last = last_prefix_.find(std::string(session));
-    if (last != last_prefix_.end()) {
-      invalidated = changed_beyond_additions(last->second, prefix);
-      last->second = std::move(prefix);
-    } else {
-      if (last_prefix_.size() >= kMaxSessions) last_prefix_.clear();
-      last_prefix_.emplace(std::string(session), std::move(prefix));
-    }
+    invalidated = remember_locked(key, prefix);
   }
   meter.record_serialised(session, static_cast<std::int64_t>(missing.size()));
   if (invalidated) meter.record_invalidation(session);
   return out;
+}
+
+// Under mu_: notes `prefix` as the session's tools and answers whether it changed by more than
+// additions. Leaves in `prefix` what is to be freed (after the lock), and `key` moved from when
+// the session is new.
+bool ToolSchemaCache::remember_locked(std::string& key, Prefix& prefix) {
+  auto last = last_prefix_.find(key);
+  if (last == last_prefix_.end()) {
+    if (last_prefix_.size() >= kMaxSessions) last_prefix_.clear();
+    last_prefix_.emplace(std::move(key), std::move(prefix));
+    return false;
+  }
+  if (last->second == prefix) return false;  // the steady state: nothing to write
+  const bool invalidated = changed_beyond_additions(last->second, prefix);
+  last->second.swap(prefix);
+  return invalidated;
 }
 
 }  // namespace agentkit::providers::detail

@@ -6,7 +6,8 @@
 //   ToolSchemaCache cache;                                   // one per wire client
 //   auto bytes = cache.wire_forms(session, tools, render, meter);   // bytes[i] for tools[i]
 //
-// Thread safety: safe for concurrent use (one mutex; rendering happens outside it).
+// Thread safety: safe for concurrent use (one mutex around lookups; rendering, fingerprints and
+// allocation happen outside it).
 #pragma once
 
 #include <cstdint>
@@ -49,6 +50,7 @@ class ToolSchemaCache {
   };
   using Prefix = std::vector<std::pair<std::string, std::uint64_t>>;  // name, fingerprint
   bool changed_beyond_additions(const Prefix& before, const Prefix& now) const;
+  bool remember_locked(std::string& key, Prefix& prefix);
 
   std::mutex mu_;
   std::unordered_map<std::uint64_t, Entry> entries_;
