@@ -294,7 +294,8 @@ struct RequestPipeline::State {
   }
 
   std::optional<CallFailure> run(const Model& model, WireRequest request, const StreamOptions& so,
-                                 BodyDecoder& decoder, agentkit::stop_token stop) const {
+                                 BodyDecoder& decoder, agentkit::stop_token stop,
+                                 std::string* sent_body) const {
     CallDeadline deadline(stop, so.timeout, *clock);
     std::vector<Secret> secrets;
     auto scrubbed = [&](std::optional<CallFailure> f) {
@@ -313,6 +314,14 @@ struct RequestPipeline::State {
       for (const auto& h : r.headers()) fields.emplace_back(h.name, h.value);
       so.on_response(r.status(), fields);
     };
+    // Handed back on every way out below (after the response is done with it).
+    struct GiveBack {
+      std::string* to;
+      http::Request& from;
+      ~GiveBack() {
+        if (to) *to = std::move(from.body);
+      }
+    } give_back{sent_body, *req};
     auto resp = send_with_retry(*http, *req, options.retry, *clock, deadline.token(), on_response);
     if (!resp) return scrubbed(send_failure(scrub(resp.error(), secrets), *req, deadline, so.timeout));
     if (resp->status() < kFirstSuccess || resp->status() >= kFirstNonSuccess) return scrubbed(status_failure(*resp, *req));
@@ -325,10 +334,12 @@ RequestPipeline::~RequestPipeline() = default;
 RequestPipeline::RequestPipeline(RequestPipeline&&) noexcept = default;
 RequestPipeline& RequestPipeline::operator=(RequestPipeline&&) noexcept = default;
 
-std::optional<CallFailure> RequestPipeline::run(const Model& model, WireRequest request, const StreamOptions& options,
-                                                BodyDecoder& decoder, agentkit::stop_token stop) const {
+std::optional<CallFailure> RequestPipeline::run(const Model& model, WireRequest request,
+                                                const StreamOptions& options, BodyDecoder& decoder,
+                                                agentkit::stop_token stop,
+                                                std::string* sent_body) const {
   try {
-    return state_->run(model, std::move(request), options, decoder, stop);
+    return state_->run(model, std::move(request), options, decoder, stop, sent_body);
   } catch (const std::bad_alloc&) {
     throw;
   } catch (const std::exception& e) {

@@ -18,8 +18,10 @@
 #include "agentkit/providers/openai.hpp"
 #include "provider_test_support.hpp"
 #include "support/catch.hpp"
+#include "wire_common/encoded_history.hpp"
 
 using namespace agentkit;
+using providers::CacheMeter;
 using providers::WireClient;
 using providers::WireOptions;
 
@@ -188,6 +190,52 @@ class SessionGen {
   const Model& model_;
   int n_ = 0;
 };
+
+// Records every body and sends none: each call ends with a transport error, after which the
+// pipeline hands the body back as it does on every outcome.
+class RecordingTransport final : public http::HttpTransport {
+ public:
+  Result<http::Response> send(const http::Request& request, agentkit::stop_token) override {
+    bodies.push_back(request.body);
+    return fail(Errc::io_error, "recorded, not sent");
+  }
+  std::vector<std::string> bodies;
+};
+
+WireOptions recording_options(std::shared_ptr<http::HttpTransport> transport) {
+  WireOptions o;
+  o.transport.http = std::move(transport);
+  o.transport.credentials.environment = providers::fixed_environment({{"OPENAI_API_KEY", "k"},
+                                                                      {"DEEPSEEK_API_KEY", "k"},
+                                                                      {"ANTHROPIC_API_KEY", "k"},
+                                                                      {"GEMINI_API_KEY", "k"}});
+  return o;
+}
+
+using providers::detail::EncodedHistory;
+using providers::detail::HistoryLend;
+using providers::detail::HistoryPromise;
+
+// A wire whose items are each message's text, quoted; every boundary closed.
+const EncodedHistory::Wire kQuotedWire{
+    [](const Message&, const Message&) { return true; },
+    [](std::span<const Message> segment, bool) {
+      EncodedHistory::Segment out;
+      for (const Message& m : segment) {
+        out.items += '"' + std::get<TextBlock>(std::get<UserMessage>(m).content[0]).text + "\",";
+      }
+      return out;
+    }};
+
+std::string quoted_body(EncodedHistory& history, CacheMeter& meter, std::span<const Message> view,
+                        HistoryLend* lend) {
+  std::string body = R"({"items":)";
+  // Under the loop's promise: no copies of messages are kept, only the encoded bytes.
+  history.append_array("s", "context", view, kQuotedWire, body, meter,
+                       HistoryPromise{1, view.size(), lend});
+  body += '}';
+  return body;
+}
 
 }  // namespace
 
@@ -621,4 +669,107 @@ TEST_CASE(
   REQUIRE(result);
   REQUIRE(result->turn_count == 4);
   CHECK(server.last_request().body.find("call 4") != std::string::npos);
+}
+
+TEST_CASE(
+    "a request made through stream() sends what a fresh encode would on every turn, and reuses as "
+    "much as a kept copy, on every wire") {
+  // stream() lends the session's kept encoding to the body and gets it back from the pipeline;
+  // prepare() keeps a copy. Both must send the same bytes and reuse the same messages.
+  const std::vector<ToolSpec> tools = tool_set();
+  for (const WireCase& w : wires()) {
+    for (std::uint32_t seed : {1u, 2u, 3u, 4u}) {
+      const bool promised = seed % 2 == 0;
+      std::uint64_t serial = 1;
+      INFO(w.name << " seed " << seed << (promised ? " promised" : ""));
+      auto recorder = std::make_shared<RecordingTransport>();
+      auto lending = w.make(recording_options(recorder));
+      Pair others(w);  // `kept` copies through prepare(), `fresh` encodes whole
+      auto model = row(w);
+      SessionGen gen(seed, *model);
+      std::vector<Message> h;
+      for (int turn = 0; turn < 120; ++turn) {
+        gen.step(h);
+        const int event = gen.pick(30);
+        if (event == 0 && h.size() > 4) {  // compaction
+          h.erase(h.begin(), h.begin() + 2);
+          h.insert(h.begin(), UserMessage{{TextBlock{"summary"}}});
+          ++serial;
+        } else if (event == 1 && h.size() > 4) {  // branch switch
+          h.resize(h.size() / 2);
+          gen.step(h);
+          ++serial;
+        }
+        Request r = request_for(model, h, tools);
+        if (promised) r.history_serial = serial;
+        StreamOptions deferred;
+        deferred.deferred = true;
+        (void)drain(lending->stream(r, deferred, {}), [](Event&&) {});
+        INFO("turn " << turn << " history " << h.size());
+        REQUIRE(recorder->bodies.size() == static_cast<std::size_t>(turn) + 1);
+        REQUIRE(recorder->bodies.back() == body_of(*others.fresh, r));
+        (void)body_of(*others.kept, r);
+      }
+      const CacheStats lent = lending->meter()->stats("s-1");
+      const CacheStats copied = others.kept->meter()->stats("s-1");
+      CHECK(lent.messages_reused > 0);
+      CHECK(lent.messages_reused == copied.messages_reused);
+      CHECK(lent.messages_encoded == copied.messages_encoded);
+    }
+  }
+}
+
+TEST_CASE(
+    "a lent encoding is held once: the session keeps none of its bytes while the body is out, "
+    "and the body it gets back serves the next request") {
+  std::vector<Message> h;
+  for (int i = 0; i < 40; ++i) h.push_back(UserMessage{{TextBlock{std::string(100, 'a')}}});
+  EncodedHistory copying;
+  CacheMeter copy_meter;
+  (void)quoted_body(copying, copy_meter, h, nullptr);
+  CHECK(copying.held_bytes() > 40 * 100);  // a copy of the items: 4 KB and more
+
+  EncodedHistory history;
+  CacheMeter meter;
+  HistoryLend first;
+  const std::string body = quoted_body(history, meter, h, &first);
+  REQUIRE(first.lease != 0);
+  CHECK(body.compare(first.at, 4, R"("aaa)") == 0);
+  CHECK(history.held_bytes() < 1000);  // bookkeeping only
+  history.give_back("s", first, body);
+  CHECK(history.held_bytes() >= body.size());
+
+  h.push_back(UserMessage{{TextBlock{"next"}}});
+  HistoryLend second;
+  EncodedHistory whole(false);
+  CacheMeter whole_meter;
+  CHECK(quoted_body(history, meter, h, &second) == quoted_body(whole, whole_meter, h, nullptr));
+  CHECK(meter.stats("s").messages_reused == 40);
+  CHECK(history.held_bytes() < 1000);
+
+  history.give_back("s", second, "{}");  // too short to hold what was lent: nothing kept
+  h.push_back(UserMessage{{TextBlock{"last"}}});
+  HistoryLend third;
+  CHECK(quoted_body(history, meter, h, &third) == quoted_body(whole, whole_meter, h, nullptr));
+  CHECK(meter.stats("s").messages_reused == 40);  // all 42 encoded again
+}
+
+TEST_CASE("a body that comes back after its session moved on is dropped, even one that would fit") {
+  // An abandoned call's body can come back late. Here it has the same length as the newer one
+  // and its last message differs: taken, the next request would send the old text.
+  std::vector<Message> h;
+  for (int i = 0; i < 40; ++i) h.push_back(UserMessage{{TextBlock{std::string(100, 'a')}}});
+  EncodedHistory history;
+  CacheMeter meter;
+  HistoryLend older;
+  const std::string older_body = quoted_body(history, meter, h, &older);
+  std::get<TextBlock>(std::get<UserMessage>(h.back()).content[0]).text = std::string(100, 'b');
+  HistoryLend newer;
+  (void)quoted_body(history, meter, h, &newer);
+  history.give_back("s", older, older_body);
+  h.push_back(UserMessage{{TextBlock{"next"}}});
+  EncodedHistory whole(false);
+  CacheMeter whole_meter;
+  HistoryLend next;
+  CHECK(quoted_body(history, meter, h, &next) == quoted_body(whole, whole_meter, h, nullptr));
 }

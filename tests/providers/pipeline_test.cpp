@@ -411,3 +411,34 @@ TEST_CASE("register_defaults adds the built-in wires and leaves other registrati
   for (auto api : builtin_wire_apis()) CHECK(registry.find(api));
   CHECK(registry.apis().size() == builtin_wire_apis().size() + 1);
 }
+
+TEST_CASE("the pipeline hands the body it sent back on every outcome, after on_payload") {
+  // A 2xx streamed to its end, a status that is not retried, a transport that could not connect,
+  // and a call that never got as far as a request (no key): the last leaves sent_body empty.
+  ScriptedServer server({sse_ok(), status(400, {}, R"({"error":{"message":"bad"}})")});
+  RequestPipeline p(options_with({{"ANTHROPIC_API_KEY", kKey}}));
+  StreamOptions rewrite;
+  rewrite.on_payload = [](std::string& body) -> Result<void> {
+    body += " ";
+    return {};
+  };
+  const std::string body(20'000, 'x');  // over the client's inline size: written from the buffer
+  for (const bool ok : {true, false}) {
+    TinyWire wire;
+    std::string sent;
+    auto failure = p.run(anthropic_model(server.base_url()), {"/v1/messages", body, {}}, rewrite,
+                         wire.decoder, {}, &sent);
+    CHECK(failure.has_value() != ok);
+    CHECK(sent == body + " ");
+  }
+  TinyWire refused;
+  std::string sent;
+  CHECK(p.run(anthropic_model("http://127.0.0.1:1"), {"/v1/messages", body, {}}, {},
+              refused.decoder, {}, &sent));
+  CHECK(sent == body);
+  RequestPipeline keyless(options_with({}));
+  std::string none = "untouched";
+  CHECK(keyless.run(anthropic_model(server.base_url()), {"/v1/messages", body, {}}, {},
+                    refused.decoder, {}, &none));
+  CHECK(none == "untouched");
+}

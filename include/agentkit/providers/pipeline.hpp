@@ -148,8 +148,14 @@ class RequestPipeline {
   RequestPipeline& operator=(RequestPipeline&&) noexcept;
 
   // Runs one call; nullopt when the whole body reached `decoder` and finish() accepted it.
-  std::optional<CallFailure> run(const Model& model, WireRequest request, const StreamOptions& options,
-                                 BodyDecoder& decoder, agentkit::stop_token stop = {}) const;
+  // `sent_body`, when set, receives the body's bytes back once the call is over, whatever its
+  // outcome (the exact bytes sent, after on_payload); it is left as it was when the call never got
+  // as far as an HTTP request. A caller that keeps what it encoded can keep these bytes instead
+  // of a copy.
+  std::optional<CallFailure> run(const Model& model, WireRequest request,
+                                 const StreamOptions& options, BodyDecoder& decoder,
+                                 agentkit::stop_token stop = {},
+                                 std::string* sent_body = nullptr) const;
 
   // The HTTP request run() would send (credentials, URL, on_payload, headers), without sending it.
   // The caching layer fingerprints its body; tests read its headers.

@@ -26,8 +26,7 @@ json::Value tool_choice(const ToolChoice& choice) {
 class AnthropicClient final : public WireClientBase {
  public:
   AnthropicClient(const WireOptions& options, std::shared_ptr<const RequestPipeline> pipeline)
-      : WireClientBase(catalog::kAnthropicMessages, options, std::move(pipeline)),
-        history_(options.caching.reuse_encoded_history, options.caching.encoded_history_bytes) {}
+      : WireClientBase(catalog::kAnthropicMessages, options, std::move(pipeline)) {}
 
  protected:
   Result<PreparedCall> encode(const Request& request, std::span<const Message> view,
@@ -116,6 +115,8 @@ class AnthropicClient final : public WireClientBase {
                           promise, {}, after);
     if (marked_tail || view.empty()) return;
     // The last message encoded to nothing, so the mark belongs on an earlier one: encode whole.
+    // The bytes written over are no longer the kept ones: nothing lent comes back.
+    if (promise.lend) promise.lend->lease = 0;
     out.resize(start);
     json::Array messages = anthropic_messages(view, compaction);
     stamp_rolling_breakpoint(messages, marks);
@@ -171,8 +172,6 @@ class AnthropicClient final : public WireClientBase {
     // REQ-PROV-07 (post-PRD): the beta header without this body does nothing.
     body.append_unique("context_management", json::Object{{"edits", json::Array{std::move(edit)}}});
   }
-
-  mutable EncodedHistory history_;
 };
 
 }  // namespace

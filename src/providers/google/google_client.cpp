@@ -31,8 +31,7 @@ class GoogleClient final : public WireClientBase {
         directory_(directory),
         creator_(directory
                      ? std::make_unique<CacheCreator>(directory, pipeline, google.cached_content)
-                     : nullptr),
-        history_(options.caching.reuse_encoded_history, options.caching.encoded_history_bytes) {}
+                     : nullptr) {}
 
  protected:
   Result<PreparedCall> encode(const Request& request, std::span<const Message> view,
@@ -51,6 +50,9 @@ class GoogleClient final : public WireClientBase {
     call.wire.path = stream_path(request.model->id);
     call.wire.headers = {{"content-type", "application/json"}};
     call.wire.body = body_for(request, parts);
+    // Either body ends with the contents' part and its closing brace: the kept items lent from
+    // that part now sit that much further in.
+    if (promise.lend) promise.lend->at += call.wire.body.size() - 1 - parts.rest.size();
     return call;
   }
 
@@ -84,7 +86,6 @@ class GoogleClient final : public WireClientBase {
   GeminiCacheOptions cache_options_;
   std::shared_ptr<CacheDirectory> directory_;
   std::unique_ptr<CacheCreator> creator_;  // null when the explicit cache is off
-  mutable EncodedHistory history_;
 };
 
 bool explicit_cache_on(const WireOptions& options, const GoogleOptions& google) {

@@ -16,9 +16,7 @@ class OllamaClient final : public WireClientBase {
  public:
   OllamaClient(const WireOptions& options, const OllamaOptions& ollama,
                std::shared_ptr<const RequestPipeline> pipeline)
-      : WireClientBase(catalog::kOllamaChat, options, std::move(pipeline)),
-        ollama_(ollama),
-        history_(options.caching.reuse_encoded_history, options.caching.encoded_history_bytes) {}
+      : WireClientBase(catalog::kOllamaChat, options, std::move(pipeline)), ollama_(ollama) {}
 
  protected:
   Result<PreparedCall> encode(const Request& request, std::span<const Message> view,
@@ -51,7 +49,6 @@ class OllamaClient final : public WireClientBase {
 
  private:
   OllamaOptions ollama_;
-  mutable EncodedHistory history_;
 };
 
 }  // namespace

@@ -53,8 +53,7 @@ void stamp_cache_control(json::Array& messages) {
 class CompletionsClient final : public WireClientBase {
  public:
   CompletionsClient(const WireOptions& options, std::shared_ptr<const RequestPipeline> pipeline)
-      : WireClientBase(catalog::kOpenAiCompletions, options, std::move(pipeline)),
-        history_(options.caching.reuse_encoded_history, options.caching.encoded_history_bytes) {}
+      : WireClientBase(catalog::kOpenAiCompletions, options, std::move(pipeline)) {}
 
  protected:
   Result<PreparedCall> encode(const Request& request, std::span<const Message> view,
@@ -191,8 +190,6 @@ class CompletionsClient final : public WireClientBase {
       unsupported_out.push_back(unsupported(*request.model, "the thinking level '" + std::string(to_string(choice->level)) + "'"));
     }
   }
-
-  mutable EncodedHistory history_;
 };
 
 }  // namespace

@@ -40,8 +40,7 @@ struct ResponsesProfile {
 class ResponsesClient final : public WireClientBase {
  public:
   ResponsesClient(const WireOptions& options, std::shared_ptr<const RequestPipeline> pipeline)
-      : WireClientBase(catalog::kOpenAiResponses, options, std::move(pipeline)),
-        history_(options.caching.reuse_encoded_history, options.caching.encoded_history_bytes) {}
+      : WireClientBase(catalog::kOpenAiResponses, options, std::move(pipeline)) {}
 
  protected:
   Result<PreparedCall> encode(const Request& request, std::span<const Message> view,
@@ -126,7 +125,6 @@ class ResponsesClient final : public WireClientBase {
     return tools;
   }
 
-  mutable EncodedHistory history_;
 };
 
 }  // namespace

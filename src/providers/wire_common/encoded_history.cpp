@@ -106,6 +106,7 @@ void EncodedHistory::append_array(std::string_view session, std::string context,
   }
   Entry fresh;
   Entry& entry = node ? node.mapped() : fresh;
+  if (entry.lease != 0) forget_text(entry);  // its bytes are still out with a body
   Kept kept;
   if (entry.context == context) {
     kept = reusable(entry, view, wire, promise);
@@ -117,15 +118,11 @@ void EncodedHistory::append_array(std::string_view session, std::string context,
   keep_copies(entry, view, kept.messages, promised);
   entry.serial = promise.serial;
   entry.promised = promised;
-  for (std::size_t i = kept.segments; i < entry.segments.size(); ++i) {
-    entry.segment_bytes -= entry.segments[i].capacity();
-  }
-  entry.segments.resize(kept.segments);
   entry.ends.resize(kept.segments);
 
   // The new segments first, so the body is sized once and written in one pass.
-  std::string whole;      // reuse off: the view as one segment
-  std::string last_body;  // what the body carries for the last segment, when it differs
+  std::string whole;  // reuse off: the view as one segment
+  std::vector<Segment> added;
   std::size_t first = kept.messages;
   for (std::size_t end = first + 1; end <= view.size(); ++end) {
     // Off, the view is one segment: exactly the wire's whole encoding (what the tests compare to).
@@ -134,43 +131,52 @@ void EncodedHistory::append_array(std::string_view session, std::string context,
     if (!enabled_) {
       whole = segment.body_items.empty() ? std::move(segment.items) : std::move(segment.body_items);
     } else {
-      // Kept for the session's life, so kept without growth slack. dump_items already sizes its
-      // segments exactly; this trims the ones a wire built otherwise (Gemini's contents).
-      if (segment.items.capacity() - segment.items.size() > segment.items.size() / 8) {
-        segment.items.shrink_to_fit();
-      }
-      entry.segment_bytes += segment.items.capacity();
-      entry.segments.push_back(std::move(segment.items));
+      added.push_back(std::move(segment));
       entry.ends.push_back(end);
-      last_body = std::move(segment.body_items);
       for (std::size_t i = std::max(first, promised); i < end; ++i) {
         entry.copies.push_back(kept_copy(view[i]));
       }
     }
     first = end;
   }
-  // The last segment goes in its body form when it has one (Anthropic's rolling breakpoint).
-  const std::size_t plain = last_body.empty() ? entry.segments.size() : entry.segments.size() - 1;
-  std::size_t bytes = whole.size() + last_body.size();
-  for (std::size_t i = 0; i < plain; ++i) bytes += entry.segments[i].size();
+  // The kept segments: those in the text, and the one kept apart when the body last carried
+  // another form of it (Anthropic's rolling breakpoint on the last segment).
+  const std::size_t from_text = std::min(kept.segments, entry.in_text.size());
+  const bool kept_apart = kept.segments > from_text;
+  const std::size_t text_bytes = entry.text_bytes(from_text);
+  // What the body carries for each new segment: the last one's body form when it has one.
+  const auto carried = [&](std::size_t k) -> const std::string& {
+    const Segment& segment = added[k];
+    return k + 1 == added.size() && !segment.body_items.empty() ? segment.body_items
+                                                                : segment.items;
+  };
+  std::size_t bytes = whole.size() + text_bytes + (kept_apart ? entry.last_items.size() : 0);
+  for (std::size_t k = 0; k < added.size(); ++k) bytes += carried(k).size();
   out.reserve(out.size() + 2 + lead.size() + bytes + reserve_after);
   const std::size_t start = out.size();
   out += '[';
   out += lead;
-  for (std::size_t i = 0; i < plain; ++i) out += entry.segments[i];
+  const std::size_t items_at = out.size();
+  out.append(entry.text, entry.at, text_bytes);
+  if (kept_apart) out += entry.last_items;
+  for (std::size_t k = 0; k < added.size(); ++k) out += carried(k);
   out += whole;
-  out += last_body;
   if (out.size() > start + 1 && out.back() == ',') out.back() = ']';
   else out += ']';
   meter.record_encoded(session, static_cast<std::int64_t>(view.size() - kept.messages),
                        static_cast<std::int64_t>(kept.messages));
 
   if (!enabled_) return;
-  // What the strings hold (capacity, not size), kept as a running sum so the count costs nothing
-  // per old message; a copy counts its Message alone (the copies are few: the promised messages
-  // keep none).
-  entry.bytes =
-      entry.context.capacity() + entry.copies.size() * sizeof(Message) + entry.segment_bytes;
+  std::string lent;  // the text the body now carries a copy of; freed after the lock
+  if (promise.lend) {
+    lent = std::move(entry.text);
+    lend_text(entry, from_text, kept_apart, added);
+    entry.lease = leases_.fetch_add(1, std::memory_order_relaxed) + 1;
+    *promise.lend = HistoryLend{entry.lease, items_at};
+  } else {
+    keep_text(entry, from_text, kept_apart, added);
+  }
+  entry.count_bytes();
   if (!node) {
     Entries one;
     one.emplace(std::string(session), std::move(fresh));
@@ -179,6 +185,94 @@ void EncodedHistory::append_array(std::string_view session, std::string context,
   std::vector<Entries::node_type> dropped;  // destroyed after the lock is released
   std::lock_guard lock(mu_);
   place(std::move(node), dropped);
+}
+
+void EncodedHistory::forget_text(Entry& entry) {
+  entry.text_closes_array = false;
+  entry.ends.clear();
+  entry.in_text.clear();
+  entry.text = std::string();
+  entry.at = 0;
+  entry.last_items = std::string();
+  entry.lease = 0;
+}
+
+// The layout of the body just written: the kept segments where they were, then the new ones; a
+// new last segment whose body form differs is kept apart in its plain form.
+void EncodedHistory::lend_text(Entry& entry, std::size_t from_text, bool kept_apart,
+                               std::vector<Segment>& added) {
+  entry.in_text.resize(from_text);
+  std::size_t offset = entry.text_bytes(from_text);
+  if (kept_apart) entry.in_text.push_back(offset += entry.last_items.size());
+  std::string apart;
+  for (std::size_t k = 0; k < added.size(); ++k) {
+    if (k + 1 == added.size() && !added[k].body_items.empty()) {
+      apart = std::move(added[k].items);
+      apart.shrink_to_fit();
+    } else {
+      entry.in_text.push_back(offset += added[k].items.size());
+    }
+  }
+  entry.text = std::string();
+  entry.at = 0;
+  entry.text_closes_array = offset > 0 && apart.empty();
+  entry.last_items = std::move(apart);
+}
+
+// Every kept segment in the entry's own text, from its start.
+void EncodedHistory::keep_text(Entry& entry, std::size_t from_text, bool kept_apart,
+                               const std::vector<Segment>& added) {
+  std::size_t total = entry.text_bytes(from_text) + (kept_apart ? entry.last_items.size() : 0);
+  for (const Segment& segment : added) total += segment.items.size();
+  // Kept for the session's life, so kept without much slack: exact when first made, an eighth
+  // more than it holds when a kept history grows (one copy per eighth of growth), never more
+  // than half spare.
+  std::string own;
+  if (entry.at != 0 || kept_apart || entry.text.capacity() < total ||
+      entry.text.capacity() - total > total / 2) {
+    own.reserve(from_text == 0 ? total : total + total / 8);
+    own.append(entry.text, entry.at, entry.text_bytes(from_text));
+  } else {
+    own = std::move(entry.text);
+    own.resize(entry.text_bytes(from_text));
+  }
+  entry.in_text.resize(from_text);
+  if (kept_apart) {
+    own += entry.last_items;
+    entry.in_text.push_back(own.size());
+  }
+  for (const Segment& segment : added) {
+    own += segment.items;
+    entry.in_text.push_back(own.size());
+  }
+  entry.text = std::move(own);
+  entry.at = 0;
+  entry.last_items = std::string();
+  entry.lease = 0;
+}
+
+void EncodedHistory::give_back(std::string_view session, HistoryLend lend, std::string body) {
+  if (!enabled_ || lend.lease == 0) return;
+  std::vector<Entries::node_type> dropped;  // destroyed after the lock is released
+  std::lock_guard lock(mu_);
+  auto it = entries_.find(session);
+  if (it == entries_.end() || it->second.lease != lend.lease) return;
+  Entry& entry = it->second;
+  bytes_ -= entry.bytes;
+  const std::size_t n = entry.text_bytes(entry.in_text.size());
+  const bool fits = lend.at <= body.size() && body.size() - lend.at >= n;
+  if (!fits || (entry.text_closes_array && body[lend.at + n - 1] != ']')) {
+    forget_text(entry);  // not the body it lent to: keep nothing rather than wrong bytes
+  } else {
+    if (entry.text_closes_array) body[lend.at + n - 1] = ',';  // the items' own last byte
+    entry.text_closes_array = false;
+    entry.text = std::move(body);
+    entry.at = lend.at;
+    entry.lease = 0;
+  }
+  entry.count_bytes();
+  bytes_ += entry.bytes;
+  trim_to_budget(it, dropped);
 }
 
 void EncodedHistory::place(Entries::node_type node, std::vector<Entries::node_type>& dropped) {
@@ -191,13 +285,18 @@ void EncodedHistory::place(Entries::node_type node, std::vector<Entries::node_ty
     placed.position->second = std::move(placed.node.mapped());
   }
   bytes_ += added;
+  trim_to_budget(placed.position, dropped);
+}
+
+void EncodedHistory::trim_to_budget(Entries::iterator keep,
+                                    std::vector<Entries::node_type>& dropped) {
   if (bytes_ <= budget_bytes_) return;
   // Over the budget: the least recently used others go until a quarter of it is free, so a full
   // table sorts once per many requests, not on each.
   std::vector<std::pair<std::uint64_t, Entries::iterator>> by_use;
   by_use.reserve(entries_.size());
   for (auto it = entries_.begin(); it != entries_.end(); ++it) {
-    if (it != placed.position) by_use.emplace_back(it->second.used, it);
+    if (it != keep) by_use.emplace_back(it->second.used, it);
   }
   std::sort(by_use.begin(), by_use.end(),
             [](const auto& a, const auto& b) { return a.first < b.first; });

@@ -28,10 +28,18 @@
 // The last segment is always encoded fresh, so a wire may mark it (Anthropic's rolling breakpoint)
 // without the mark entering the kept bytes.
 //
+// Where the kept bytes live. Between requests an entry holds them in one string, either its own
+// copy or the body it last sent. A request made through the stream path lends them (HistoryLend):
+// the body is built with a copy of them, the entry lets its own string go, and the pipeline gives
+// the body back when the call is over (give_back), so a request in flight holds the history's
+// bytes once, in its body, instead of twice. Until the body is back the entry has no bytes, and a
+// request of the session encodes whole; a body that never comes back costs one whole encode.
+//
 // Thread safety: safe for concurrent use. An entry is taken out of the table while a request of
 // its session is encoded; a concurrent request of the same session encodes from scratch.
 #pragma once
 
+#include <atomic>
 #include <cstddef>
 #include <cstdint>
 #include <functional>
@@ -49,11 +57,22 @@
 
 namespace agentkit::providers::detail {
 
+// The kept bytes a request's body borrows until the call is over (EncodedHistory::give_back).
+struct HistoryLend {
+  std::uint64_t lease = 0;  // set by append_array; 0: nothing was lent
+  // Where the kept items start in the string append_array wrote into. A wire that puts that
+  // string into a larger body adds the string's offset in it; one that rewrites the bytes after
+  // append_array sets `lease` to 0 (the session then encodes whole once).
+  std::size_t at = 0;
+};
+
 // The caller's promise about a view (Request::history_serial): under a non-zero `serial`, the
-// view's first `prefix` messages are the request's own, and they only ever grow.
+// view's first `prefix` messages are the request's own, and they only ever grow. `lend`, when set,
+// asks append_array to lend the kept bytes to the body instead of keeping a copy.
 struct HistoryPromise {
   std::uint64_t serial = 0;
   std::size_t prefix = 0;
+  HistoryLend* lend = nullptr;
 };
 
 class EncodedHistory {
@@ -86,6 +105,15 @@ class EncodedHistory {
                     const Wire& wire, std::string& out, CacheMeter& meter,
                     HistoryPromise promise = {}, std::string_view lead = {},
                     std::size_t reserve_after = 0);
+  // The body a lending request sent, back from the pipeline: its bytes from `lend.at` on hold the
+  // kept items. Ignored unless it is the session's latest lease (an abandoned call's body comes
+  // back after its session moved on).
+  void give_back(std::string_view session, HistoryLend lend, std::string body);
+  // The bytes the table holds, as counted against the budget (for tests).
+  std::size_t held_bytes() const {
+    std::lock_guard lock(mu_);
+    return bytes_;
+  }
 
  private:
   struct Entry {
@@ -96,14 +124,28 @@ class EncodedHistory {
     // none of the promised ones.
     std::size_t copies_from = 0;
     std::vector<Message> copies;
-    // Each segment's items, each followed by ','; one string a segment, so a growing history
-    // never reallocates (and never holds twice) what it already kept.
-    std::vector<std::string> segments;
     std::vector<std::size_t> ends;  // ends[i]: the message index segment i ends before
-    std::size_t segment_bytes = 0;  // the segments' capacities, summed
-    std::size_t bytes = 0;          // what it holds, as counted against the budget
-    std::uint64_t used = 0;         // the table's clock at its last use
+    // The segments' items, each followed by ',': segment i < in_text.size() is
+    // text[at + (i ? in_text[i - 1] : 0), at + in_text[i]); a last segment past those (the body
+    // carried another form of it) is `last_items`. `text` is the entry's own (at = 0) or the body
+    // it last sent; empty while lent.
+    std::string text;
+    std::size_t at = 0;
+    std::vector<std::size_t> in_text;
+    std::string last_items;
+    std::uint64_t lease = 0;  // non-zero while the text is out with a request's body
+    // The lent text ends the array: in the body its last ',' is the closing ']'.
+    bool text_closes_array = false;
+    std::size_t bytes = 0;   // what it holds, as counted against the budget
+    std::uint64_t used = 0;  // the table's clock at its last use
     std::size_t encoded() const { return ends.empty() ? 0 : ends.back(); }
+    std::size_t text_bytes(std::size_t segments) const {
+      return segments == 0 ? 0 : in_text[segments - 1];
+    }
+    void count_bytes() {
+      bytes = context.capacity() + copies.size() * sizeof(Message) + text.capacity() +
+              last_items.capacity();
+    }
   };
   struct Kept {
     std::size_t messages = 0;
@@ -116,18 +158,26 @@ class EncodedHistory {
                        HistoryPromise promise);
   static void keep_copies(Entry& entry, std::span<const Message> view, std::size_t kept,
                           std::size_t from);
+  static void forget_text(Entry& entry);
+  static void lend_text(Entry& entry, std::size_t from_text, bool kept_apart,
+                        std::vector<Segment>& added);
+  static void keep_text(Entry& entry, std::size_t from_text, bool kept_apart,
+                        const std::vector<Segment>& added);
 
   // Puts a session's entry (back) into the table, then drops the least recently used others while
   // the table holds more than the budget. Called with mu_ held; `dropped` is destroyed by the
   // caller after the lock is released.
   void place(Entries::node_type node, std::vector<Entries::node_type>& dropped);
+  // Drops the least recently used entries but `keep` while the table is over the budget.
+  void trim_to_budget(Entries::iterator keep, std::vector<Entries::node_type>& dropped);
 
   bool enabled_;
   std::size_t budget_bytes_;
-  std::mutex mu_;
+  mutable std::mutex mu_;
   Entries entries_;
   std::size_t bytes_ = 0;    // the sum of the entries' bytes
   std::uint64_t clock_ = 0;  // counts uses, for the least recently used order
+  std::atomic<std::uint64_t> leases_{0};
 };
 
 // The items as a segment: each dumped and followed by ','.

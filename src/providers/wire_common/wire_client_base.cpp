@@ -230,7 +230,8 @@ std::uint64_t CallThreads::threads_started() const {
 
 WireClientBase::WireClientBase(std::string_view api, const WireOptions& options,
                                std::shared_ptr<const RequestPipeline> pipeline)
-    : api_(api),
+    : history_(options.caching.reuse_encoded_history, options.caching.encoded_history_bytes),
+      api_(api),
       options_(options),
       pipeline_(pipeline ? std::move(pipeline)
                          : std::make_shared<const RequestPipeline>(options.transport)),
@@ -303,6 +304,12 @@ WireClientBase::OfferedTools WireClientBase::offered_tools(const Request& reques
 }
 
 Result<PreparedCall> WireClientBase::prepare(const Request& request, const StreamOptions& options) const {
+  return prepare_call(request, options, nullptr);
+}
+
+Result<PreparedCall> WireClientBase::prepare_call(const Request& request,
+                                                  const StreamOptions& options,
+                                                  HistoryLend* lend) const {
   if (!request.model) return fail(Errc::invalid_argument, "the request has no model; set Request::model");
   if (request.model->api != api_) {
     return fail(Errc::invalid_argument, "model '" + request.model->vendor + "/" + request.model->id + "' speaks '" +
@@ -311,7 +318,7 @@ Result<PreparedCall> WireClientBase::prepare(const Request& request, const Strea
   // REQ-PROV-11: every request is encoded from the repaired view, never from raw history.
   TranscriptView view = repairs_.repair(request);
   const HistoryPromise promise{request.history_serial,
-                               request.history_serial != 0 ? view.unchanged_prefix() : 0};
+                               request.history_serial != 0 ? view.unchanged_prefix() : 0, lend};
   Result<PreparedCall> call = encode(request, view.messages(), promise);
   if (!call) return call;
   call->model = request.model;
@@ -331,24 +338,41 @@ Result<PreparedCall> WireClientBase::prepare(const Request& request, const Strea
 // Everything one call's thread uses, built on the caller's thread: the decoder comes from a
 // virtual function, which must never run while the client is being destroyed.
 struct WireClientBase::Call {
-  Call(EventSink s, PreparedCall c)
-      : sink(std::move(s)), prepared(std::move(c)), out(sink, start_message(*prepared.model)) {}
+  Call(EventSink s, PreparedCall c, HistoryLend l)
+      : sink(std::move(s)),
+        prepared(std::move(c)),
+        lend(l),
+        out(sink, start_message(*prepared.model)) {}
   EventSink sink;
   PreparedCall prepared;
+  HistoryLend lend;  // the session's kept encoding, out with this call's body
   MessageAssembler out;
   std::unique_ptr<ReplyDecoder> reply;
 };
 
+EventStream WireClientBase::stream(const Request& request, const StreamOptions& options,
+                                   agentkit::stop_token stop) {
+  HistoryLend lend;
+  Result<PreparedCall> call = prepare_call(request, options, options.on_payload ? nullptr : &lend);
+  if (!call) return failed_stream(request, api(), options, call.error());
+  return send_call(std::move(*call), lend, options, std::move(stop));
+}
+
 EventStream WireClientBase::send(PreparedCall call, const StreamOptions& options, agentkit::stop_token stop) {
+  return send_call(std::move(call), HistoryLend{}, options, std::move(stop));
+}
+
+EventStream WireClientBase::send_call(PreparedCall call, HistoryLend lend,
+                                      const StreamOptions& options, agentkit::stop_token stop) {
   StreamOptions run_options = options;
   run_options.on_payload = nullptr;  // applied by prepare()
   if (options.deferred) {
-    auto state = std::make_shared<Call>(EventSink(), std::move(call));
+    auto state = std::make_shared<Call>(EventSink(), std::move(call), lend);
     state->reply = decoder(state->prepared, state->out);
     return send_deferred(std::move(state), std::move(run_options), std::move(stop));
   }
   auto [sink, events] = make_event_stream(options.stream);
-  auto state = std::make_shared<Call>(std::move(sink), std::move(call));
+  auto state = std::make_shared<Call>(std::move(sink), std::move(call), lend);
   state->out.start();
   for (const Error& e : state->prepared.unsupported) state->out.report(e);
   state->reply = decoder(state->prepared, state->out);
@@ -386,7 +410,7 @@ EventStream WireClientBase::send_deferred(std::shared_ptr<Call> state, StreamOpt
   return make_deferred_event_stream(std::move(produce), std::move(launch), stream_options);
 }
 
-void WireClientBase::run_call(Call& call, StreamOptions options, agentkit::stop_token stop) const {
+void WireClientBase::run_call(Call& call, StreamOptions options, agentkit::stop_token stop) {
   ReplyDecoder& reply = *call.reply;
   const Model& model = *call.prepared.model;
   std::string content_type;
@@ -399,8 +423,12 @@ void WireClientBase::run_call(Call& call, StreamOptions options, agentkit::stop_
     if (user_on_response) user_on_response(status, headers);
   };
   ContentTypeRouter router(reply, content_type);
+  std::string sent;
   std::optional<CallFailure> failure =
-      pipeline_->run(model, std::move(call.prepared.wire), options, router, stop);
+      pipeline_->run(model, std::move(call.prepared.wire), options, router, stop,
+                     call.lend.lease != 0 ? &sent : nullptr);
+  // Back before the result is delivered: the session's next request may follow at once.
+  history_.give_back(call.prepared.session_id, call.lend, std::move(sent));
   // REQ-PROV-05: priced against the model that served it, a failed turn's usage included.
   AssistantMessage& message = call.out.message();
   price_served(message.usage, model, reply.served_model, *catalog_, reply.service_tier);

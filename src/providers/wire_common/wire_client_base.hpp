@@ -94,6 +94,11 @@ class WireClientBase : public WireClient {
 
   Result<PreparedCall> prepare(const Request& request, const StreamOptions& options) const final;
   EventStream send(PreparedCall call, const StreamOptions& options, agentkit::stop_token stop) final;
+  // prepare() then send(), but the body borrows the session's kept encoding instead of copying it
+  // (EncodedHistory, HistoryLend): nobody else sees the body between the two, so it comes back
+  // as it was sent. Not with an on_payload hook, which may rewrite it.
+  EventStream stream(const Request& request, const StreamOptions& options,
+                     agentkit::stop_token stop) final;
   std::string_view api() const noexcept final { return api_; }
   std::shared_ptr<CacheMeter> meter() const final { return meter_; }
 
@@ -108,6 +113,8 @@ class WireClientBase : public WireClient {
   virtual std::unique_ptr<ReplyDecoder> decoder(const PreparedCall& call, MessageAssembler& out) const = 0;
 
   const WireOptions& options() const noexcept { return options_; }
+  // Each session's encoded history; a wire passes encode()'s promise on to append_array.
+  mutable EncodedHistory history_;
   const catalog::Catalog& catalog() const noexcept { return *catalog_; }
   // The wire form of each tool, rendered only when new (level 3), counted on the meter.
   std::vector<ToolBytes> tool_forms(const Request& request, std::span<const ToolSpec> tools,
@@ -131,7 +138,11 @@ class WireClientBase : public WireClient {
 
  private:
   struct Call;
-  void run_call(Call& call, StreamOptions options, agentkit::stop_token stop) const;
+  Result<PreparedCall> prepare_call(const Request& request, const StreamOptions& options,
+                                    HistoryLend* lend) const;
+  EventStream send_call(PreparedCall call, HistoryLend lend, const StreamOptions& options,
+                        agentkit::stop_token stop);
+  void run_call(Call& call, StreamOptions options, agentkit::stop_token stop);
   EventStream send_deferred(std::shared_ptr<Call> state, StreamOptions options,
                             agentkit::stop_token stop);
 
@@ -148,6 +159,10 @@ class WireClientBase : public WireClient {
   mutable std::map<std::pair<std::uint64_t, SchemaDialect>, ToolBytes> answer_forms_;
   CallThreads threads_;  // last: joined before the rest is destroyed
 };
+
+// The pre-closed error stream of a call that failed before it was sent (REQ-PROV-04).
+EventStream failed_stream(const Request& request, std::string_view api,
+                          const StreamOptions& options, const Error& error);
 
 // Helpers shared by the encoders.
 // The text of a tool result for wires whose results are a single string: "Error: " marks a

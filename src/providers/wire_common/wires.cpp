@@ -2,6 +2,7 @@
 #include "agentkit/providers/wires.hpp"
 
 #include "wire_common/builtin_wires.hpp"
+#include "wire_common/wire_client_base.hpp"
 
 namespace agentkit::providers {
 namespace {
@@ -28,18 +29,27 @@ std::optional<CacheStats> WireClient::cache_stats(std::string_view session_id) c
 EventStream WireClient::stream(const Request& request, const StreamOptions& options, agentkit::stop_token stop) {
   Result<PreparedCall> call = prepare(request, options);
   if (call) return send(std::move(*call), options, std::move(stop));
+  return detail::failed_stream(request, api(), options, call.error());
+}
+
+namespace detail {
+
+EventStream failed_stream(const Request& request, std::string_view api,
+                          const StreamOptions& options, const Error& error) {
   // REQ-PROV-04: a pre-send failure is a pre-closed error stream, never an exception or a value.
   auto [sink, events] = make_event_stream(options.stream);
   AssistantMessage m = request.model ? start_message(*request.model) : AssistantMessage{};
-  if (m.api.empty()) m.api = std::string(api());
+  if (m.api.empty()) m.api = std::string(api);
   AssistantMessage header = m;
   sink.push(MessageStartEvent{header});
   m.stop_reason = StopReason::error;
-  m.error_message = call.error().message;
-  sink.push(ErrorEvent{call.error(), true});
+  m.error_message = error.message;
+  sink.push(ErrorEvent{error, true});
   sink.finish(std::move(m));
   return std::move(events);
 }
+
+}  // namespace detail
 
 Result<std::shared_ptr<WireClient>> make_wire_client(std::string_view api, const WireOptions& options) {
   for (const auto& w : detail::builtin_wires()) {
