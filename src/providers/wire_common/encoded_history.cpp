@@ -122,7 +122,7 @@ void EncodedHistory::append_array(std::string_view session, std::string context,
 
   // The new segments first, so the body is sized once and written in one pass.
   std::string whole;  // reuse off: the view as one segment
-  std::vector<Segment> added;
+  std::vector<Segment>& added = entry.added;
   std::size_t first = kept.messages;
   for (std::size_t end = first + 1; end <= view.size(); ++end) {
     // Off, the view is one segment: exactly the wire's whole encoding (what the tests compare to).
@@ -176,6 +176,7 @@ void EncodedHistory::append_array(std::string_view session, std::string context,
   } else {
     keep_text(entry, from_text, kept_apart, added);
   }
+  added.clear();
   entry.count_bytes();
   if (!node) {
     Entries one;
@@ -309,9 +310,10 @@ void EncodedHistory::trim_to_budget(Entries::iterator keep,
 }
 
 EncodedHistory::Segment dump_items(const json::Array& items) {
-  // Dumped into a roomy buffer, then copied once at its exact size: a string grown by the dump
-  // allocates at each doubling and keeps up to half of itself spare. (Not a buffer kept per
-  // thread: a thousand sessions on a thousand threads would each keep one.)
+  // Dumped into a roomy buffer that is itself the segment: a segment lives only until its bytes
+  // are copied into the body (and into an entry's own text), so its spare room costs nothing
+  // kept. (Not a buffer kept per thread: a thousand sessions on a thousand threads would each
+  // keep one.)
   constexpr std::size_t kScratchBytes = 8 * 1024;
   std::string scratch;
   scratch.reserve(kScratchBytes);
@@ -319,7 +321,7 @@ EncodedHistory::Segment dump_items(const json::Array& items) {
     json::dump_to(scratch, item);
     scratch += ',';
   }
-  return EncodedHistory::Segment{std::string(scratch), {}};
+  return EncodedHistory::Segment{std::move(scratch), {}};
 }
 
 std::string declared_context(

@@ -133,6 +133,9 @@ class EncodedHistory {
     std::size_t at = 0;
     std::vector<std::size_t> in_text;
     std::string last_items;
+    // The segments a request adds, between their encoding and the body; empty between requests
+    // (kept for its capacity: a request allocates no list of its own).
+    std::vector<Segment> added;
     std::uint64_t lease = 0;  // non-zero while the text is out with a request's body
     // The lent text ends the array: in the body its last ',' is the closing ']'.
     bool text_closes_array = false;
