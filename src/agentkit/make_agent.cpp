@@ -391,6 +391,9 @@ Agent::~Agent() { (void)close(); }
 
 const AgentDefinition& Agent::definition() const { return core_->definition; }
 
+// Messages of room beyond half again a resumed transcript's length (a run's worth for a short one).
+constexpr std::size_t kResumeRoom = 64;
+
 Result<Session> Agent::start(StartOptions options) {
   if (!core_) return fail(Errc::closed, "start() on a moved-from Agent");
   auto session = std::make_shared<detail::SessionCore>();
@@ -399,6 +402,9 @@ Result<Session> Agent::start(StartOptions options) {
     session->id = state->session_id;
     {
       const detail::SessionState::Messages held = state->messages();
+      // Copied with room to grow (the copy is made anyway): at its exact size, the first run's
+      // first message would move the whole transcript to a new block.
+      session->history.reserve(held.span.size() + held.span.size() / 2 + kResumeRoom);
       session->history.assign(held.span.begin(), held.span.end());
     }
     session->committed = session->history.size();

@@ -361,6 +361,36 @@ TEST_CASE(
   CHECK(deep <= shallow + 8);  // with a copy per run: several per message, 1,000+ more
 }
 
+TEST_CASE("a resumed session's first run adds its messages without moving the transcript") {
+  // The handle's messages used to be copied at their exact size, so the first message the run
+  // appended moved all 400 to a block twice as large.
+  std::string messages;
+  for (int i = 0; i < 400; ++i) {
+    if (!messages.empty()) messages += ',';
+    messages += i % 2 == 0 ? R"({"role":"user","content":[{"type":"text","text":"q"}]})"
+                           : R"({"role":"assistant","content":[{"type":"text","text":"a"}],)"
+                             R"("stop_reason":"stop"})";
+  }
+  auto handle =
+      SessionHandle::parse(R"({"version":1,"session_id":"deep","messages":[)" + messages + "]}");
+  REQUIRE(handle);
+  providers::FauxOptions quiet;
+  quiet.record_requests = false;
+  auto provider = std::make_shared<providers::FauxProvider>(
+      std::vector<providers::FauxResponse>{faux::text_response("ok")}, quiet);
+  RuntimeConfig rt;
+  rt.model.spec = "faux/test";
+  rt.providers.add("faux", provider);
+  auto agent = make_agent(AgentDefinition{}, rt).value();
+  StartOptions opts;
+  opts.resume = *handle;
+  auto s = agent.start(opts).value();
+  AllocCounter counter;
+  REQUIRE(s.run("one more"));
+  INFO("largest allocation of the run: " << counter.stats().largest << " bytes");
+  CHECK(counter.stats().largest < 400 * sizeof(Message));
+}
+
 TEST_CASE("a malformed serialised handle is a parse error, not a crash") {
   CHECK_FALSE(SessionHandle::parse("{"));
   CHECK_FALSE(SessionHandle::parse(R"({"version":2,"session_id":"x","messages":[]})"));
