@@ -1,7 +1,9 @@
 // What the built-in wires share beyond the request pipeline: preparing a call (send-time repair,
 // level-0 affinity, on_payload), running it on a thread the client owns, choosing the reply
 // decoder from the Content-Type, pricing the usage against the served model, and reporting cache
-// statistics. A wire supplies only encode() and a ReplyDecoder.
+// statistics. A wire supplies only encode() and a ReplyDecoder; an encoder writes the history's
+// array with history_.append_array(..., promise, ...), passing encode()'s promise on (it carries
+// the stream path's lend of the kept bytes, see EncodedHistory).
 //
 //   class MyWire final : public WireClientBase {
 //     Result<PreparedCall> encode(const Request&, std::span<const Message> view,
