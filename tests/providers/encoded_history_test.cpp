@@ -773,3 +773,42 @@ TEST_CASE("a body that comes back after its session moved on is dropped, even on
   HistoryLend next;
   CHECK(quoted_body(history, meter, h, &next) == quoted_body(whole, whole_meter, h, nullptr));
 }
+
+TEST_CASE(
+    "an Anthropic request whose last message yields no item is encoded whole through stream(), "
+    "and the next request reuses as much as a kept copy") {
+  // The rolling breakpoint then goes on an earlier message, so the body is rewritten after the
+  // kept items were lent to it: the entry takes its copy before that, as the copying path does.
+  const WireCase w = wires()[2];
+  REQUIRE(w.name == "anthropic-messages");
+  const std::vector<ToolSpec> tools = tool_set();
+  auto recorder = std::make_shared<RecordingTransport>();
+  auto lending = w.make(recording_options(recorder));
+  Pair others(w);
+  auto model = row(w);
+  AssistantMessage silent;  // an empty text block: no item on this wire
+  silent.provider = model->vendor;
+  silent.api = model->api;
+  silent.model = model->id;
+  silent.content.push_back(TextBlock{""});
+  std::vector<Message> h{UserMessage{{TextBlock{"a"}}}};
+  for (int turn = 0; turn < 3; ++turn) {
+    AssistantMessage said = silent;
+    std::get<TextBlock>(said.content[0]).text = "said " + std::to_string(turn);
+    h.push_back(said);
+    h.push_back(UserMessage{{TextBlock{"then " + std::to_string(turn)}}});
+    h.push_back(silent);  // the view ends in a message that yields no item
+    Request r = request_for(model, h, tools);  // no promise: the last message changes
+    StreamOptions deferred;
+    deferred.deferred = true;
+    (void)drain(lending->stream(r, deferred, {}), [](Event&&) {});
+    INFO("turn " << turn);
+    REQUIRE(recorder->bodies.back() == body_of(*others.fresh, r));
+    (void)body_of(*others.kept, r);
+    h.pop_back();
+  }
+  const CacheStats lent = lending->meter()->stats("s-1");
+  const CacheStats copied = others.kept->meter()->stats("s-1");
+  CHECK(lent.messages_reused > 0);
+  CHECK(lent.messages_reused == copied.messages_reused);
+}

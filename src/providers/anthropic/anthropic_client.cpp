@@ -115,8 +115,14 @@ class AnthropicClient final : public WireClientBase {
                           promise, {}, after);
     if (marked_tail || view.empty()) return;
     // The last message encoded to nothing, so the mark belongs on an earlier one: encode whole.
-    // The bytes written over are no longer the kept ones: nothing lent comes back.
-    if (promise.lend) promise.lend->lease = 0;
+    // The array about to be written over holds the kept items as lent: the entry takes a copy of
+    // it now, and the body (rewritten) is not given back.
+    if (promise.lend && promise.lend->lease != 0) {
+      HistoryLend lend = *promise.lend;
+      lend.at -= start;
+      history_.give_back(request.session_id, lend, out.substr(start));
+      promise.lend->lease = 0;
+    }
     out.resize(start);
     json::Array messages = anthropic_messages(view, compaction);
     stamp_rolling_breakpoint(messages, marks);
