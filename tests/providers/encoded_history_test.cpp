@@ -797,7 +797,7 @@ TEST_CASE(
     std::get<TextBlock>(said.content[0]).text = "said " + std::to_string(turn);
     h.push_back(said);
     h.push_back(UserMessage{{TextBlock{"then " + std::to_string(turn)}}});
-    h.push_back(silent);  // the view ends in a message that yields no item
+    h.push_back(silent);                       // the view ends in a message that yields no item
     Request r = request_for(model, h, tools);  // no promise: the last message changes
     StreamOptions deferred;
     deferred.deferred = true;
