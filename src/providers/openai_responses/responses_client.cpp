@@ -124,7 +124,6 @@ class ResponsesClient final : public WireClientBase {
     declared_after = std::move(offered.declared_after);
     return tools;
   }
-
 };
 
 }  // namespace

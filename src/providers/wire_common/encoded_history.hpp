@@ -61,8 +61,9 @@ namespace agentkit::providers::detail {
 struct HistoryLend {
   std::uint64_t lease = 0;  // set by append_array; 0: nothing was lent
   // Where the kept items start in the string append_array wrote into. A wire that puts that
-  // string into a larger body adds the string's offset in it; one that rewrites the bytes after
-  // append_array sets `lease` to 0 (the session then encodes whole once).
+  // string into a larger body adds the string's offset in it; one that rewrites the array after
+  // append_array first hands it back (give_back, with `at` made relative to the array) and sets
+  // `lease` to 0.
   std::size_t at = 0;
 };
 
