@@ -47,25 +47,34 @@ inline std::int64_t monotonic_ns() {
   return static_cast<std::int64_t>(ts.tv_sec) * 1'000'000'000 + ts.tv_nsec;
 }
 
-// Where `needle` occurs last in `body` (npos when nowhere). memmem scans forward at memchr speed;
-// string_view::rfind compares byte by byte, which made the server's own work rival the client's.
+// Where `needle` occurs last in `body` (npos when nowhere), scanning backwards from the end with
+// memrchr for its last byte: the last prompt sits early in a long body, but the byte ending
+// "turns=" is rare in it, so the scan runs at memchr speed where string_view::rfind would compare
+// byte by byte and a forward memmem would pass every earlier prompt too.
 inline std::size_t last_of(std::string_view body, std::string_view needle) {
-  std::size_t last = std::string_view::npos;
-  for (std::size_t at = 0; at + needle.size() <= body.size();) {
-    const void* hit = memmem(body.data() + at, body.size() - at, needle.data(), needle.size());
+  const char last_byte = needle.back();
+  for (std::size_t end = body.size(); end >= needle.size();) {
+    const void* hit = memrchr(body.data() + needle.size() - 1, last_byte, end - needle.size() + 1);
     if (!hit) break;
-    last = static_cast<std::size_t>(static_cast<const char*>(hit) - body.data());
-    at = last + needle.size();
+    const std::size_t at =
+        static_cast<std::size_t>(static_cast<const char*>(hit) - body.data()) + 1 - needle.size();
+    if (body.compare(at, needle.size(), needle) == 0) return at;
+    end = at + needle.size() - 1;
   }
-  return last;
+  return std::string_view::npos;
 }
 
-// The number after the last `key` of the body.
-inline int number_after(std::string_view body, std::string_view key, int fallback) {
-  const auto at = last_of(body, key);
-  if (at == std::string_view::npos) return fallback;
+// The number after `key` when `key` occurs in body[from, from + window), else `fallback`.
+inline int number_near(std::string_view body, std::size_t from, std::size_t window,
+                       std::string_view key, int fallback) {
+  if (from >= body.size()) return fallback;
+  const std::string_view near = body.substr(from, window);
+  const void* hit = memmem(near.data(), near.size(), key.data(), key.size());
+  if (!hit) return fallback;
   int n = 0;
-  for (std::size_t i = at + key.size(); i < body.size() && body[i] >= '0' && body[i] <= '9'; ++i)
+  for (std::size_t i =
+           static_cast<std::size_t>(static_cast<const char*>(hit) - body.data()) + key.size();
+       i < body.size() && body[i] >= '0' && body[i] <= '9'; ++i)
     n = n * 10 + (body[i] - '0');
   return n;
 }
@@ -393,9 +402,11 @@ class FakeResponsesServer {
       return;
     }
     if (requests_++ == 0) first_request_ns_ = monotonic_ns();
-    const int turns = number_after(body, "turns=", 2);
-    const int delay = number_after(body, "delay=", 0);
+    // One backward scan finds the prompt; its own text holds both numbers ("go turns=10
+    // delay=50"); one forward scan counts the outputs after it.
     const auto prompt = last_of(body, "turns=");
+    const int turns = number_near(body, prompt, 64, "turns=", 2);
+    const int delay = number_near(body, prompt, 64, "delay=", 0);
     const std::size_t done = count_of(body.substr(prompt == std::string_view::npos ? 0 : prompt),
                                       "function_call_output");
     const bool call = static_cast<int>(done) + 1 < turns;
