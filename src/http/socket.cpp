@@ -10,6 +10,7 @@
 
 #include <algorithm>
 #include <array>
+#include <atomic>
 #include <cerrno>
 #include <cstring>
 #include <optional>
@@ -106,7 +107,22 @@ Result<void> wait_for_fd(int fd, short events, const IoDeadline& deadline, const
 
 SocketStream::SocketStream(UniqueFd fd) : fd_(std::move(fd)) {}
 
+namespace {
+std::atomic<std::uint64_t> g_empty_reads{0};
+}  // namespace
+
+std::uint64_t SocketStream::empty_reads() noexcept {
+  return g_empty_reads.load(std::memory_order_relaxed);
+}
+
 Result<std::size_t> SocketStream::read_some(std::span<char> buffer, const IoDeadline& deadline) {
+  if (answer_awaited_) {
+    answer_awaited_ = false;
+    if (auto w = wait_for_fd(fd_.get(), POLLIN, deadline, wake_, "reading from the connection");
+        !w) {
+      return std::move(w).error();
+    }
+  }
   while (true) {
     if (deadline.stop.stop_requested()) return cancelled_error("reading from the connection");
     const ssize_t n = ::recv(fd_.get(), buffer.data(), buffer.size(), 0);
@@ -115,6 +131,7 @@ Result<std::size_t> SocketStream::read_some(std::span<char> buffer, const IoDead
     if (errno != EAGAIN && errno != EWOULDBLOCK) {
       return fail(Errc::io_error, "reading from the connection failed: " + errno_text(errno));
     }
+    g_empty_reads.fetch_add(1, std::memory_order_relaxed);
     if (auto w = wait_for_fd(fd_.get(), POLLIN, deadline, wake_, "reading from the connection"); !w) {
       return std::move(w).error();
     }
@@ -141,6 +158,7 @@ Result<void> SocketStream::write_all_of(std::string_view first, std::string_view
       const std::size_t from_first = std::min(sent, first.size());
       first.remove_prefix(from_first);
       second.remove_prefix(sent - from_first);
+      answer_awaited_ = first.empty() && second.empty();
       continue;
     }
     if (errno == EINTR) continue;

@@ -77,10 +77,17 @@ class SocketStream final : public Stream {
   const WakeEvent& wake() const noexcept { return wake_; }
   // Stops further sends (FIN), keeping the read side open.
   void shutdown_write() noexcept;
+  // Reads of every SocketStream of the process that found nothing to read (EAGAIN) and had to
+  // wait: tests count them (after a request has been written: none).
+  static std::uint64_t empty_reads() noexcept;
 
  private:
   UniqueFd fd_;
   WakeEvent wake_;
+  // Set when a write completes: the first read after it waits before it reads, since the peer
+  // has yet to answer what was just sent (a read then would only find nothing, one system call
+  // a request wasted).
+  bool answer_awaited_ = false;
 };
 
 // Opens a TCP connection to address:port, honouring the deadline and the stop token.

@@ -169,6 +169,22 @@ TEST_CASE("sequential requests reuse one keep-alive connection") {
   CHECK(client.stats().connections_opened == 1);
 }
 
+TEST_CASE("an answer awaited after a request is waited for, never first read for nothing") {
+  // The server answers each request 20 ms after reading it: a read made straight after the
+  // request would find nothing (EAGAIN) and cost a system call before the wait.
+  RawServer server([](int fd, agentkit::stop_token stop) {
+    while (!agentkit::testing::read_head(fd, stop).empty()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      agentkit::testing::write_all(fd, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+    }
+  });
+  HttpClient client(test_options());
+  const std::uint64_t before = agentkit::http::detail::SocketStream::empty_reads();
+  for (int i = 0; i < 3; ++i) CHECK(get_body(client, server.base_url() + "/slow") == "ok");
+  CHECK(agentkit::http::detail::SocketStream::empty_reads() - before == 0);
+  CHECK(client.stats().connections_opened == 1);
+}
+
 TEST_CASE("the pool keeps as many idle connections as requests were in flight at once") {
   PeerProcess origin = start_origin();
   REQUIRE(origin.started());
