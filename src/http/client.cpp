@@ -18,8 +18,10 @@ using detail::MessageKind;
 using detail::MessageParser;
 using detail::ParserLimits;
 
-constexpr std::size_t read_buffer_bytes = 16 * 1024;
-constexpr std::size_t head_buffer_bytes = 2 * 1024;
+// A response's read buffer, made once its answer has begun to arrive (read_head) and held until
+// its body is read: big enough that a streamed answer which is already there whole (24 KB for the
+// end-to-end benchmark's tool call) comes in one read, head and body together.
+constexpr std::size_t read_buffer_bytes = 32 * 1024;
 // A chunk at least this large (or the rest of the caller's buffer) is read straight into the
 // caller's buffer; smaller ones go through the read buffer.
 constexpr std::uint64_t kStraightChunkBytes = 4 * 1024;
@@ -27,6 +29,7 @@ constexpr std::uint64_t kStraightChunkBytes = 4 * 1024;
 // buffer, in the same send as the head where the stream allows (write_request).
 constexpr std::size_t kInlineBodyBytes = 8 * 1024;
 using ReadBuffer = std::array<char, read_buffer_bytes>;
+constexpr std::size_t tunnel_buffer_bytes = 2 * 1024;
 
 // Prefixes an error's message with what the client was doing, keeping code and detail.
 Error annotate(Error e, const std::string& context) {
@@ -40,11 +43,13 @@ std::string ms_text(std::chrono::milliseconds ms) { return std::to_string(ms.cou
 // ends; then hands it back to the pool if both sides allow keep-alive.
 class ConnectionBody final : public BodyReader {
  public:
-  ConnectionBody(std::unique_ptr<Stream> stream, MessageParser parser, std::string pending,
-                 bool reusable, std::shared_ptr<detail::ConnectionPool> pool, std::string key,
-                 std::string origin, std::chrono::milliseconds idle_timeout,
-                 agentkit::stop_token stop, detail::ConnectionPool::Lease lease)
-      : stream_(std::move(stream)),
+  ConnectionBody(std::unique_ptr<Stream> stream, std::unique_ptr<ReadBuffer> buffer,
+                 MessageParser parser, std::string pending, bool reusable,
+                 std::shared_ptr<detail::ConnectionPool> pool, std::string key, std::string origin,
+                 std::chrono::milliseconds idle_timeout, agentkit::stop_token stop,
+                 detail::ConnectionPool::Lease lease)
+      : buffer_(std::move(buffer)),
+        stream_(std::move(stream)),
         parser_(std::move(parser)),
         pending_(std::move(pending)),
         reusable_(reusable),
@@ -146,9 +151,8 @@ class ConnectionBody final : public BodyReader {
     stream_.reset();
   }
 
-  // Made at the first read of the body, not while the request waits for its answer: a thousand
-  // sessions waiting on a slow model hold only the small head buffer of read_head. Not zeroed:
-  // only bytes a read wrote are looked at.
+  // The buffer read_head made once the answer had begun to arrive, kept for the body's reads.
+  // Not zeroed: only bytes a read wrote are looked at.
   std::unique_ptr<ReadBuffer> buffer_;
   std::unique_ptr<Stream> stream_;
   MessageParser parser_;
@@ -218,8 +222,8 @@ struct HttpClient::State {
   Result<std::unique_ptr<Stream>> connect_any(const Url& hop, bool to_proxy, const IoDeadline& deadline);
   Result<void> open_tunnel(Stream& stream, const Url& url, const Url& proxy, const IoDeadline& deadline);
   std::string format_request(const Request& request, const Url& url, const std::optional<Url>& proxy) const;
-  Result<void> read_head(Stream& stream, MessageParser& parser, std::string& pending,
-                         bool& leftover, std::chrono::milliseconds first_byte,
+  Result<void> read_head(Stream& stream, std::unique_ptr<ReadBuffer>& buffer, MessageParser& parser,
+                         std::string& pending, bool& leftover, std::chrono::milliseconds first_byte,
                          std::chrono::milliseconds idle, const agentkit::stop_token& stop,
                          const std::string& origin);
 };
@@ -272,7 +276,8 @@ Result<void> HttpClient::State::open_tunnel(Stream& stream, const Url& url, cons
   MessageParser parser(MessageKind::response, limits());
   parser.set_response_has_no_body();
   std::string ignored;
-  ReadBuffer buffer;  // not zeroed: only what a read wrote is ever looked at
+  // A proxy's answer to CONNECT is a head alone: a small buffer on the stack.
+  std::array<char, tunnel_buffer_bytes> buffer;  // not zeroed: only what a read wrote is looked at
   while (!parser.complete()) {
     auto n = stream.read_some(buffer, deadline);
     if (!n) return annotate(std::move(n).error(), where);
@@ -331,37 +336,40 @@ std::string HttpClient::State::format_request(const Request& request, const Url&
   return out;
 }
 
-Result<void> HttpClient::State::read_head(Stream& stream, MessageParser& parser,
-                                          std::string& pending, bool& leftover,
-                                          std::chrono::milliseconds first_byte,
+Result<void> HttpClient::State::read_head(Stream& stream, std::unique_ptr<ReadBuffer>& buffer,
+                                          MessageParser& parser, std::string& pending,
+                                          bool& leftover, std::chrono::milliseconds first_byte,
                                           std::chrono::milliseconds idle,
                                           const agentkit::stop_token& stop,
                                           const std::string& origin) {
-  // Small: the head and the first bytes of the body; the body's own buffer is made when it is
-  // read (ConnectionBody), so a request waiting for its answer holds this much only.
-  std::array<char, head_buffer_bytes> buffer;  // not zeroed: only what a read wrote is looked at
+  const auto failed = [&](Error e, bool waiting_first) {
+    if (e.code == Errc::timeout && waiting_first) {
+      return annotate(std::move(e), "no response from " + origin + " within " +
+                                        ms_text(first_byte) + " (HttpOptions::first_byte_timeout)");
+    }
+    if (e.code == Errc::timeout) {
+      return annotate(std::move(e), "the response head from " + origin + " stalled for " +
+                                        ms_text(idle) + " (HttpOptions::idle_timeout)");
+    }
+    return annotate(std::move(e), "reading the response from " + origin);
+  };
+  // The answer is waited for before its buffer is made: a thousand sessions waiting on a slow
+  // model hold no buffer (nor a stack page for one), and once it has begun to arrive, the head
+  // and the body's first bytes come in one read. The body's reads then use the same buffer.
   const IoDeadline first_deadline = IoDeadline::after(first_byte, stop);
+  if (auto w = stream.wait_readable(first_deadline); !w) return failed(std::move(w).error(), true);
+  if (!buffer) buffer.reset(new ReadBuffer);  // default-initialised: not zeroed
   while (!parser.head_complete()) {
     const bool waiting_first = parser.bytes_consumed() == 0;
-    auto n = stream.read_some(buffer, waiting_first ? first_deadline : IoDeadline::after(idle, stop));
-    if (!n) {
-      Error e = std::move(n).error();
-      if (e.code == Errc::timeout && waiting_first) {
-        return annotate(std::move(e), "no response from " + origin + " within " + ms_text(first_byte) +
-                                          " (HttpOptions::first_byte_timeout)");
-      }
-      if (e.code == Errc::timeout) {
-        return annotate(std::move(e), "the response head from " + origin + " stalled for " + ms_text(idle) +
-                                          " (HttpOptions::idle_timeout)");
-      }
-      return annotate(std::move(e), "reading the response from " + origin);
-    }
+    auto n =
+        stream.read_some(*buffer, waiting_first ? first_deadline : IoDeadline::after(idle, stop));
+    if (!n) return failed(std::move(n).error(), waiting_first);
     if (*n == 0) {
       auto f = parser.finish();
       return annotate(f ? fail(Errc::internal, "HTTP parser finished without a head") : std::move(f).error(),
                       "reading the response from " + origin);
     }
-    auto used = parser.feed(std::string_view(buffer.data(), *n), pending);
+    auto used = parser.feed(std::string_view(buffer->data(), *n), pending);
     if (!used) return annotate(std::move(used).error(), "the response from " + origin + " is malformed");
     if (*used < *n) leftover = true;
   }
@@ -390,6 +398,7 @@ Result<Response> HttpClient::State::send(const Request& request, agentkit::stop_
   detail::ConnectionPool::Start start = pool->start(key);
   detail::ConnectionPool::Lease lease = std::move(start.lease);
 
+  std::unique_ptr<ReadBuffer> buffer;  // made by read_head, kept across a resend
   for (int attempt = 0;; ++attempt) {
     // A resend always takes a fresh connection: the next pooled one may be just as stale.
     std::unique_ptr<Stream> stream = attempt == 0 ? std::move(start.stream) : nullptr;
@@ -415,7 +424,9 @@ Result<Response> HttpClient::State::send(const Request& request, agentkit::stop_
     if (request.method == "HEAD") parser.set_response_has_no_body();
     std::string pending;
     bool leftover = false;
-    if (auto h = read_head(*stream, parser, pending, leftover, first_byte, idle, stop, origin); !h) {
+    if (auto h =
+            read_head(*stream, buffer, parser, pending, leftover, first_byte, idle, stop, origin);
+        !h) {
       // A reused connection the server closed before answering: RFC 9112 §9.3.1 allows one resend.
       if (may_retry && replayable && parser.bytes_consumed() == 0 && h.error().code == Errc::io_error) {
         ++stale_retries;
@@ -427,9 +438,9 @@ Result<Response> HttpClient::State::send(const Request& request, agentkit::stop_
     const int status = parser.status();
     std::string reason = parser.reason();
     Headers headers = parser.headers();
-    auto body =
-        std::make_unique<ConnectionBody>(std::move(stream), std::move(parser), std::move(pending),
-                                         reusable, pool, key, origin, idle, stop, std::move(lease));
+    auto body = std::make_unique<ConnectionBody>(std::move(stream), std::move(buffer),
+                                                 std::move(parser), std::move(pending), reusable,
+                                                 pool, key, origin, idle, stop, std::move(lease));
     return Response(status, std::move(reason), std::move(headers), std::move(body));
   }
 }

@@ -115,14 +115,14 @@ std::uint64_t SocketStream::empty_reads() noexcept {
   return g_empty_reads.load(std::memory_order_relaxed);
 }
 
+Result<void> SocketStream::wait_readable(const IoDeadline& deadline) {
+  if (!answer_awaited_) return {};
+  answer_awaited_ = false;
+  return wait_for_fd(fd_.get(), POLLIN, deadline, wake_, "reading from the connection");
+}
+
 Result<std::size_t> SocketStream::read_some(std::span<char> buffer, const IoDeadline& deadline) {
-  if (answer_awaited_) {
-    answer_awaited_ = false;
-    if (auto w = wait_for_fd(fd_.get(), POLLIN, deadline, wake_, "reading from the connection");
-        !w) {
-      return std::move(w).error();
-    }
-  }
+  if (auto w = wait_readable(deadline); !w) return std::move(w).error();
   while (true) {
     if (deadline.stop.stop_requested()) return cancelled_error("reading from the connection");
     const ssize_t n = ::recv(fd_.get(), buffer.data(), buffer.size(), 0);

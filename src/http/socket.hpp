@@ -66,6 +66,8 @@ class SocketStream final : public Stream {
  public:
   explicit SocketStream(UniqueFd fd);
   Result<std::size_t> read_some(std::span<char> buffer, const IoDeadline& deadline) override;
+  // Waits with poll when an answer is awaited (a write came last); otherwise returns at once.
+  Result<void> wait_readable(const IoDeadline& deadline) override;
   Result<void> write_all(std::string_view bytes, const IoDeadline& deadline) override;
   // Writes `first` then `second` with as few sends as the socket takes (usually one): a request's
   // head and its large body leave in one segment, not two. write_all is this with no second.

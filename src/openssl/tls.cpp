@@ -82,6 +82,12 @@ class TlsStream final : public http::Stream {
     }
   }
 
+  // Plaintext or records OpenSSL already holds are readable now; otherwise the transport waits.
+  Result<void> wait_readable(const http::IoDeadline& deadline) override {
+    if (SSL_pending(ssl_.get()) > 0 || BIO_ctrl_pending(in_) > 0 || transport_eof_) return {};
+    return transport_->wait_readable(deadline);
+  }
+
   Result<void> write_all(std::string_view bytes, const http::IoDeadline& deadline) override {
     while (!bytes.empty()) {
       ERR_clear_error();

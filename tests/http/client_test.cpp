@@ -185,6 +185,64 @@ TEST_CASE("an answer awaited after a request is waited for, never first read for
   CHECK(client.stats().connections_opened == 1);
 }
 
+// A "TLS" provider, without encryption, whose connections count the reads the client makes.
+class CountingTls final : public agentkit::http::TlsProvider {
+ public:
+  class Counted final : public agentkit::http::Stream {
+   public:
+    Counted(std::unique_ptr<Stream> inner, std::atomic<int>& reads)
+        : inner_(std::move(inner)), reads_(reads) {}
+    agentkit::Result<std::size_t> read_some(std::span<char> buffer,
+                                            const agentkit::http::IoDeadline& deadline) override {
+      ++reads_;
+      return inner_->read_some(buffer, deadline);
+    }
+    agentkit::Result<void> wait_readable(const agentkit::http::IoDeadline& deadline) override {
+      return inner_->wait_readable(deadline);
+    }
+    agentkit::Result<void> write_all(std::string_view bytes,
+                                     const agentkit::http::IoDeadline& deadline) override {
+      return inner_->write_all(bytes, deadline);
+    }
+    bool has_unexpected_input() override { return inner_->has_unexpected_input(); }
+
+   private:
+    std::unique_ptr<Stream> inner_;
+    std::atomic<int>& reads_;
+  };
+  agentkit::Result<std::unique_ptr<agentkit::http::Stream>> connect(
+      std::unique_ptr<agentkit::http::Stream> transport, const agentkit::http::TlsClientSettings&,
+      const agentkit::http::IoDeadline&) override {
+    return std::unique_ptr<agentkit::http::Stream>(
+        std::make_unique<Counted>(std::move(transport), reads));
+  }
+  std::atomic<int> reads{0};
+};
+
+TEST_CASE("an answer that arrived whole is read in one read, head and body together") {
+  // 12 KB of body, written with its head in one write 20 ms after the request: by the time the
+  // client's wait ends, the whole answer is there. Reading the head through a small buffer of its
+  // own took two reads (or more) for every answer.
+  const std::string body(12 * 1024, 'b');
+  RawServer server([&](int fd, agentkit::stop_token stop) {
+    while (!agentkit::testing::read_head(fd, stop).empty()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      agentkit::testing::write_all(fd, "HTTP/1.1 200 OK\r\nContent-Length: " +
+                                           std::to_string(body.size()) + "\r\n\r\n" + body);
+    }
+  });
+  HttpOptions options = test_options();
+  auto tls = std::make_shared<CountingTls>();
+  options.tls = tls;
+  HttpClient client(options);
+  const std::string url = "https://127.0.0.1:" + std::to_string(server.port()) + "/whole";
+  const std::uint64_t empty_before = agentkit::http::detail::SocketStream::empty_reads();
+  for (int i = 0; i < 3; ++i) CHECK(get_body(client, url) == body);
+  CHECK(tls->reads.load() == 3);
+  CHECK(agentkit::http::detail::SocketStream::empty_reads() - empty_before == 0);
+  CHECK(client.stats().connections_opened == 1);
+}
+
 TEST_CASE("the pool keeps as many idle connections as requests were in flight at once") {
   PeerProcess origin = start_origin();
   REQUIRE(origin.started());

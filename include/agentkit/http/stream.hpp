@@ -58,6 +58,11 @@ class Stream {
   // the end of the stream. Errc::timeout when the deadline passes, Errc::cancelled when the stop
   // token fires, Errc::io_error for a failed read.
   virtual Result<std::size_t> read_some(std::span<char> buffer, const IoDeadline& deadline) = 0;
+  // Waits, under the same rules, until a read would find a byte or the end of the stream. A
+  // stream that cannot tell returns at once (this default), and read_some then waits as always.
+  // The client calls it before it makes a response's read buffer, so a request waiting for its
+  // answer holds no buffer, and the head and the first bytes of the body come in one read.
+  virtual Result<void> wait_readable(const IoDeadline& /*deadline*/) { return {}; }
   // Writes every byte, waiting as needed, under the same rules.
   virtual Result<void> write_all(std::string_view bytes, const IoDeadline& deadline) = 0;
   // True when the peer has closed the stream or sent bytes nobody asked for. An idle pooled
