@@ -19,9 +19,10 @@ using detail::MessageParser;
 using detail::ParserLimits;
 
 // A response's read buffer, made once its answer has begun to arrive (read_head) and held until
-// its body is read: big enough that a streamed answer which is already there whole (24 KB for the
-// end-to-end benchmark's tool call) comes in one read, head and body together.
-constexpr std::size_t read_buffer_bytes = 32 * 1024;
+// its message ends. The size of a TLS record's plaintext, which is all a TLS stream returns in one
+// read anyway; a larger buffer would save a plain socket's reads only for answers that are
+// already there whole, at the price of memory held through each body's decoding.
+constexpr std::size_t read_buffer_bytes = 16 * 1024;
 // A chunk at least this large (or the rest of the caller's buffer) is read straight into the
 // caller's buffer; smaller ones go through the read buffer.
 constexpr std::uint64_t kStraightChunkBytes = 4 * 1024;
@@ -39,19 +40,29 @@ Error annotate(Error e, const std::string& context) {
 
 std::string ms_text(std::chrono::milliseconds ms) { return std::to_string(ms.count()) + " ms"; }
 
+// Bytes read from the connection and not yet taken: the part of a read buffer from `at` to `end`.
+struct HeldBytes {
+  std::unique_ptr<ReadBuffer> buffer;  // not zeroed: only bytes a read wrote are looked at
+  std::size_t at = 0;
+  std::size_t end = 0;
+  bool empty() const noexcept { return at == end; }
+  std::string_view view() const noexcept { return {buffer->data() + at, end - at}; }
+};
+
 // The body of a response read from one of our connections. Owns the connection until the message
 // ends; then hands it back to the pool if both sides allow keep-alive.
+//
+// Body bytes are copied once, from the read buffer (or the connection) into the caller's buffer:
+// the parser only reads the framing around them (feed_framing), never copies them itself.
 class ConnectionBody final : public BodyReader {
  public:
-  ConnectionBody(std::unique_ptr<Stream> stream, std::unique_ptr<ReadBuffer> buffer,
-                 MessageParser parser, std::string pending, bool reusable,
-                 std::shared_ptr<detail::ConnectionPool> pool, std::string key, std::string origin,
-                 std::chrono::milliseconds idle_timeout, agentkit::stop_token stop,
-                 detail::ConnectionPool::Lease lease)
-      : buffer_(std::move(buffer)),
+  ConnectionBody(std::unique_ptr<Stream> stream, HeldBytes held, MessageParser parser,
+                 bool reusable, std::shared_ptr<detail::ConnectionPool> pool, std::string key,
+                 std::string origin, std::chrono::milliseconds idle_timeout,
+                 agentkit::stop_token stop, detail::ConnectionPool::Lease lease)
+      : held_(std::move(held)),
         stream_(std::move(stream)),
         parser_(std::move(parser)),
-        pending_(std::move(pending)),
         reusable_(reusable),
         pool_(std::move(pool)),
         key_(std::move(key)),
@@ -63,32 +74,62 @@ class ConnectionBody final : public BodyReader {
   }
 
   Result<std::size_t> read_some(std::span<char> buffer) override {
-    while (offset_ == pending_.size()) {
-      pending_.clear();
-      offset_ = 0;
+    while (true) {
       if (parser_.complete()) {
         release();
         return std::size_t{0};
       }
-      if (reads_straight(buffer.size())) return read_straight(buffer);
-      if (auto r = fill(); !r) return std::move(r).error();
+      if (held_.empty()) {
+        if (reads_straight(buffer.size())) return read_straight(buffer);
+        auto r = fill();
+        if (!r) return std::move(r).error();
+        if (!*r) return std::size_t{0};  // the peer closed where the framing allows it
+        continue;
+      }
+      if (parser_.raw_body_remaining() > 0) return buffer.empty() ? 0 : take_held(buffer);
+      if (auto f = settle(); !f) return std::move(f).error();
     }
-    const std::size_t n = std::min(buffer.size(), pending_.size() - offset_);
-    std::memcpy(buffer.data(), pending_.data() + offset_, n);
-    offset_ += n;
-    // A caller that stops after the last byte, without reading the final 0, still frees the
-    // connection for reuse.
-    if (offset_ == pending_.size() && parser_.complete()) release();
-    return n;
   }
 
   const Headers& trailers() const override { return parser_.trailers(); }
 
  private:
+  // Copies body bytes already read into the caller's buffer, then reads the framing held after
+  // them, so a caller that stops after the last byte, without reading the final 0, still frees
+  // the connection for reuse. A framing error there waits for the next read.
+  std::size_t take_held(std::span<char> buffer) {
+    const auto n = static_cast<std::size_t>(std::min<std::uint64_t>(
+        {buffer.size(), parser_.raw_body_remaining(), held_.end - held_.at}));
+    std::memcpy(buffer.data(), held_.buffer->data() + held_.at, n);
+    held_.at += n;
+    parser_.consume_raw_body(n);
+    if (parser_.raw_body_remaining() == 0 && !held_.empty()) (void)settle();
+    if (parser_.complete()) {
+      release();
+    } else if (held_.empty() && parser_.framing() != detail::BodyFraming::chunked) {
+      held_ = HeldBytes{};  // the rest of the body is read straight (reads_straight)
+    }
+    return n;
+  }
+
+  // Reads the framing (chunk-size lines, chunk ends, trailers) among the held bytes, up to the
+  // next body bytes or the end of the message.
+  Result<void> settle() {
+    auto used = parser_.feed_framing(held_.view());
+    if (!used) {
+      stream_.reset();
+      return annotate(std::move(used).error(),
+                      "the response body from " + origin_ + " is malformed");
+    }
+    held_.at += *used;
+    if (parser_.complete() && !held_.empty()) reusable_ = false;  // bytes after the message
+    return {};
+  }
+
   // Whether the next bytes go straight from the connection into the caller's buffer: body bytes
   // with nothing to decode (a Content-Length or read-until-close body, or a large chunk's data).
-  // They skip the read buffer and pending_, two copies of every byte. A small chunk is read
-  // through the buffer instead, which takes many chunks in one read.
+  // They skip the read buffer, a copy of every byte. A small chunk is read through the buffer
+  // instead, which takes many chunks in one read.
   bool reads_straight(std::size_t wanted) const {
     const std::uint64_t raw = parser_.raw_body_remaining();
     if (raw == 0 || wanted == 0 || !stream_) return false;
@@ -127,37 +168,35 @@ class ConnectionBody final : public BodyReader {
     return *n;
   }
 
-  // Reads once from the connection and decodes what arrived into pending_.
-  Result<void> fill() {
+  // Reads once from the connection into the held bytes; false when the peer closed it.
+  Result<bool> fill() {
     if (!stream_) return fail(Errc::closed, "the connection of this response is already closed");
-    if (!buffer_) buffer_.reset(new ReadBuffer);  // default-initialised: not zeroed
-    auto n = read_stream(*buffer_);
+    if (!held_.buffer) held_.buffer.reset(new ReadBuffer);
+    auto n = read_stream(*held_.buffer);
     if (!n) return std::move(n).error();
+    held_.at = 0;
+    held_.end = *n;
     if (*n == 0) {
       if (auto f = parser_.finish(); !f) return annotate(std::move(f).error(), "reading the response body from " + origin_);
-      return {};
+      return false;
     }
-    auto used = parser_.feed(std::string_view(buffer_->data(), *n), pending_);
-    if (!used) {
-      stream_.reset();
-      return annotate(std::move(used).error(), "the response body from " + origin_ + " is malformed");
-    }
-    if (*used < *n) reusable_ = false;  // bytes after the end of the message: never reuse
-    return {};
+    return true;
   }
 
+  // The message has been read from the connection: the connection goes back to the pool and the
+  // read buffer is freed at once, not when the response is dropped (a burst of answers to many
+  // sessions would otherwise hold a buffer each while their bodies are decoded).
   void release() {
     if (stream_ && reusable_ && parser_.keep_alive()) pool_->release(key_, std::move(stream_));
     stream_.reset();
+    held_ = HeldBytes{};
   }
 
-  // The buffer read_head made once the answer had begun to arrive, kept for the body's reads.
-  // Not zeroed: only bytes a read wrote are looked at.
-  std::unique_ptr<ReadBuffer> buffer_;
+  // What read_head read past the head, then each later read: made once the answer had begun to
+  // arrive, kept until the message ends (release).
+  HeldBytes held_;
   std::unique_ptr<Stream> stream_;
   MessageParser parser_;
-  std::string pending_;
-  std::size_t offset_ = 0;
   bool reusable_;
   std::shared_ptr<detail::ConnectionPool> pool_;
   std::string key_;
@@ -222,10 +261,9 @@ struct HttpClient::State {
   Result<std::unique_ptr<Stream>> connect_any(const Url& hop, bool to_proxy, const IoDeadline& deadline);
   Result<void> open_tunnel(Stream& stream, const Url& url, const Url& proxy, const IoDeadline& deadline);
   std::string format_request(const Request& request, const Url& url, const std::optional<Url>& proxy) const;
-  Result<void> read_head(Stream& stream, std::unique_ptr<ReadBuffer>& buffer, MessageParser& parser,
-                         std::string& pending, bool& leftover, std::chrono::milliseconds first_byte,
-                         std::chrono::milliseconds idle, const agentkit::stop_token& stop,
-                         const std::string& origin);
+  Result<void> read_head(Stream& stream, HeldBytes& held, MessageParser& parser,
+                         std::chrono::milliseconds first_byte, std::chrono::milliseconds idle,
+                         const agentkit::stop_token& stop, const std::string& origin);
 };
 
 Result<std::unique_ptr<Stream>> HttpClient::State::connect_any(const Url& hop, bool to_proxy, const IoDeadline& deadline) {
@@ -336,9 +374,8 @@ std::string HttpClient::State::format_request(const Request& request, const Url&
   return out;
 }
 
-Result<void> HttpClient::State::read_head(Stream& stream, std::unique_ptr<ReadBuffer>& buffer,
-                                          MessageParser& parser, std::string& pending,
-                                          bool& leftover, std::chrono::milliseconds first_byte,
+Result<void> HttpClient::State::read_head(Stream& stream, HeldBytes& held, MessageParser& parser,
+                                          std::chrono::milliseconds first_byte,
                                           std::chrono::milliseconds idle,
                                           const agentkit::stop_token& stop,
                                           const std::string& origin) {
@@ -355,23 +392,26 @@ Result<void> HttpClient::State::read_head(Stream& stream, std::unique_ptr<ReadBu
   };
   // The answer is waited for before its buffer is made: a thousand sessions waiting on a slow
   // model hold no buffer (nor a stack page for one), and once it has begun to arrive, the head
-  // and the body's first bytes come in one read. The body's reads then use the same buffer.
+  // and the body's first bytes come in one read. What follows the head stays in the buffer for
+  // the body (ConnectionBody), which copies it once, into its reader's buffer.
   const IoDeadline first_deadline = IoDeadline::after(first_byte, stop);
   if (auto w = stream.wait_readable(first_deadline); !w) return failed(std::move(w).error(), true);
-  if (!buffer) buffer.reset(new ReadBuffer);  // default-initialised: not zeroed
+  if (!held.buffer) held.buffer.reset(new ReadBuffer);  // default-initialised: not zeroed
+  held.at = held.end = 0;
   while (!parser.head_complete()) {
     const bool waiting_first = parser.bytes_consumed() == 0;
-    auto n =
-        stream.read_some(*buffer, waiting_first ? first_deadline : IoDeadline::after(idle, stop));
+    auto n = stream.read_some(*held.buffer,
+                              waiting_first ? first_deadline : IoDeadline::after(idle, stop));
     if (!n) return failed(std::move(n).error(), waiting_first);
     if (*n == 0) {
       auto f = parser.finish();
       return annotate(f ? fail(Errc::internal, "HTTP parser finished without a head") : std::move(f).error(),
                       "reading the response from " + origin);
     }
-    auto used = parser.feed(std::string_view(buffer->data(), *n), pending);
+    auto used = parser.feed_framing(std::string_view(held.buffer->data(), *n));
     if (!used) return annotate(std::move(used).error(), "the response from " + origin + " is malformed");
-    if (*used < *n) leftover = true;
+    held.at = *used;
+    held.end = *n;
   }
   return {};
 }
@@ -398,7 +438,7 @@ Result<Response> HttpClient::State::send(const Request& request, agentkit::stop_
   detail::ConnectionPool::Start start = pool->start(key);
   detail::ConnectionPool::Lease lease = std::move(start.lease);
 
-  std::unique_ptr<ReadBuffer> buffer;  // made by read_head, kept across a resend
+  HeldBytes held;  // its buffer made by read_head, kept across a resend
   for (int attempt = 0;; ++attempt) {
     // A resend always takes a fresh connection: the next pooled one may be just as stale.
     std::unique_ptr<Stream> stream = attempt == 0 ? std::move(start.stream) : nullptr;
@@ -422,11 +462,7 @@ Result<Response> HttpClient::State::send(const Request& request, agentkit::stop_
     }
     MessageParser parser(MessageKind::response, limits());
     if (request.method == "HEAD") parser.set_response_has_no_body();
-    std::string pending;
-    bool leftover = false;
-    if (auto h =
-            read_head(*stream, buffer, parser, pending, leftover, first_byte, idle, stop, origin);
-        !h) {
+    if (auto h = read_head(*stream, held, parser, first_byte, idle, stop, origin); !h) {
       // A reused connection the server closed before answering: RFC 9112 §9.3.1 allows one resend.
       if (may_retry && replayable && parser.bytes_consumed() == 0 && h.error().code == Errc::io_error) {
         ++stale_retries;
@@ -434,13 +470,15 @@ Result<Response> HttpClient::State::send(const Request& request, agentkit::stop_
       }
       return std::move(h).error();
     }
+    // Bytes after a message that has ended: whatever they are, the connection is not reused.
+    const bool leftover = parser.complete() && !held.empty();
     const bool reusable = !leftover && !request.headers.has_token("connection", "close");
     const int status = parser.status();
     std::string reason = parser.reason();
     Headers headers = parser.headers();
-    auto body = std::make_unique<ConnectionBody>(std::move(stream), std::move(buffer),
-                                                 std::move(parser), std::move(pending), reusable,
-                                                 pool, key, origin, idle, stop, std::move(lease));
+    auto body =
+        std::make_unique<ConnectionBody>(std::move(stream), std::move(held), std::move(parser),
+                                         reusable, pool, key, origin, idle, stop, std::move(lease));
     return Response(status, std::move(reason), std::move(headers), std::move(body));
   }
 }

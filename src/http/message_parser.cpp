@@ -60,12 +60,22 @@ void MessageParser::reset_head() {
 }
 
 Result<std::size_t> MessageParser::feed(std::string_view input, std::string& body) {
+  return feed_to(input, &body);
+}
+
+Result<std::size_t> MessageParser::feed_framing(std::string_view input) {
+  return feed_to(input, nullptr);
+}
+
+// With no `body`, stops where body data begins (raw_body_remaining() > 0): the caller takes it.
+Result<std::size_t> MessageParser::feed_to(std::string_view input, std::string* body) {
   if (state_ == State::failed) return *error_;
   std::size_t pos = 0;
   while (pos < input.size() && state_ != State::done && state_ != State::failed) {
+    if (body == nullptr && raw_body_remaining() > 0) break;
     if (state_ == State::length_body || state_ == State::chunk_data) {
       const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(remaining_, input.size() - pos));
-      body.append(input.substr(pos, n));
+      body->append(input.substr(pos, n));
       pos += n;
       remaining_ -= n;
       body_bytes_ += n;
@@ -73,7 +83,7 @@ Result<std::size_t> MessageParser::feed(std::string_view input, std::string& bod
       continue;
     }
     if (state_ == State::until_close) {
-      body.append(input.substr(pos));
+      body->append(input.substr(pos));
       body_bytes_ += input.size() - pos;
       pos = input.size();
       continue;

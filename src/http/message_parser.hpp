@@ -35,6 +35,10 @@ class MessageParser {
   // were consumed: fewer than given only once the message is complete (the rest belongs to
   // whatever follows on the connection). After an error the parser stays failed.
   Result<std::size_t> feed(std::string_view input, std::string& body);
+  // Like feed, but decodes no body data: it stops where body bytes begin (raw_body_remaining() >
+  // 0), so a reader copies them itself, straight from its own buffer into the caller's, with
+  // consume_raw_body. Consumes the head, chunk-size lines, chunk ends and trailers.
+  Result<std::size_t> feed_framing(std::string_view input);
   // Body bytes a reader may take straight from the connection into its own buffer, with nothing
   // to decode: the rest of a Content-Length body or of the current chunk, or any amount of a
   // read-until-close body (UINT64_MAX); 0 in every other state. Reading no more than this never
@@ -73,6 +77,7 @@ class MessageParser {
  private:
   enum class State { start_line, headers, length_body, chunk_size, chunk_data, chunk_end, trailers, until_close, done, failed };
 
+  Result<std::size_t> feed_to(std::string_view input, std::string* body);
   Result<void> on_line(std::string_view line);
   Result<void> on_start_line(std::string_view line);
   Result<void> on_status_line(std::string_view line);

@@ -4,7 +4,9 @@
 // - no line, header block or header count ever exceeds the configured limits;
 // - the decoded body size matches the parser's own count;
 // - reading raw body bytes straight past the parser (raw_body_remaining, consume_raw_body), as the
-//   client does into the reader's buffer, gives the same outcome as feeding them.
+//   client does into the reader's buffer, gives the same outcome as feeding them;
+// - so does feeding only the framing (feed_framing) and copying every body byte past the parser,
+//   as the client's response body does from its read buffer.
 #include <algorithm>
 #include <cstddef>
 #include <cstdint>
@@ -38,9 +40,11 @@ constexpr ParserLimits fuzz_limits{.max_line_bytes = 256, .max_header_bytes = 10
 // Feeds `piece` to the parser, except that body bytes the parser says need no decoding are taken
 // straight (at most what raw_body_remaining allows), as the client's straight reads take them.
 // Answers the bytes used, or nullopt after recording a failure in `out`.
-std::optional<std::size_t> take(MessageParser& parser, std::string_view piece, bool straight,
+enum class Mode { feed, straight, framing };
+
+std::optional<std::size_t> take(MessageParser& parser, std::string_view piece, Mode mode,
                                 Outcome& out) {
-  if (straight) {
+  if (mode != Mode::feed) {
     if (const std::uint64_t raw = parser.raw_body_remaining(); raw > 0) {
       const std::size_t n = static_cast<std::size_t>(std::min<std::uint64_t>(raw, piece.size()));
       out.body.append(piece.substr(0, n));
@@ -48,7 +52,7 @@ std::optional<std::size_t> take(MessageParser& parser, std::string_view piece, b
       return n;
     }
   }
-  auto used = parser.feed(piece, out.body);
+  auto used = mode == Mode::framing ? parser.feed_framing(piece) : parser.feed(piece, out.body);
   if (!used) {
     out.failed = true;
     out.code = used.error().code;
@@ -58,7 +62,7 @@ std::optional<std::size_t> take(MessageParser& parser, std::string_view piece, b
 }
 
 Outcome run(MessageParser& parser, std::string_view message, const std::vector<std::size_t>& cuts,
-            bool straight = false) {
+            Mode mode = Mode::feed) {
   Outcome out;
   std::size_t start = 0;
   std::vector<std::size_t> ends = cuts;
@@ -68,9 +72,11 @@ Outcome run(MessageParser& parser, std::string_view message, const std::vector<s
     std::string_view piece = message.substr(start, end - start);
     start = end;
     while (!piece.empty()) {
-      auto used = take(parser, piece, straight, out);
+      auto used = take(parser, piece, mode, out);
       if (!used) return out;
-      if (*used == 0 || parser.complete()) break;  // the rest belongs to the next message
+      // Framing stops where body data begins: the next take copies it.
+      const bool more = mode == Mode::framing && parser.raw_body_remaining() > 0;
+      if ((*used == 0 && !more) || parser.complete()) break;  // the rest is the next message's
       piece.remove_prefix(*used);
     }
     if (parser.complete()) break;
@@ -87,16 +93,25 @@ void check_one(MessageKind kind, std::string_view message, const std::vector<std
   MessageParser whole(kind, fuzz_limits);
   MessageParser pieces(kind, fuzz_limits);
   MessageParser straight(kind, fuzz_limits);
+  MessageParser framing(kind, fuzz_limits);
   const Outcome a = run(whole, message, {});
   const Outcome b = run(pieces, message, cuts);
-  const Outcome c = run(straight, message, cuts, true);
+  const Outcome c = run(straight, message, cuts, Mode::straight);
+  const Outcome d = run(framing, message, cuts, Mode::framing);
   require(a.failed == b.failed);
   require(a.failed == c.failed);
+  require(a.failed == d.failed);
   if (a.failed) {
     require(a.code == b.code);
     require(a.code == c.code);
+    require(a.code == d.code);
     return;
   }
+  require(a.body == d.body);
+  require(a.complete == d.complete);
+  require(framing.body_bytes() == d.body.size());
+  require(framing.trailers() == whole.trailers());
+  require(framing.bytes_consumed() == whole.bytes_consumed());
   require(a.body == c.body);
   require(a.complete == c.complete);
   require(straight.body_bytes() == c.body.size());

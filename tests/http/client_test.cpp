@@ -420,6 +420,54 @@ TEST_CASE("a content length body is read straight into the callers buffer withou
   CHECK(client.stats().connections_opened == 1);  // the straight reads stopped at the message end
 }
 
+// A chunked answer that arrived whole (a model's streamed reply, here 24 KB in 48 events) stays in
+// the read buffer it arrived in: the parser reads only the framing, and each byte of data is
+// copied once, into the reader's buffer. It used to be decoded into a second, growing string first.
+TEST_CASE("a chunked body that arrived whole is copied once, with no second buffer") {
+  std::string wire;
+  std::string body;
+  for (int i = 0; i < 48; ++i) {
+    const std::string event = "data: " + std::string(500, static_cast<char>('a' + i % 26)) + "\n\n";
+    char size[16];
+    std::snprintf(size, sizeof size, "%zx", event.size());
+    wire += std::string(size) + "\r\n" + event + "\r\n";
+    body += event;
+  }
+  wire += "0\r\n\r\n";
+  RawServer server([&](int fd, agentkit::stop_token stop) {
+    while (!agentkit::testing::read_head(fd, stop).empty()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      agentkit::testing::write_all(fd,
+                                   "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + wire);
+    }
+  });
+  HttpClient client(test_options());
+  std::vector<char> buf(16 * 1024);
+  for (int i = 0; i < 2; ++i) {
+    std::string got;
+    got.reserve(body.size());
+    std::size_t requested = 0;
+    {
+      agentkit::testing::AllocCounter counter;
+      auto resp = client.send({.url = server.base_url() + "/stream"});
+      REQUIRE(resp);
+      for (;;) {
+        auto n = resp->read_some(buf);
+        REQUIRE(n);
+        if (*n == 0) break;
+        got.append(buf.data(), *n);
+      }
+      requested = counter.stats().bytes;
+    }
+    CHECK(got == body);
+    // The 16 KB read buffer, the head's fields and the request's own strings; a decoded copy of
+    // the body would add at least its 24 KB again.
+    INFO("bytes requested: " << requested);
+    CHECK(requested < 24 * 1024);
+  }
+  CHECK(client.stats().connections_opened == 1);
+}
+
 TEST_CASE("straight reads stop at the end of a chunk and of a content length body") {
   const std::string a(100'000, 'a');
   const std::string z(9'000, 'z');
