@@ -37,11 +37,13 @@ struct Outcome {
 
 constexpr ParserLimits fuzz_limits{.max_line_bytes = 256, .max_header_bytes = 1024, .max_header_count = 16};
 
-// Feeds `piece` to the parser, except that body bytes the parser says need no decoding are taken
-// straight (at most what raw_body_remaining allows), as the client's straight reads take them.
-// Answers the bytes used, or nullopt after recording a failure in `out`.
+// feed: the parser decodes every body byte. straight: body bytes the parser says need no decoding
+// are taken past it, as the client's straight reads take them. framing: the parser reads only the
+// framing (feed_framing) and every body byte is taken past it, as the client's response body does.
 enum class Mode { feed, straight, framing };
 
+// Feeds `piece` to the parser in `mode`, taking raw body bytes (at most what raw_body_remaining
+// allows) where the mode says. Answers the bytes used, or nullopt after recording a failure.
 std::optional<std::size_t> take(MessageParser& parser, std::string_view piece, Mode mode,
                                 Outcome& out) {
   if (mode != Mode::feed) {
@@ -74,9 +76,7 @@ Outcome run(MessageParser& parser, std::string_view message, const std::vector<s
     while (!piece.empty()) {
       auto used = take(parser, piece, mode, out);
       if (!used) return out;
-      // Framing stops where body data begins: the next take copies it.
-      const bool more = mode == Mode::framing && parser.raw_body_remaining() > 0;
-      if ((*used == 0 && !more) || parser.complete()) break;  // the rest is the next message's
+      if (*used == 0 || parser.complete()) break;  // the rest belongs to the next message
       piece.remove_prefix(*used);
     }
     if (parser.complete()) break;
