@@ -7,15 +7,19 @@
 // Prints: wall and client CPU per turn over a 50-turn run; per-turn cost (CPU and heap allocations)
 // at history depth ~0, ~500 and ~1,000; 200 concurrent sessions x 10 turns with a 50 ms model
 // delay (wall, throughput, peak RSS, threads, connections opened); time from process start to the
-// first request. Client CPU is the process's own (getrusage), the server's is never in it. The
-// peer is skipped with a message when node or its packages are missing.
+// first request; and what this machine charges for a system call, a page's first touch and a
+// thread, with the concurrent run's share of its CPU at those prices. Client CPU is the process's
+// own (getrusage), the server's is never in it. The peer is skipped with a message when node or
+// its packages are missing.
 //
 //   bench_e2e [--sessions N] [--repeat R] [--parts turns,depth,concurrent,first] [--no-peer]
 //     --sessions: the concurrent part's sessions (default 200; the bar is taken at 1000)
 //     --repeat: our runs of each per-turn figure (default 5; best and median printed)
 //     --depths: the history depths of the per-turn part (default 0,500,1000)
 #include <fcntl.h>
+#include <poll.h>
 #include <spawn.h>
+#include <sys/mman.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
@@ -61,6 +65,50 @@ long peak_rss_kb() {
   rusage u{};
   getrusage(RUSAGE_SELF, &u);
   return u.ru_maxrss;
+}
+
+long minor_faults() {
+  rusage u{};
+  getrusage(RUSAGE_SELF, &u);
+  return u.ru_minflt;
+}
+
+// What this machine charges for costs no client can avoid: entering the kernel (every read, write
+// and poll), the first touch of a page (every page of the peak RSS is one) and a thread created
+// and joined (the concurrent part's runners). A virtual machine can charge several to tens of
+// times what bare metal does, and the figures below then carry it; printed so that they can be
+// read on any machine.
+struct MachineCosts {
+  double syscall_us = 0;
+  double page_fault_us = 0;
+  double thread_us = 0;
+};
+
+MachineCosts probe_machine() {
+  constexpr std::size_t kPages = 2000;  // 8 MiB: well under the smallest peak RSS it is set beside
+  const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  MachineCosts costs;
+  {
+    constexpr int kCalls = 20000;
+    pollfd none{-1, 0, 0};  // a negative fd is skipped: the cost of entering the kernel and back
+    const double c0 = cpu_ms();
+    for (int i = 0; i < kCalls; ++i) poll(&none, 1, 0);
+    costs.syscall_us = (cpu_ms() - c0) * 1e3 / kCalls;
+  }
+  void* map =
+      mmap(nullptr, kPages * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+  if (map != MAP_FAILED) {
+    auto* bytes = static_cast<volatile char*>(map);
+    const double c0 = cpu_ms();
+    for (std::size_t i = 0; i < kPages; ++i) bytes[i * page] = 1;
+    costs.page_fault_us = (cpu_ms() - c0) * 1e3 / kPages;
+    munmap(map, kPages * page);
+  }
+  constexpr int kThreads = 200;
+  const double c0 = cpu_ms();
+  for (int i = 0; i < kThreads; ++i) std::thread([] {}).join();
+  costs.thread_us = (cpu_ms() - c0) * 1e3 / kThreads;
+  return costs;
 }
 
 int threads_now() {
@@ -299,6 +347,11 @@ int main(int argc, char** argv) {
       "then a text answer\n"
       "ours: best / median of %d runs (client CPU from getrusage); the peer: one run\n",
       bench::tool_call_stream(0).size(), repeat);
+  const MachineCosts machine = probe_machine();
+  std::printf(
+      "this machine: a system call %.2f us, a page's first touch %.1f us, a thread created "
+      "and joined %.1f us\n",
+      machine.syscall_us, machine.page_fault_us, machine.thread_us);
   if (with_peer && !have_peer)
     std::printf(
         "  peer skipped: node or tests/bench/peers/node_modules missing (npm ci in "
@@ -379,6 +432,7 @@ int main(int argc, char** argv) {
     });
     const int threads_before = threads_now();
     const auto opened_before = b.http->stats().connections_opened;
+    const long faults0 = minor_faults();
     const long long server_us0 = stat_of(control(b.base, "GET", "/stats"), "cpu_us");
     const double c0 = cpu_ms();
     const auto t0 = std::chrono::steady_clock::now();
@@ -397,6 +451,7 @@ int main(int argc, char** argv) {
     const double wall_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const double cpu_s = (cpu_ms() - c0) / 1e3;
+    const long faults = minor_faults() - faults0;
     sampling = false;
     sampler.join();
     const auto opened = b.http->stats().connections_opened - opened_before;
@@ -413,6 +468,10 @@ int main(int argc, char** argv) {
         sessions * per_session / wall_s, cpu_s, peak_rss_kb() / 1024.0, peak_threads.load(),
         peak_threads.load() - threads_before - sessions, static_cast<long long>(opened),
         failed.load(), server_s);
+    std::printf(
+        "                                       at this machine's prices, its %ld page faults are "
+        "about %.2f s of that CPU, its %d runner threads about %.2f s\n",
+        faults, faults * machine.page_fault_us / 1e6, sessions, sessions * machine.thread_us / 1e6);
     if (have_peer) {
       control(b.base, "POST", "/reset");
       const std::string j = peer({b.base, "concurrent", std::to_string(sessions),
