@@ -9,6 +9,7 @@
 #include "connection_pool.hpp"
 #include "message_parser.hpp"
 #include "socket.hpp"
+#include "view_reader.hpp"
 #include "wire_format.hpp"
 
 namespace agentkit::http {
@@ -52,9 +53,10 @@ struct HeldBytes {
 // The body of a response read from one of our connections. Owns the connection until the message
 // ends; then hands it back to the pool if both sides allow keep-alive.
 //
-// Body bytes are copied once, from the read buffer (or the connection) into the caller's buffer:
-// the parser only reads the framing around them (feed_framing), never copies them itself.
-class ConnectionBody final : public BodyReader {
+// Body bytes are copied once, from the read buffer (or the connection) into the caller's buffer,
+// or not at all when read_view lends them where the read buffer holds them: the parser only reads
+// the framing around them (feed_framing), never copies them itself.
+class ConnectionBody final : public detail::ViewReader {
  public:
   ConnectionBody(std::unique_ptr<Stream> stream, HeldBytes held, MessageParser parser,
                  bool reusable, std::shared_ptr<detail::ConnectionPool> pool, std::string key,
@@ -91,9 +93,41 @@ class ConnectionBody final : public BodyReader {
     }
   }
 
+  // read_some without the copy: the body bytes are lent where the read buffer holds them, so
+  // there are no straight reads and the buffer stays until the next call even when the message
+  // has ended (only the connection goes back to the pool at once).
+  Result<std::string_view> read_view() override {
+    while (true) {
+      if (parser_.complete()) {
+        release();
+        return std::string_view();
+      }
+      if (held_.empty()) {
+        auto r = fill();
+        if (!r) return std::move(r).error();
+        if (!*r) return std::string_view();  // the peer closed where the framing allows it
+        continue;
+      }
+      if (parser_.raw_body_remaining() > 0) return lend_held();
+      if (auto f = settle(); !f) return std::move(f).error();
+    }
+  }
+
   const Headers& trailers() const override { return parser_.trailers(); }
 
  private:
+  // take_held's view form: the body bytes held, then the framing after them.
+  std::string_view lend_held() {
+    const auto n = static_cast<std::size_t>(
+        std::min<std::uint64_t>(parser_.raw_body_remaining(), held_.end - held_.at));
+    const std::string_view bytes(held_.buffer->data() + held_.at, n);
+    held_.at += n;
+    parser_.consume_raw_body(n);
+    if (parser_.raw_body_remaining() == 0 && !held_.empty()) (void)settle();
+    if (parser_.complete()) give_back_connection();
+    return bytes;
+  }
+
   // Copies body bytes already read into the caller's buffer, then reads the framing held after
   // them, so a caller that stops after the last byte, without reading the final 0, still frees
   // the connection for reuse. A framing error there waits for the next read.
@@ -187,9 +221,13 @@ class ConnectionBody final : public BodyReader {
   // read buffer is freed at once, not when the response is dropped (a burst of answers to many
   // sessions would otherwise hold a buffer each while their bodies are decoded).
   void release() {
+    give_back_connection();
+    held_ = HeldBytes{};
+  }
+
+  void give_back_connection() {
     if (stream_ && reusable_ && parser_.keep_alive()) pool_->release(key_, std::move(stream_));
     stream_.reset();
-    held_ = HeldBytes{};
   }
 
   // What read_head read past the head, then each later read: made once the answer had begun to

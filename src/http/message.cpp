@@ -4,12 +4,13 @@
 #include <cstring>
 
 #include "agentkit/base/strings.hpp"
+#include "view_reader.hpp"
 
 namespace agentkit::http {
 namespace {
 
-// The body of Response::with_body: bytes already in memory.
-class StringBody final : public BodyReader {
+// The body of Response::with_body: bytes already in memory, lent whole to read_view.
+class StringBody final : public detail::ViewReader {
  public:
   explicit StringBody(std::string body) : body_(std::move(body)) {}
   Result<std::size_t> read_some(std::span<char> buffer) override {
@@ -17,6 +18,11 @@ class StringBody final : public BodyReader {
     std::memcpy(buffer.data(), body_.data() + offset_, n);
     offset_ += n;
     return n;
+  }
+  Result<std::string_view> read_view() override {
+    const std::string_view rest = std::string_view(body_).substr(offset_);
+    offset_ = body_.size();
+    return rest;
   }
 
  private:
@@ -72,6 +78,7 @@ const Headers& BodyReader::trailers() const { return no_headers(); }
 Response::Response(int status, std::string reason, Headers headers, std::unique_ptr<BodyReader> body)
     : status_(status), reason_(std::move(reason)), headers_(std::move(headers)), body_(std::move(body)) {
   complete_ = body_ == nullptr;
+  view_ = dynamic_cast<detail::ViewReader*>(body_.get());
 }
 
 Response Response::with_body(int status, Headers headers, std::string body) {
@@ -83,11 +90,30 @@ Result<std::size_t> Response::read_some(std::span<char> buffer) {
   if (!body_) return fail(Errc::closed, "the response body was discarded");
   auto n = body_->read_some(buffer);
   if (!n) {
-    body_.reset();  // an error ends the body for good; the connection is closed
+    discard();  // an error ends the body for good; the connection is closed
     return n;
   }
   if (*n == 0) complete_ = true;
   return n;
+}
+
+Result<std::string_view> Response::read_view() {
+  if (complete_) return std::string_view();
+  if (!body_) return fail(Errc::closed, "the response body was discarded");
+  if (view_) {
+    auto bytes = view_->read_view();
+    if (!bytes) {
+      discard();
+      return bytes;
+    }
+    if (bytes->empty()) complete_ = true;
+    return bytes;
+  }
+  constexpr std::size_t kViewBufferBytes = 16 * 1024;
+  if (!view_buffer_) view_buffer_.reset(new char[kViewBufferBytes]);
+  auto n = read_some(std::span<char>(view_buffer_.get(), kViewBufferBytes));
+  if (!n) return std::move(n).error();
+  return std::string_view(view_buffer_.get(), *n);
 }
 
 Result<std::string> Response::read_all(std::size_t max_bytes) {
@@ -110,6 +136,9 @@ Result<std::string> Response::read_all(std::size_t max_bytes) {
 
 const Headers& Response::trailers() const { return body_ ? body_->trailers() : no_headers(); }
 
-void Response::discard() noexcept { body_.reset(); }
+void Response::discard() noexcept {
+  view_ = nullptr;
+  body_.reset();
+}
 
 }  // namespace agentkit::http

@@ -12,6 +12,7 @@
 #include <atomic>
 #include <chrono>
 #include <cstdio>
+#include <cstring>
 #include <fstream>
 #include <functional>
 #include <future>
@@ -24,6 +25,7 @@
 #include "agentkit/http/client.hpp"
 #include "agentkit/http/server.hpp"
 #include "http/socket.hpp"
+#include "http/view_reader.hpp"
 #include "http_test_support.hpp"
 #include "support/alloc/alloc_counter.hpp"
 #include "support/catch.hpp"
@@ -464,6 +466,169 @@ TEST_CASE("a chunked body that arrived whole is copied once, with no second buff
     // the body would add at least its 24 KB again.
     INFO("bytes requested: " << requested);
     CHECK(requested < 24 * 1024);
+  }
+  CHECK(client.stats().connections_opened == 1);
+}
+
+TEST_CASE("a response made with_body lends its whole body as one view") {
+  const std::string body(40'000, 'w');
+  auto resp = agentkit::http::Response::with_body(200, {}, body);
+  auto first = resp.read_view();
+  REQUIRE(first);
+  CHECK(first->size() == body.size());  // one view, not 16 KB pieces through a buffer
+  CHECK(*first == body);
+  auto end = resp.read_view();
+  REQUIRE(end);
+  CHECK(end->empty());
+  CHECK(resp.complete());
+}
+
+namespace {
+// A reader with no buffer of its own: the pieces it is given, then an error when told to.
+class PieceReader final : public agentkit::http::BodyReader {
+ public:
+  PieceReader(std::vector<std::string> pieces, bool fail_after)
+      : pieces_(std::move(pieces)), fail_after_(fail_after) {}
+  agentkit::Result<std::size_t> read_some(std::span<char> buffer) override {
+    if (next_ == pieces_.size()) {
+      if (fail_after_) return agentkit::fail(Errc::io_error, "the transport broke");
+      return std::size_t{0};
+    }
+    const std::string& piece = pieces_[next_++];
+    REQUIRE(buffer.size() >= piece.size());
+    std::memcpy(buffer.data(), piece.data(), piece.size());
+    return piece.size();
+  }
+
+ private:
+  std::vector<std::string> pieces_;
+  std::size_t next_ = 0;
+  bool fail_after_;
+};
+
+// A reader that lends views of its own bytes (as the client's connection does), then fails.
+class FailingViewReader final : public agentkit::http::detail::ViewReader {
+ public:
+  agentkit::Result<std::size_t> read_some(std::span<char>) override {
+    return agentkit::fail(Errc::io_error, "the transport broke");
+  }
+  agentkit::Result<std::string_view> read_view() override {
+    if (!lent_) {
+      lent_ = true;
+      return std::string_view("ab");
+    }
+    return agentkit::fail(Errc::io_error, "the transport broke");
+  }
+
+ private:
+  bool lent_ = false;
+};
+}  // namespace
+
+TEST_CASE("a lending reader's error ends the body, as read_some's does") {
+  agentkit::http::Response resp(200, "OK", {}, std::make_unique<FailingViewReader>());
+  auto first = resp.read_view();
+  REQUIRE(first);
+  CHECK(*first == "ab");
+  auto failed = resp.read_view();
+  REQUIRE(!failed);
+  CHECK(failed.error().code == Errc::io_error);
+  auto after = resp.read_view();
+  REQUIRE(!after);
+  CHECK(after.error().code == Errc::closed);
+}
+
+TEST_CASE("read_view reads any other body reader through read_some, and its error ends the body") {
+  agentkit::http::Response ok(
+      200, "OK", {}, std::make_unique<PieceReader>(std::vector<std::string>{"ab", "cde"}, false));
+  std::vector<std::string> seen;
+  for (;;) {
+    auto bytes = ok.read_view();
+    REQUIRE(bytes);
+    if (bytes->empty()) break;
+    seen.emplace_back(*bytes);
+  }
+  CHECK(seen == std::vector<std::string>{"ab", "cde"});
+  CHECK(ok.complete());
+
+  agentkit::http::Response broken(
+      200, "OK", {}, std::make_unique<PieceReader>(std::vector<std::string>{"ab"}, true));
+  auto first = broken.read_view();
+  REQUIRE(first);
+  CHECK(*first == "ab");
+  auto failed = broken.read_view();
+  REQUIRE(!failed);
+  CHECK(failed.error().message.find("the transport broke") != std::string::npos);
+  auto after = broken.read_view();  // the body ended with the error
+  REQUIRE(!after);
+  CHECK(after.error().code == Errc::closed);
+}
+
+TEST_CASE("a body read as views is lent from the connection's read buffer and never copied") {
+  std::string wire;
+  std::string body;
+  for (int i = 0; i < 48; ++i) {
+    const std::string event = "data: " + std::string(500, static_cast<char>('a' + i % 26)) + "\n\n";
+    char size[16];
+    std::snprintf(size, sizeof size, "%zx", event.size());
+    wire += std::string(size) + "\r\n" + event + "\r\n";
+    body += event;
+  }
+  wire += "0\r\n\r\n";
+  RawServer server([&](int fd, agentkit::stop_token stop) {
+    while (!agentkit::testing::read_head(fd, stop).empty()) {
+      std::this_thread::sleep_for(std::chrono::milliseconds(20));
+      agentkit::testing::write_all(fd,
+                                   "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + wire);
+    }
+  });
+  HttpClient client(test_options());
+  for (int i = 0; i < 2; ++i) {
+    std::string got;
+    got.reserve(body.size());
+    std::size_t requested = 0;
+    {
+      agentkit::testing::AllocCounter counter;
+      auto resp = client.send({.url = server.base_url() + "/stream"});
+      REQUIRE(resp);
+      for (;;) {
+        auto bytes = resp->read_view();
+        REQUIRE(bytes);
+        if (bytes->empty()) break;
+        got += *bytes;
+      }
+      CHECK(resp->complete());
+      requested = counter.stats().bytes;
+    }
+    CHECK(got == body);
+    // The 16 KB read buffer, the head's fields and the request's own strings; a buffer the
+    // bytes were copied into would add 16 KB more.
+    INFO("bytes requested: " << requested);
+    CHECK(requested < 20 * 1024);
+  }
+  CHECK(client.stats().connections_opened == 1);
+}
+
+TEST_CASE("a caller that stops at a view's last byte still gives the connection back") {
+  const std::string body(40'000, 'v');
+  RawServer server([&](int fd, agentkit::stop_token stop) {
+    while (!agentkit::testing::read_head(fd, stop).empty()) {
+      agentkit::testing::write_all(fd, "HTTP/1.1 200 OK\r\nContent-Length: " +
+                                           std::to_string(body.size()) + "\r\n\r\n" + body);
+    }
+  });
+  HttpClient client(test_options());
+  for (int i = 0; i < 3; ++i) {
+    auto resp = client.send({.url = server.base_url() + "/len"});
+    REQUIRE(resp);
+    std::string got;
+    while (got.size() < body.size()) {  // never asks for the empty view that says "the end"
+      auto bytes = resp->read_view();
+      REQUIRE(bytes);
+      REQUIRE(!bytes->empty());
+      got += *bytes;
+    }
+    CHECK(got == body);
   }
   CHECK(client.stats().connections_opened == 1);
 }

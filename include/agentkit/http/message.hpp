@@ -8,12 +8,11 @@
 //   if (!resp) return resp.error();
 //   resp->status();                                   // 200
 //   resp->headers().get("content-type");              // case-insensitive lookup
-//   std::array<char, 16384> buf;
 //   while (true) {                                    // pull the body as it arrives (SSE, NDJSON)
-//     auto n = resp->read_some(buf);
-//     if (!n) return n.error();                       // timeout, cancelled, truncated, ...
-//     if (*n == 0) break;                             // the body is complete
-//     decoder.feed(std::string_view(buf.data(), *n));
+//     auto bytes = resp->read_view();                 // the connection's own buffer: no copy
+//     if (!bytes) return bytes.error();               // timeout, cancelled, truncated, ...
+//     if (bytes->empty()) break;                      // the body is complete
+//     decoder.feed(*bytes);
 //   }
 //
 // A Response is move-only and owns its connection until the body has been read to the end; only
@@ -85,6 +84,10 @@ struct Request {
   std::optional<std::chrono::milliseconds> idle_timeout{};
 };
 
+namespace detail {
+class ViewReader;
+}  // namespace detail
+
 // The body stream behind a Response. The default client implements it over its connection; an
 // embedder's transport (libcurl, Beast) implements it over theirs.
 class BodyReader {
@@ -113,6 +116,11 @@ class Response {
 
   // See BodyReader::read_some. After the body completes, keeps returning 0.
   Result<std::size_t> read_some(std::span<char> buffer);
+  // The next body bytes as they arrive, as a view valid until the next read of this response;
+  // empty once the body is complete (and after). The default client's connection and with_body
+  // lend their own bytes, so nothing is copied; any other BodyReader is read through read_some
+  // into a 16 KB buffer the response makes on first use.
+  Result<std::string_view> read_view();
   // Reads the rest of the body; Errc::limit_exceeded (and the connection closed) once it passes
   // `max_bytes`.
   Result<std::string> read_all(std::size_t max_bytes = default_max_body_bytes);
@@ -128,6 +136,8 @@ class Response {
   std::string reason_;
   Headers headers_;
   std::unique_ptr<BodyReader> body_;
+  detail::ViewReader* view_ = nullptr;   // body_, when it lends its own bytes
+  std::unique_ptr<char[]> view_buffer_;  // read_view's buffer for any other reader
   bool complete_ = false;
 };
 
