@@ -18,7 +18,6 @@
 namespace agentkit::mcp::detail {
 namespace {
 
-constexpr std::size_t kReadChunkBytes = 16 * 1024;
 // The MCP layer owns request deadlines (30 s reset by progress, REQ-MCP-CLIENT-07) and cancels by
 // stopping the exchange; the HTTP client's own silence limits must not fire first, and a listen
 // stream may be quiet for long stretches.
@@ -270,17 +269,16 @@ class HttpChannel final : public Channel {
   StreamEnd pump_events(http::Response& resp, const RequestId* answer_to, StreamPosition& pos,
                         Error& why) {
     wire::SseDecoder sse;
-    std::array<char, kReadChunkBytes> buffer;
     bool answered = false;
     while (true) {
-      auto n = resp.read_some(buffer);
+      auto n = resp.read_view();  // the connection's own bytes: no buffer here, no copy
       if (!n) {
         why = make_error(n.error().code,
                          "the event stream from " + endpoint_.url + " broke: " + n.error().message);
         return answered ? StreamEnd::answered : StreamEnd::broken;
       }
-      if (*n == 0) break;
-      sse.feed(std::string_view(buffer.data(), *n));
+      if (n->empty()) break;
+      sse.feed(*n);
       while (true) {
         auto event = sse.next();
         if (!event) {

@@ -15,7 +15,6 @@
 namespace agentkit::mcp::detail {
 namespace {
 
-constexpr std::size_t kReadChunkBytes = 16 * 1024;
 // The stream is quiet between messages for as long as the session lasts; the MCP layer owns
 // request deadlines.
 constexpr std::chrono::milliseconds kStreamSilenceCeiling{24LL * 60 * 60 * 1000};
@@ -159,17 +158,16 @@ class SseChannel final : public Channel {
 
   void read_stream(http::Response& resp) {
     wire::SseDecoder sse;
-    std::array<char, kReadChunkBytes> buffer;
     Error why = make_error(Errc::closed, describe() + " ended its SSE stream");
     while (true) {
-      auto n = resp.read_some(buffer);
+      auto n = resp.read_view();  // the connection's own bytes: no buffer here, no copy
       if (!n) {
         why = make_error(n.error().code,
                          "the SSE stream of " + describe() + " broke: " + n.error().message);
         break;
       }
-      if (*n == 0) break;
-      sse.feed(std::string_view(buffer.data(), *n));
+      if (n->empty()) break;
+      sse.feed(*n);
       bool keep = true;
       while (keep) {
         auto event = sse.next();

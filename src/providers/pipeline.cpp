@@ -21,8 +21,6 @@
 namespace agentkit::providers {
 namespace {
 
-// Bytes read from the body per call into the decoder.
-constexpr std::size_t kReadChunkBytes = 16 * 1024;
 // How much of a non-JSON error body the failure message quotes.
 constexpr std::size_t kQuotedErrorBytes = 512;
 constexpr int kFirstSuccess = 200;
@@ -273,19 +271,18 @@ struct RequestPipeline::State {
 
   std::optional<CallFailure> stream_body(http::Response& resp, BodyDecoder& decoder, const CallDeadline& deadline,
                                          std::optional<std::chrono::milliseconds> timeout) const {
-    // On the heap, for the call's duration only: a session's thread keeps every stack page it
-    // ever touched, and a thousand sessions would each keep this one.
-    const std::unique_ptr<char[]> buffer(new char[kReadChunkBytes]);
+    // The decoder reads the bytes where the connection's read buffer holds them (read_view):
+    // no buffer of the pipeline's, no copy.
     for (;;) {
-      auto n = resp.read_some(std::span<char>(buffer.get(), kReadChunkBytes));
+      auto n = resp.read_view();
       if (!n) {
         if (deadline.timed_out()) return timed_out_failure(timeout);
         if (n.error().code == Errc::cancelled) return aborted_failure("cancelled while receiving the response");
         if (n.error().code == Errc::timeout) return error_failure("the response stalled and timed out: " + n.error().message, Errc::timeout);
         return error_failure("stream ended before the response was complete: " + n.error().message, n.error().code);
       }
-      if (*n == 0) break;
-      if (auto ok = decoder.feed(std::string_view(buffer.get(), *n)); !ok) {
+      if (n->empty()) break;
+      if (auto ok = decoder.feed(*n); !ok) {
         return error_failure(ok.error().message, ok.error().code);
       }
     }

@@ -10,6 +10,7 @@
 #include "agentkit/providers/pipeline.hpp"
 #include "agentkit/wire/decode.hpp"
 #include "provider_test_support.hpp"
+#include "support/alloc/alloc_counter.hpp"
 #include "support/catch.hpp"
 
 using namespace agentkit;
@@ -441,4 +442,46 @@ TEST_CASE("the pipeline hands the body it sent back on every outcome, after on_p
   CHECK(keyless.run(anthropic_model(server.base_url()), {"/v1/messages", body, {}}, {},
                     refused.decoder, {}, &none));
   CHECK(none == "untouched");
+}
+
+namespace {
+// Counts what it is fed and keeps nothing, so what a call allocates is the pipeline's own.
+struct CountingDecoder final : BodyDecoder {
+  std::size_t bytes = 0;
+  Result<void> feed(std::string_view piece) override {
+    bytes += piece.size();
+    return {};
+  }
+  Result<void> finish() override { return {}; }
+};
+}  // namespace
+
+TEST_CASE(
+    "the decoder reads the body where the connection's buffer holds it, through no buffer of the "
+    "pipeline's") {
+  std::string sse;
+  for (int i = 0; i < 48; ++i) sse += "event: message\ndata: " + std::string(500, 'x') + "\n\n";
+  ScriptedResponse answer;
+  answer.headers = http::Headers({{"Content-Type", "text/event-stream"}});
+  answer.body = sse;
+  ScriptedServer server({answer, answer, answer});
+  RequestPipeline p(options_with({{"ANTHROPIC_API_KEY", kKey}}));
+  const Model m = anthropic_model(server.base_url());
+  for (int i = 0; i < 3; ++i) {
+    CountingDecoder decoder;
+    std::size_t requested = 0;
+    {
+      agentkit::testing::AllocCounter counter;
+      auto failure =
+          p.run(m, {"/v1/messages", R"({"model":"m"})", {{"content-type", "application/json"}}}, {},
+                decoder);
+      REQUIRE(!failure);
+      requested = counter.stats().bytes;
+    }
+    CHECK(decoder.bytes == sse.size());
+    // The connection's 16 KB read buffer and the request's own strings; a buffer of the
+    // pipeline's for the body to be copied into would add 16 KB more.
+    INFO("bytes requested: " << requested);
+    if (i > 0) CHECK(requested < 24 * 1024);  // the first call also opens the connection
+  }
 }
