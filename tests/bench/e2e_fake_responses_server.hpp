@@ -28,6 +28,7 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+#include <array>
 #include <cerrno>
 #include <cstdint>
 #include <cstdio>
@@ -351,34 +352,50 @@ class FakeResponsesServer {
     return 0;
   }
 
+  // Requests are answered from the bytes of the read that completed them: a request that arrives
+  // whole (the client sends head and body together) is never copied, and only the start of an
+  // unfinished one is kept with its connection, so a thousand idle connections hold no buffers.
   void read_from(int fd) {
-    Conn& c = conns_[fd];
-    char buf[65536];
     for (;;) {
-      const ssize_t n = read(fd, buf, sizeof buf);
-      if (n > 0) {
-        c.in.append(buf, static_cast<std::size_t>(n));
-        continue;
-      }
-      if (n == 0 || (errno != EAGAIN && errno != EWOULDBLOCK)) {
+      const ssize_t n = read(fd, read_buffer_.data(), read_buffer_.size());
+      if (n == 0 || (n < 0 && errno != EAGAIN && errno != EWOULDBLOCK)) {
         drop(fd);
         return;
       }
-      break;
+      if (n < 0) return;
+      std::string_view data(read_buffer_.data(), static_cast<std::size_t>(n));
+      std::string& kept = conns_[fd].in;
+      if (!kept.empty()) {
+        kept.append(data);
+        data = kept;
+      }
+      const std::size_t used = answer_whole_requests(fd, data);
+      if (!conns_.count(fd)) return;
+      std::string& rest = conns_[fd].in;
+      if (used == data.size()) {
+        rest = std::string();
+      } else if (rest.empty()) {
+        rest.assign(data.substr(used));
+      } else {
+        rest.erase(0, used);
+      }
     }
+  }
+
+  // Answers every whole request at the start of `data`; the bytes they took.
+  std::size_t answer_whole_requests(int fd, std::string_view data) {
     std::size_t used = 0;
     for (;;) {
-      const std::string_view rest = std::string_view(c.in).substr(used);
+      const std::string_view rest = data.substr(used);
       const auto head_end = rest.find("\r\n\r\n");
-      if (head_end == std::string_view::npos) break;
+      if (head_end == std::string_view::npos) return used;
       const std::string_view head = rest.substr(0, head_end);
       const std::size_t length = content_length(head);
-      if (rest.size() < head_end + 4 + length) break;
+      if (rest.size() < head_end + 4 + length) return used;
       answer(fd, head, rest.substr(head_end + 4, length));
-      if (!conns_.count(fd)) return;
+      if (!conns_.count(fd)) return used;
       used += head_end + 4 + length;
     }
-    c.in.erase(0, used);
   }
 
   void answer(int fd, std::string_view head, std::string_view body) {
@@ -488,6 +505,7 @@ class FakeResponsesServer {
   pid_t pid_ = -1;
   int ep_ = -1;
   std::unordered_map<int, Conn> conns_;
+  std::array<char, 64 * 1024> read_buffer_{};  // every connection's reads; one thread
   std::multimap<std::int64_t, Pending> timers_;
   std::map<std::size_t, std::string> tool_calls_;
   std::map<std::size_t, std::string> texts_;
