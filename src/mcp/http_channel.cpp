@@ -1,6 +1,5 @@
 #include "http_channel.hpp"
 
-#include <array>
 #include <atomic>
 #include <condition_variable>
 #include <list>

@@ -1,6 +1,5 @@
 #include "sse_channel.hpp"
 
-#include <array>
 #include <atomic>
 #include <mutex>
 #include <optional>

@@ -75,41 +75,44 @@ long minor_faults() {
 
 // What this machine charges for costs no client can avoid: entering the kernel (every read, write
 // and poll), the first touch of a page (every page of the peak RSS is one) and a thread created
-// and joined (the concurrent part's runners). A virtual machine can charge several to tens of
-// times what bare metal does, and the figures below then carry it; printed so that they can be
-// read on any machine.
+// and joined (the concurrent part's runners). Printed beside the figures that carry them, so that
+// those can be read on another machine.
 struct MachineCosts {
   double syscall_us = 0;
   double page_fault_us = 0;
   double thread_us = 0;
 };
 
-MachineCosts probe_machine() {
+double syscall_us() {
+  constexpr int kCalls = 20000;
+  pollfd none{-1, 0, 0};  // a negative fd is skipped: the cost of entering the kernel and back
+  const double c0 = cpu_ms();
+  for (int i = 0; i < kCalls; ++i) poll(&none, 1, 0);
+  return (cpu_ms() - c0) * 1e3 / kCalls;
+}
+
+double page_fault_us() {
   constexpr std::size_t kPages = 2000;  // 8 MiB: well under the smallest peak RSS it is set beside
   const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
-  MachineCosts costs;
-  {
-    constexpr int kCalls = 20000;
-    pollfd none{-1, 0, 0};  // a negative fd is skipped: the cost of entering the kernel and back
-    const double c0 = cpu_ms();
-    for (int i = 0; i < kCalls; ++i) poll(&none, 1, 0);
-    costs.syscall_us = (cpu_ms() - c0) * 1e3 / kCalls;
-  }
   void* map =
       mmap(nullptr, kPages * page, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
-  if (map != MAP_FAILED) {
-    auto* bytes = static_cast<volatile char*>(map);
-    const double c0 = cpu_ms();
-    for (std::size_t i = 0; i < kPages; ++i) bytes[i * page] = 1;
-    costs.page_fault_us = (cpu_ms() - c0) * 1e3 / kPages;
-    munmap(map, kPages * page);
-  }
+  if (map == MAP_FAILED) return 0;
+  auto* bytes = static_cast<volatile char*>(map);
+  const double c0 = cpu_ms();
+  for (std::size_t i = 0; i < kPages; ++i) bytes[i * page] = 1;
+  const double us = (cpu_ms() - c0) * 1e3 / kPages;
+  munmap(map, kPages * page);
+  return us;
+}
+
+double thread_us() {
   constexpr int kThreads = 200;
   const double c0 = cpu_ms();
   for (int i = 0; i < kThreads; ++i) std::thread([] {}).join();
-  costs.thread_us = (cpu_ms() - c0) * 1e3 / kThreads;
-  return costs;
+  return (cpu_ms() - c0) * 1e3 / kThreads;
 }
+
+MachineCosts probe_machine() { return {syscall_us(), page_fault_us(), thread_us()}; }
 
 int threads_now() {
   std::ifstream in("/proc/self/status");

@@ -422,27 +422,46 @@ TEST_CASE("a content length body is read straight into the callers buffer withou
   CHECK(client.stats().connections_opened == 1);  // the straight reads stopped at the message end
 }
 
-// A chunked answer that arrived whole (a model's streamed reply, here 24 KB in 48 events) stays in
-// the read buffer it arrived in: the parser reads only the framing, and each byte of data is
-// copied once, into the reader's buffer. It used to be decoded into a second, growing string first.
-TEST_CASE("a chunked body that arrived whole is copied once, with no second buffer") {
-  std::string wire;
-  std::string body;
+namespace {
+// A model's streamed reply as a chunked body: 24 KB of SSE in 48 events, a chunk each.
+struct StreamedReply {
+  std::string wire;  // the chunked body as sent
+  std::string body;  // what a reader must get
+};
+
+StreamedReply streamed_reply() {
+  StreamedReply reply;
   for (int i = 0; i < 48; ++i) {
     const std::string event = "data: " + std::string(500, static_cast<char>('a' + i % 26)) + "\n\n";
     char size[16];
     std::snprintf(size, sizeof size, "%zx", event.size());
-    wire += std::string(size) + "\r\n" + event + "\r\n";
-    body += event;
+    reply.wire += std::string(size) + "\r\n" + event + "\r\n";
+    reply.body += event;
   }
-  wire += "0\r\n\r\n";
-  RawServer server([&](int fd, agentkit::stop_token stop) {
+  reply.wire += "0\r\n\r\n";
+  return reply;
+}
+
+// Answers each request on a connection with `wire` as a chunked body, 20 ms after its head, so
+// that the whole answer is there when the client reads.
+RawServer::OnConnection answer_whole(std::string wire) {
+  return [wire = std::move(wire)](int fd, agentkit::stop_token stop) {
     while (!agentkit::testing::read_head(fd, stop).empty()) {
       std::this_thread::sleep_for(std::chrono::milliseconds(20));
       agentkit::testing::write_all(fd,
                                    "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + wire);
     }
-  });
+  };
+}
+}  // namespace
+
+// A chunked answer that arrived whole (a model's streamed reply, here 24 KB in 48 events) stays in
+// the read buffer it arrived in: the parser reads only the framing, and each byte of data is
+// copied once, into the reader's buffer. It used to be decoded into a second, growing string first.
+TEST_CASE("a chunked body that arrived whole is copied once, with no second buffer") {
+  const StreamedReply reply = streamed_reply();
+  const std::string& body = reply.body;
+  RawServer server(answer_whole(reply.wire));
   HttpClient client(test_options());
   std::vector<char> buf(16 * 1024);
   for (int i = 0; i < 2; ++i) {
@@ -565,23 +584,9 @@ TEST_CASE("read_view reads any other body reader through read_some, and its erro
 }
 
 TEST_CASE("a body read as views is lent from the connection's read buffer and never copied") {
-  std::string wire;
-  std::string body;
-  for (int i = 0; i < 48; ++i) {
-    const std::string event = "data: " + std::string(500, static_cast<char>('a' + i % 26)) + "\n\n";
-    char size[16];
-    std::snprintf(size, sizeof size, "%zx", event.size());
-    wire += std::string(size) + "\r\n" + event + "\r\n";
-    body += event;
-  }
-  wire += "0\r\n\r\n";
-  RawServer server([&](int fd, agentkit::stop_token stop) {
-    while (!agentkit::testing::read_head(fd, stop).empty()) {
-      std::this_thread::sleep_for(std::chrono::milliseconds(20));
-      agentkit::testing::write_all(fd,
-                                   "HTTP/1.1 200 OK\r\nTransfer-Encoding: chunked\r\n\r\n" + wire);
-    }
-  });
+  const StreamedReply reply = streamed_reply();
+  const std::string& body = reply.body;
+  RawServer server(answer_whole(reply.wire));
   HttpClient client(test_options());
   for (int i = 0; i < 2; ++i) {
     std::string got;
