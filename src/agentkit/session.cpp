@@ -93,6 +93,13 @@ void SessionCore::close() {
   subscriber_count.store(0);
   lock.unlock();
   timer.shutdown();
+  // The provider may let go of what it keeps for this session (its kept encoding, its cache
+  // figures), which would otherwise stay until its budgets pushed it out. A session resumed from
+  // this one's handle promises its history under a serial of its own, so it could reuse little
+  // of it: at most one whole encode is lost. An id named by TransportConfig::session_id may be
+  // shared, so that one is left to the provider's budgets.
+  if (agent->provider && agent->runtime.transport.session_id.empty())
+    agent->provider->session_closed(id);
 }
 
 }  // namespace detail

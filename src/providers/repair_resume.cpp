@@ -49,6 +49,11 @@ TranscriptView RepairResume::repair(const Request& request) {
   return view;
 }
 
+void RepairResume::forget(std::string_view session) {
+  std::lock_guard lock(mu_);
+  if (auto it = points_.find(session); it != points_.end()) points_.erase(it);
+}
+
 void RepairResume::drop_least_used() {
   std::vector<std::pair<std::uint64_t, Points::iterator>> by_use;
   by_use.reserve(points_.size());

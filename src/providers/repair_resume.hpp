@@ -20,6 +20,7 @@
 #include <mutex>
 #include <span>
 #include <string>
+#include <string_view>
 
 #include "agentkit/core/provider.hpp"
 #include "agentkit/providers/repair.hpp"
@@ -44,6 +45,8 @@ class RepairResume {
   // repair_for_send(request.messages, *request.model), started at the session's clean point when
   // the request carries a promise.
   TranscriptView repair(const Request& request);
+  // Forgets the session's clean point (it has closed).
+  void forget(std::string_view session);
 
  private:
   struct Point {

@@ -1,6 +1,7 @@
 // make_agent's validation, the tool registry, per-turn tool policy, read_skill, snapshots and the
 // lifecycle of Agent and Session.
 #include <atomic>
+#include <mutex>
 #include <optional>
 #include <set>
 #include <thread>
@@ -46,6 +47,29 @@ json::Value read_skill_result(const RunResult& r) {
   }
   return nullptr;
 }
+
+// Passes calls on to the faux provider and records the sessions it is told have closed.
+class ClosingRecorder final : public ProviderClient {
+ public:
+  explicit ClosingRecorder(std::shared_ptr<ProviderClient> inner) : inner_(std::move(inner)) {}
+  EventStream stream(const Request& request, const StreamOptions& options,
+                     agentkit::stop_token stop) override {
+    return inner_->stream(request, options, std::move(stop));
+  }
+  void session_closed(std::string_view session_id) override {
+    std::lock_guard lock(mu_);
+    closed_.emplace_back(session_id);
+  }
+  std::vector<std::string> closed() const {
+    std::lock_guard lock(mu_);
+    return closed_;
+  }
+
+ private:
+  std::shared_ptr<ProviderClient> inner_;
+  mutable std::mutex mu_;
+  std::vector<std::string> closed_;
+};
 
 }  // namespace
 
@@ -418,6 +442,58 @@ TEST_CASE("closing an agent closes its sessions and refuses new ones") {
   auto again = fx.agent.start();
   REQUIRE_FALSE(again);
   CHECK(again.error().code == Errc::closed);
+}
+
+TEST_CASE(
+    "a closing session tells its provider once, by close(), its destructor or its agent's "
+    "close()") {
+  // The built-in wires drop the session's kept encoding and figures when told; untold, they kept
+  // them until their byte budget pushed them out, 64 MiB by default.
+  std::vector<faux::FauxResponse> script(4, faux::text_response("a"));
+  auto recorder = std::make_shared<ClosingRecorder>(std::make_shared<faux::FauxProvider>(script));
+  RuntimeConfig rt;
+  rt.model.spec = "faux/test";
+  rt.providers.add("faux", recorder);
+  auto agent = make_agent(AgentDefinition{}, rt);
+  REQUIRE(agent);
+  std::vector<std::string> ids;
+  {
+    auto by_close = agent->start();
+    REQUIRE(by_close);
+    REQUIRE(by_close->run("go"));
+    ids.emplace_back(by_close->snapshot().session_id());
+    REQUIRE(by_close->close());
+    CHECK(recorder->closed() == ids);
+    REQUIRE(by_close->close());  // a second close tells nobody again
+    CHECK(recorder->closed() == ids);
+  }
+  CHECK(recorder->closed() == ids);  // nor does the destructor of a closed session
+  {
+    auto by_destructor = agent->start();
+    REQUIRE(by_destructor);
+    REQUIRE(by_destructor->run("go"));
+    ids.emplace_back(by_destructor->snapshot().session_id());
+  }
+  CHECK(recorder->closed() == ids);
+  auto by_agent = agent->start();
+  REQUIRE(by_agent);
+  REQUIRE(by_agent->run("go"));
+  ids.emplace_back(by_agent->snapshot().session_id());
+  REQUIRE(agent->close());
+  CHECK(recorder->closed() == ids);
+}
+
+TEST_CASE("a session whose id TransportConfig names, which others may share, tells nobody") {
+  auto recorder = std::make_shared<ClosingRecorder>(
+      std::make_shared<faux::FauxProvider>(std::vector{faux::text_response("a")}));
+  RuntimeConfig rt;
+  rt.model.spec = "faux/test";
+  rt.providers.add("faux", recorder);
+  rt.transport.session_id = "shared-by-the-caller";
+  auto agent = make_agent(AgentDefinition{}, rt);
+  REQUIRE(agent);
+  REQUIRE(agent->run("go"));
+  CHECK(recorder->closed().empty());
 }
 
 TEST_CASE("a session's subscriptions end when it closes") {

@@ -22,6 +22,7 @@
 
 using namespace agentkit;
 using providers::CacheMeter;
+using providers::CacheStats;
 using providers::WireClient;
 using providers::WireOptions;
 
@@ -517,6 +518,39 @@ TEST_CASE("more sessions than the old cap of 256 all keep their encoded history,
     for (int s = 0; s < kSessions; ++s)
       reused += reuses(*client, request_for(model, h, tools, "s-" + std::to_string(s))) ? 1 : 0;
     CHECK(reused == kSessions);
+  }
+}
+
+TEST_CASE(
+    "a wire told a session closed drops its kept encoding, tool prefix and figures, and only "
+    "that session's, on every wire and through the dedup layer") {
+  // Without it a closed session's encoding stayed until the byte budget (64 MiB) pushed it out,
+  // and its figures and tool prefix stayed for good.
+  const std::vector<ToolSpec> tools = tool_set();
+  const std::vector<ToolSpec> fewer(tools.begin(), tools.end() - 1);
+  for (const WireCase& w : wires()) {
+    for (const bool dedup : {false, true}) {
+      INFO(w.name << (dedup ? " behind the dedup layer" : ""));
+      std::shared_ptr<WireClient> client = w.make(WireOptions{});
+      if (dedup) client = providers::with_dedup(std::move(client), providers::DedupOptions{});
+      auto model = row(w);
+      const std::vector<Message> h = sized_history(*model, 100);
+      for (const char* s : {"a", "b"}) body_of(*client, request_for(model, h, tools, s));
+      REQUIRE(client->cache_stats("a")->messages_encoded > 0);
+      client->session_closed("a");
+      CHECK(client->cache_stats("a") == CacheStats{});
+      CHECK(client->cache_stats("b")->messages_encoded > 0);
+      // Its encoding is gone: encoded whole again.
+      CHECK_FALSE(reuses(*client, request_for(model, h, tools, "a")));
+      // Its tool prefix too: offering fewer tools is a new session's first prefix, not an
+      // invalidation.
+      client->session_closed("a");
+      body_of(*client, request_for(model, h, fewer, "a"));
+      CHECK(client->cache_stats("a")->prefix_invalidations == 0);
+      CHECK(reuses(*client, request_for(model, h, tools, "b")));
+      body_of(*client, request_for(model, h, fewer, "b"));
+      CHECK(client->cache_stats("b")->prefix_invalidations == 1);
+    }
   }
 }
 

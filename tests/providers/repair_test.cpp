@@ -443,3 +443,25 @@ TEST_CASE(
   CHECK(resume.repair(request("kept")).report().dropped_empty_messages == 0);  // resumed
   CHECK(resume.repair(request("old")).report().dropped_empty_messages == 1);   // from 0
 }
+
+TEST_CASE("a closed session's clean point is forgotten: its next repair starts from the start") {
+  const Model own = target();
+  auto model = std::make_shared<const Model>(own);
+  std::vector<Message> history = {user_text("q"), from(own, {TextBlock{"a"}}), user_text("next")};
+  auto request = [&](const std::string& session) {
+    Request r;
+    r.model = model;
+    r.messages = history;
+    r.session_id = session;
+    r.history_serial = 3;
+    return r;
+  };
+  providers::detail::RepairResume resume;
+  resume.repair(request("closed"));
+  resume.repair(request("open"));
+  resume.forget("closed");
+  history[0] = UserMessage{};  // a rule would now drop it: seen only by a repair from the start
+  history.push_back(from(own, {TextBlock{"fine"}}));
+  CHECK(resume.repair(request("closed")).report().dropped_empty_messages == 1);
+  CHECK(resume.repair(request("open")).report().dropped_empty_messages == 0);
+}

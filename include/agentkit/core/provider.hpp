@@ -192,6 +192,11 @@ class ProviderClient {
     (void)session_id;
     return std::nullopt;
   }
+  // The session `session_id` (Request::session_id) has closed and sends no more requests: drop
+  // what this client keeps for it. A session calls it once, when it closes (Session::close(), its
+  // destructor or its agent's close()), unless TransportConfig::session_id names the id, which
+  // other sessions may share. Called on the closing thread, with no call of that session in flight.
+  virtual void session_closed(std::string_view session_id) { (void)session_id; }
 };
 
 // stream() then result(): the one blocking form, shared by every provider.

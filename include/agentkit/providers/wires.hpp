@@ -89,6 +89,10 @@ class WireClient : public ProviderClient {
   EventStream stream(const Request& request, const StreamOptions& options, agentkit::stop_token stop) override;
   // meter()'s figures for the session.
   std::optional<CacheStats> cache_stats(std::string_view session_id) const override;
+  // Forgets the session's figures on meter(). The built-in wires also drop the session's kept
+  // encoding, repair point and tool prefix; the dedup layer passes it on and drops the session's
+  // response store.
+  void session_closed(std::string_view session_id) override;
 };
 
 // A client for one built-in API, or Errc::not_found naming the built-in APIs.

@@ -64,6 +64,16 @@ class DedupClient final : public WireClient {
   }
   std::string_view api() const noexcept override { return inner_->api(); }
   std::shared_ptr<CacheMeter> meter() const override { return inner_->meter(); }
+  void session_closed(std::string_view session_id) override {
+    inner_->session_closed(session_id);
+    std::shared_ptr<ResponseCache> dropped;  // freed after the lock
+    std::lock_guard lock(mu_);
+    auto it = stores_.find(std::string(session_id));
+    if (it == stores_.end()) return;
+    dropped = std::move(it->second.first);
+    recent_.erase(it->second.second);
+    stores_.erase(it);
+  }
 
   EventStream send(PreparedCall call, const StreamOptions& options, agentkit::stop_token stop) override {
     // REQ-CACHE-04: a sampled answer is one draw among many; repeating it is not a cache hit.

@@ -49,6 +49,15 @@ std::vector<ToolBytes> ToolSchemaCache::wire_forms(std::string_view session, std
   return out;
 }
 
+void ToolSchemaCache::forget(std::string_view session) {
+  Prefix dropped;  // freed after the lock
+  std::lock_guard lock(mu_);
+  if (auto it = last_prefix_.find(std::string(session)); it != last_prefix_.end()) {
+    dropped.swap(it->second);
+    last_prefix_.erase(it);
+  }
+}
+
 // Under mu_: notes `prefix` as the session's tools and answers whether it changed by more than
 // additions. Leaves in `prefix` what is to be freed (after the lock), and `key` moved from when
 // the session is new.

@@ -42,6 +42,8 @@ class ToolSchemaCache {
   // renders are counted on `meter` for `session` (with any prefix invalidation).
   std::vector<ToolBytes> wire_forms(std::string_view session, std::span<const ToolSpec> tools,
                                     const Render& render, CacheMeter& meter);
+  // Forgets the tools `session` was last offered (it has closed).
+  void forget(std::string_view session);
 
  private:
   struct Entry {

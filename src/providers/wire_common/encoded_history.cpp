@@ -276,6 +276,15 @@ void EncodedHistory::give_back(std::string_view session, HistoryLend lend, std::
   trim_to_budget(it, dropped);
 }
 
+void EncodedHistory::forget(std::string_view session) {
+  Entries::node_type dropped;  // destroyed after the lock is released
+  std::lock_guard lock(mu_);
+  auto it = entries_.find(session);
+  if (it == entries_.end()) return;
+  bytes_ -= it->second.bytes;
+  dropped = entries_.extract(it);
+}
+
 void EncodedHistory::place(Entries::node_type node, std::vector<Entries::node_type>& dropped) {
   node.mapped().used = ++clock_;
   const std::size_t added = node.mapped().bytes;

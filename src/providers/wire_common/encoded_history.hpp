@@ -110,6 +110,8 @@ class EncodedHistory {
   // kept items. Ignored unless it is the session's latest lease (an abandoned call's body comes
   // back after its session moved on).
   void give_back(std::string_view session, HistoryLend lend, std::string body);
+  // Drops the session's entry (it has closed). A body it lent that comes back later is dropped.
+  void forget(std::string_view session);
   // The bytes the table holds, as counted against the budget (for tests).
   std::size_t held_bytes() const {
     std::lock_guard lock(mu_);

@@ -244,6 +244,13 @@ WireClientBase::WireClientBase(std::string_view api, const WireOptions& options,
 
 WireClientBase::~WireClientBase() = default;
 
+void WireClientBase::session_closed(std::string_view session_id) {
+  history_.forget(session_id);
+  schemas_.forget(session_id);
+  repairs_.forget(session_id);
+  WireClient::session_closed(session_id);
+}
+
 std::vector<ToolBytes> WireClientBase::tool_forms(const Request& request, std::span<const ToolSpec> tools,
                                                   const ToolSchemaCache::Render& render) const {
   return schemas_.wire_forms(request.session_id, tools, render, *meter_);

@@ -103,6 +103,8 @@ class WireClientBase : public WireClient {
                      agentkit::stop_token stop) final;
   std::string_view api() const noexcept final { return api_; }
   std::shared_ptr<CacheMeter> meter() const final { return meter_; }
+  // Drops the session's kept encoding, repair point, tool prefix and figures.
+  void session_closed(std::string_view session_id) final;
 
  protected:
   // The wire's body and path for `request`, whose messages have been repaired into `view`.

@@ -26,6 +26,10 @@ std::optional<CacheStats> WireClient::cache_stats(std::string_view session_id) c
   return m->stats(session_id);
 }
 
+void WireClient::session_closed(std::string_view session_id) {
+  if (std::shared_ptr<CacheMeter> m = meter()) m->forget(session_id);
+}
+
 EventStream WireClient::stream(const Request& request, const StreamOptions& options, agentkit::stop_token stop) {
   Result<PreparedCall> call = prepare(request, options);
   if (call) return send(std::move(*call), options, std::move(stop));
