@@ -17,6 +17,8 @@
 //     --repeat: our runs of each per-turn figure (default 5; best and median printed)
 //     --depths: the history depths of the per-turn part (default 0,500,1000)
 #include <fcntl.h>
+#include <malloc.h>
+#include <pthread.h>
 #include <poll.h>
 #include <spawn.h>
 #include <sys/mman.h>
@@ -113,6 +115,47 @@ double thread_us() {
 }
 
 MachineCosts probe_machine() { return {syscall_us(), page_fault_us(), thread_us()}; }
+
+// KB of a thread's stack mapping that `work` touches: it runs on a thread whose stack this maps,
+// and mincore counts the pages made resident (the thread's own descriptor and TLS included, as
+// every runner thread has them).
+template <class F>
+long stack_touched_kb(F work) {
+  constexpr std::size_t kSize = std::size_t{1} << 20;
+  const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
+  void* stack = mmap(nullptr, kSize, PROT_READ | PROT_WRITE,
+                     MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
+  if (stack == MAP_FAILED) return -1;
+  pthread_attr_t attr;
+  pthread_attr_init(&attr);
+  pthread_attr_setstack(&attr, stack, kSize);
+  pthread_t thread;
+  auto trampoline = [](void* f) -> void* {
+    (*static_cast<F*>(f))();
+    return nullptr;
+  };
+  long kb = -1;
+  if (pthread_create(&thread, &attr, trampoline, &work) == 0) {
+    pthread_join(thread, nullptr);
+    std::vector<unsigned char> resident(kSize / page);
+    if (mincore(stack, kSize, resident.data()) == 0)
+      kb = static_cast<long>(
+          std::count_if(resident.begin(), resident.end(), [](unsigned char r) { return r & 1; }) *
+          page / 1024);
+  }
+  pthread_attr_destroy(&attr);
+  munmap(stack, kSize);
+  return kb;
+}
+
+// Bytes the allocator has handed out and not had back (every arena); -1 where unknown.
+long long heap_in_use() {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33)
+  return static_cast<long long>(mallinfo2().uordblks);
+#else
+  return -1;
+#endif
+}
 
 int threads_now() {
   std::ifstream in("/proc/self/status");
@@ -436,6 +479,7 @@ int main(int argc, char** argv) {
     const int threads_before = threads_now();
     const auto opened_before = b.http->stats().connections_opened;
     const long faults0 = minor_faults();
+    const long long heap0 = heap_in_use();
     const long long server_us0 = stat_of(control(b.base, "GET", "/stats"), "cpu_us");
     const double c0 = cpu_ms();
     const auto t0 = std::chrono::steady_clock::now();
@@ -455,6 +499,7 @@ int main(int argc, char** argv) {
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
     const double cpu_s = (cpu_ms() - c0) / 1e3;
     const long faults = minor_faults() - faults0;
+    const long long heap_kept = heap_in_use() - heap0;  // every session closed by now
     sampling = false;
     sampler.join();
     const auto opened = b.http->stats().connections_opened - opened_before;
@@ -475,6 +520,19 @@ int main(int argc, char** argv) {
         "                                       at this machine's prices, its %ld page faults are "
         "about %.2f s of that CPU, its %d runner threads about %.2f s\n",
         faults, faults * machine.page_fault_us / 1e6, sessions, sessions * machine.thread_us / 1e6);
+    std::printf(
+        "                                       heap still in use once every session closed: "
+        "%.1f MiB\n",
+        static_cast<double>(heap_kept) / (1024 * 1024));
+    const long idle_kb = stack_touched_kb([] {});
+    const long session_kb = stack_touched_kb([&] {
+      auto session = agent->start();
+      if (session) (void)session->run(Turn{"go turns=" + std::to_string(per_session)});
+    });
+    std::printf(
+        "                                       one session's thread touches %ld KB of its "
+        "stack (a thread that does nothing %ld KB)\n",
+        session_kb, idle_kb);
     if (have_peer) {
       control(b.base, "POST", "/reset");
       const std::string j = peer({b.base, "concurrent", std::to_string(sessions),
