@@ -8,9 +8,10 @@
 // at history depth ~0, ~500 and ~1,000; 200 concurrent sessions x 10 turns with a 50 ms model
 // delay (wall, throughput, peak RSS, threads, connections opened); time from process start to the
 // first request; and what this machine charges for a system call, a page's first touch and a
-// thread, with the concurrent run's share of its CPU at those prices. Client CPU is the process's
-// own (getrusage), the server's is never in it. The peer is skipped with a message when node or
-// its packages are missing.
+// thread, with the concurrent run's share of its CPU at those prices; the heap still in use once
+// the concurrent sessions closed; and what one session holds after its turns (heap, and the stack
+// its thread touched). Client CPU is the process's own (getrusage), the server's is never in it.
+// The peer is skipped with a message when node or its packages are missing.
 //
 //   bench_e2e [--sessions N] [--repeat R] [--parts turns,depth,concurrent,first] [--no-peer]
 //     --sessions: the concurrent part's sessions (default 200; the bar is taken at 1000)
@@ -524,15 +525,26 @@ int main(int argc, char** argv) {
         "                                       heap still in use once every session closed: "
         "%.1f MiB\n",
         static_cast<double>(heap_kept) / (1024 * 1024));
+    // What one session holds at the end of its turns, alone: the floor under each session's
+    // share of the peak. Read as what closing and destroying it frees (its result, a copy of its
+    // messages, dropped first), so that nothing else the run frees, such as idle connections the
+    // pool lets go, is taken off it.
+    long long held = -1;
     const long idle_kb = stack_touched_kb([] {});
     const long session_kb = stack_touched_kb([&] {
-      auto session = agent->start();
-      if (session) (void)session->run(Turn{"go turns=" + std::to_string(per_session)});
+      long long alive = -1;
+      {
+        auto session = agent->start();
+        if (!session) return;
+        (void)session->run(Turn{"go turns=" + std::to_string(per_session)});
+        alive = heap_in_use();
+      }  // closed and destroyed
+      held = alive - heap_in_use();
     });
     std::printf(
-        "                                       one session's thread touches %ld KB of its "
-        "stack (a thread that does nothing %ld KB)\n",
-        session_kb, idle_kb);
+        "                                       one session after its %d turns: %.1f KB of heap "
+        "held, %ld KB of its thread's stack touched (a thread that does nothing %ld KB)\n",
+        per_session, static_cast<double>(held) / 1024, session_kb, idle_kb);
     if (have_peer) {
       control(b.base, "POST", "/reset");
       const std::string j = peer({b.base, "concurrent", std::to_string(sessions),

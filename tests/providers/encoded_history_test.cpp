@@ -17,6 +17,7 @@
 #include "agentkit/providers/ollama.hpp"
 #include "agentkit/providers/openai.hpp"
 #include "provider_test_support.hpp"
+#include "support/alloc/alloc_counter.hpp"
 #include "support/catch.hpp"
 #include "wire_common/encoded_history.hpp"
 
@@ -677,6 +678,33 @@ TEST_CASE(
   // And what went on the wire is the whole history every time.
   json::Value last = json::parse(server.last_request().body).value();
   CHECK(last.find("input")->as_array().size() == 11);
+}
+
+TEST_CASE(
+    "a steady-state request is written over the body its session last sent: no allocation of its "
+    "size, and the kept items are not copied") {
+  // A 100 KB first message makes every body larger than that. The second request outgrows the
+  // first body's buffer once; from the third on each fits in the buffer the last came back in.
+  // They used to allocate a body apiece and copy the kept items into it.
+  std::vector<testing::ScriptedResponse> answers(4, noop_turns(0).front());
+  testing::ScriptedServer server(answers);
+  Agent agent = noop_agent(server);
+  auto session = agent.start();
+  REQUIRE(session);
+  REQUIRE(session->run(Turn{std::string(100'000, 'q')}));
+  REQUIRE(session->run(Turn{"next"}));
+  for (const char* text : {"and next", "and the last"}) {
+    testing::AllocStats steady;
+    {
+      testing::AllocCounter counter;
+      auto r = session->run(Turn{text});
+      steady = counter.stats();
+      REQUIRE(r);
+      CHECK(r->cache.messages_reused > 0);
+    }
+    CHECK(steady.largest < 100'000);
+  }
+  CHECK(server.last_request().body.size() > 100'000);
 }
 
 TEST_CASE(

@@ -152,12 +152,31 @@ void EncodedHistory::append_array(std::string_view session, std::string context,
   };
   std::size_t bytes = whole.size() + text_bytes + (kept_apart ? entry.last_items.size() : 0);
   for (std::size_t k = 0; k < added.size(); ++k) bytes += carried(k).size();
-  out.reserve(out.size() + 2 + lead.size() + bytes + reserve_after);
   const std::size_t start = out.size();
-  out += '[';
-  out += lead;
-  const std::size_t items_at = out.size();
-  out.append(entry.text, entry.at, text_bytes);
+  const std::size_t items_at = start + 1 + lead.size();
+  const std::size_t needed = items_at + 1 + bytes + reserve_after;
+  if (promise.lend && holds_body_for(entry, out, lead, text_bytes)) {
+    // The entry's text is the body this session last sent, with the same head: the new body is
+    // written over it, and the kept items are not copied. A large body is given an eighth more
+    // room when it must grow, so a long session's turns allocate no body and copy no history
+    // until they have added an eighth to it. A small one is grown to its size: copying it costs
+    // little, and the room would be held by every one of many short sessions between turns.
+    std::string body = std::move(entry.text);
+    body.resize(items_at + text_bytes);
+    if (body.capacity() < needed) {
+      // A new string, sized here: reserve() on the old one may double its capacity instead.
+      std::string grown;
+      grown.reserve(needed >= kBodyRoomFrom ? needed + needed / 8 : needed);
+      grown.append(body);
+      body.swap(grown);
+    }
+    out.swap(body);
+  } else {
+    out.reserve(needed);
+    out += '[';
+    out += lead;
+    out.append(entry.text, entry.at, text_bytes);
+  }
   if (kept_apart) out += entry.last_items;
   for (std::size_t k = 0; k < added.size(); ++k) out += carried(k);
   out += whole;
@@ -186,6 +205,14 @@ void EncodedHistory::append_array(std::string_view session, std::string context,
   std::vector<Entries::node_type> dropped;  // destroyed after the lock is released
   std::lock_guard lock(mu_);
   place(std::move(node), dropped);
+}
+
+bool EncodedHistory::holds_body_for(const Entry& entry, std::string_view head,
+                                    std::string_view lead, std::size_t text_bytes) {
+  const std::string_view text = entry.text;
+  return text_bytes > 0 && entry.at == head.size() + 1 + lead.size() &&
+         text.size() >= entry.at + text_bytes && text.substr(0, head.size()) == head &&
+         text[head.size()] == '[' && text.substr(head.size() + 1, lead.size()) == lead;
 }
 
 void EncodedHistory::forget_text(Entry& entry) {

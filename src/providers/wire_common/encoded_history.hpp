@@ -90,6 +90,8 @@ class EncodedHistory {
   };
 
   static constexpr std::size_t kDefaultBudgetBytes = 64 * 1024 * 1024;
+  // A body written over the last one grows with an eighth of room from this size on.
+  static constexpr std::size_t kBodyRoomFrom = 64 * 1024;
 
   // `budget_bytes`: the most bytes kept across sessions (PromptCacheOptions::
   // encoded_history_bytes); past it the least recently used sessions' entries are dropped.
@@ -164,6 +166,10 @@ class EncodedHistory {
                        HistoryPromise promise);
   static void keep_copies(Entry& entry, std::span<const Message> view, std::size_t kept,
                           std::size_t from);
+  // Whether the entry's text is a body given back whose bytes before the kept items are `head`,
+  // '[' and `lead`: a new body with that head can be written over it.
+  static bool holds_body_for(const Entry& entry, std::string_view head, std::string_view lead,
+                             std::size_t text_bytes);
   static void forget_text(Entry& entry);
   static void lend_text(Entry& entry, std::size_t from_text, bool kept_apart,
                         std::vector<Segment>& added);
