@@ -71,6 +71,13 @@ class ClosingRecorder final : public ProviderClient {
   std::vector<std::string> closed_;
 };
 
+// An agent on a faux provider behind `recorder`, with `rt`'s other settings.
+Result<Agent> recorded_agent(std::shared_ptr<ClosingRecorder> recorder, RuntimeConfig rt = {}) {
+  rt.model.spec = "faux/test";
+  rt.providers.add("faux", std::move(recorder));
+  return make_agent(AgentDefinition{}, std::move(rt));
+}
+
 }  // namespace
 
 TEST_CASE("a duplicate tool name fails make_agent with an error naming both owners") {
@@ -451,34 +458,27 @@ TEST_CASE(
   // them until their byte budget pushed them out, 64 MiB by default.
   std::vector<faux::FauxResponse> script(4, faux::text_response("a"));
   auto recorder = std::make_shared<ClosingRecorder>(std::make_shared<faux::FauxProvider>(script));
-  RuntimeConfig rt;
-  rt.model.spec = "faux/test";
-  rt.providers.add("faux", recorder);
-  auto agent = make_agent(AgentDefinition{}, rt);
+  auto agent = recorded_agent(recorder);
   REQUIRE(agent);
   std::vector<std::string> ids;
+  auto run_one = [&] {  // a session that ran one turn, its id noted
+    auto session = agent->start();
+    REQUIRE(session);
+    REQUIRE(session->run("go"));
+    ids.emplace_back(session->snapshot().session_id());
+    return std::move(*session);
+  };
   {
-    auto by_close = agent->start();
-    REQUIRE(by_close);
-    REQUIRE(by_close->run("go"));
-    ids.emplace_back(by_close->snapshot().session_id());
-    REQUIRE(by_close->close());
+    Session by_close = run_one();
+    REQUIRE(by_close.close());
     CHECK(recorder->closed() == ids);
-    REQUIRE(by_close->close());  // a second close tells nobody again
+    REQUIRE(by_close.close());  // a second close tells nobody again
     CHECK(recorder->closed() == ids);
   }
   CHECK(recorder->closed() == ids);  // nor does the destructor of a closed session
-  {
-    auto by_destructor = agent->start();
-    REQUIRE(by_destructor);
-    REQUIRE(by_destructor->run("go"));
-    ids.emplace_back(by_destructor->snapshot().session_id());
-  }
+  { Session by_destructor = run_one(); }
   CHECK(recorder->closed() == ids);
-  auto by_agent = agent->start();
-  REQUIRE(by_agent);
-  REQUIRE(by_agent->run("go"));
-  ids.emplace_back(by_agent->snapshot().session_id());
+  Session by_agent = run_one();
   REQUIRE(agent->close());
   CHECK(recorder->closed() == ids);
 }
@@ -487,10 +487,8 @@ TEST_CASE("a session whose id TransportConfig names, which others may share, tel
   auto recorder = std::make_shared<ClosingRecorder>(
       std::make_shared<faux::FauxProvider>(std::vector{faux::text_response("a")}));
   RuntimeConfig rt;
-  rt.model.spec = "faux/test";
-  rt.providers.add("faux", recorder);
   rt.transport.session_id = "shared-by-the-caller";
-  auto agent = make_agent(AgentDefinition{}, rt);
+  auto agent = recorded_agent(recorder, rt);
   REQUIRE(agent);
   REQUIRE(agent->run("go"));
   CHECK(recorder->closed().empty());

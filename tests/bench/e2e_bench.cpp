@@ -19,8 +19,8 @@
 //     --depths: the history depths of the per-turn part (default 0,500,1000)
 #include <fcntl.h>
 #include <malloc.h>
-#include <pthread.h>
 #include <poll.h>
+#include <pthread.h>
 #include <spawn.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
@@ -521,10 +521,11 @@ int main(int argc, char** argv) {
         "                                       at this machine's prices, its %ld page faults are "
         "about %.2f s of that CPU, its %d runner threads about %.2f s\n",
         faults, faults * machine.page_fault_us / 1e6, sessions, sessions * machine.thread_us / 1e6);
-    std::printf(
-        "                                       heap still in use once every session closed: "
-        "%.1f MiB\n",
-        static_cast<double>(heap_kept) / (1024 * 1024));
+    if (heap0 >= 0)  // glibc only
+      std::printf(
+          "                                       heap still in use once every session closed: "
+          "%.1f MiB\n",
+          static_cast<double>(heap_kept) / (1024 * 1024));
     // What one session holds at the end of its turns, alone: the floor under each session's
     // share of the peak. Read as what closing and destroying it frees (its result, a copy of its
     // messages, dropped first), so that nothing else the run frees, such as idle connections the
@@ -544,7 +545,7 @@ int main(int argc, char** argv) {
     std::printf(
         "                                       one session after its %d turns: %.1f KB of heap "
         "held, %ld KB of its thread's stack touched (a thread that does nothing %ld KB)\n",
-        per_session, static_cast<double>(held) / 1024, session_kb, idle_kb);
+        per_session, heap0 >= 0 ? static_cast<double>(held) / 1024 : -1.0, session_kb, idle_kb);
     if (have_peer) {
       control(b.base, "POST", "/reset");
       const std::string j = peer({b.base, "concurrent", std::to_string(sessions),

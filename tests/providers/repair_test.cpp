@@ -415,6 +415,22 @@ TEST_CASE(
   CHECK(view.report().synthetic_results == 1);
 }
 
+namespace {
+
+// A request of `session` viewing `history` (which must outlive it) for `model`, under the loop's
+// promise (serial 3).
+Request promised_request(std::shared_ptr<const Model> model, const std::vector<Message>& history,
+                         const std::string& session) {
+  Request r;
+  r.model = std::move(model);
+  r.messages = history;
+  r.session_id = session;
+  r.history_serial = 3;
+  return r;
+}
+
+}  // namespace
+
 TEST_CASE(
     "a full clean point table drops its least recently used sessions, not a session still in use") {
   // The table was cleared whole at 256 sessions; now it keeps kMaxSessions and, when full, drops
@@ -423,12 +439,7 @@ TEST_CASE(
   auto model = std::make_shared<const Model>(own);
   std::vector<Message> history = {user_text("q"), from(own, {TextBlock{"a"}}), user_text("next")};
   auto request = [&](const std::string& session) {
-    Request r;
-    r.model = model;
-    r.messages = history;
-    r.session_id = session;
-    r.history_serial = 3;
-    return r;
+    return promised_request(model, history, session);
   };
   providers::detail::RepairResume resume;
   resume.repair(request("old"));
@@ -449,12 +460,7 @@ TEST_CASE("a closed session's clean point is forgotten: its next repair starts f
   auto model = std::make_shared<const Model>(own);
   std::vector<Message> history = {user_text("q"), from(own, {TextBlock{"a"}}), user_text("next")};
   auto request = [&](const std::string& session) {
-    Request r;
-    r.model = model;
-    r.messages = history;
-    r.session_id = session;
-    r.history_serial = 3;
-    return r;
+    return promised_request(model, history, session);
   };
   providers::detail::RepairResume resume;
   resume.repair(request("closed"));
