@@ -1,10 +1,14 @@
 // openai-responses beyond the shared conformance rules: flat tools, the composite call identity,
 // reasoning replay, service tiers and how the response ends.
+#include <thread>
+
 #include "agentkit/catalog/catalog.hpp"
 #include "agentkit/providers/cost.hpp"
 #include "agentkit/providers/openai.hpp"
 #include "conformance/conversation.hpp"
+#include "support/alloc/alloc_counter.hpp"
 #include "support/catch.hpp"
+#include "wire_common/message_assembler.hpp"
 
 using namespace agentkit;
 using namespace agentkit::conformance;
@@ -299,4 +303,109 @@ TEST_CASE("streamed arguments and text are kept without the slack their deltas g
     CHECK(text.size() > 250);
     CHECK(text.capacity() <= text.size() + text.size() / 8);
   }
+}
+
+namespace {
+
+// The Responses stream of one streamed function call whose `args` come in deltas of `piece`
+// bytes, with or without the output_item.done that repeats them.
+std::string call_stream(const std::string& args, std::size_t piece, bool done_item) {
+  auto quoted = [](const std::string& s) {
+    std::string q;
+    for (char c : s) q += c == '"' ? std::string("\\\"") : std::string(1, c);
+    return q;
+  };
+  std::string s = sse_event("response.created",
+                            R"("response":{"id":"resp_1","status":"in_progress","output":[]})");
+  s += sse_event("response.output_item.added",
+                 R"("output_index":0,"item":{"type":"function_call","id":"fc_1",)"
+                 R"("call_id":"call_1","name":"write_note","arguments":""})");
+  for (std::size_t at = 0; at < args.size(); at += piece) {
+    s += sse_event("response.function_call_arguments.delta",
+                   R"("output_index":0,"item_id":"fc_1","delta":")" +
+                       quoted(args.substr(at, piece)) + "\"");
+  }
+  if (done_item) {
+    s += sse_event("response.output_item.done",
+                   R"("output_index":0,"item":{"type":"function_call","id":"fc_1",)"
+                   R"("call_id":"call_1","name":"write_note","arguments":")" +
+                       quoted(args) + "\"}");
+  }
+  s += sse_event("response.completed",
+                 R"("response":{"id":"resp_1","status":"completed","output":[],)"
+                 R"("usage":{"input_tokens":5,"output_tokens":2}})");
+  return s;
+}
+
+// Allocations the agent's way of reading `stream` makes, counted on a thread of their own (the
+// JSON parser's per-thread scratch starts empty there, whatever ran before), of at least
+// `at_least` bytes; the reply's arguments go to `args`.
+std::size_t allocations_reading(const std::string& stream, std::size_t at_least,
+                                std::string& args) {
+  Conversation c(responses_client, sol(), {Conversation::streamed(stream)});
+  c.user("hi");
+  std::size_t count = 0;
+  std::thread reader([&] {
+    StreamOptions as_the_agent_reads;
+    as_the_agent_reads.deferred = true;
+    agentkit::testing::AllocCounter counter(at_least);
+    Result<AssistantMessage> m =
+        drain(c.client->stream(c.request(), as_the_agent_reads, {}), {});
+    count = at_least == 0 ? counter.stats().count : counter.stats().large;
+    if (m) args = std::string(std::get<ToolUseBlock>(m->content.at(0)).input.bytes());
+  });
+  reader.join();
+  return count;
+}
+
+}  // namespace
+
+TEST_CASE("a call's arguments joined from small deltas reallocate four times on the way to 3 KB") {
+  // Doubling from the string's own 15 bytes took eight reallocations to reach 3 KB; the first
+  // growth makes room for 512 bytes. Arguments that fit the string itself ("{}") allocate none.
+  auto [sink, events] = make_event_stream();
+  { EventStream unread = std::move(events); }  // nobody reads: the assembler builds no event
+  providers::detail::MessageAssembler out(sink, AssistantMessage{});
+  out.start();
+  const int call = out.begin_tool("call_1", "write_note");
+  const int tiny = out.begin_tool("call_2", "stamp");
+  const std::string piece(67, 'x');
+  std::size_t joining = 0;
+  std::size_t joining_tiny = 0;
+  {
+    agentkit::testing::AllocCounter counter;
+    for (int i = 0; i < 50; ++i) out.arguments(call, piece);
+    joining = counter.stats().count;
+  }
+  {
+    agentkit::testing::AllocCounter counter;
+    out.arguments(tiny, "{");
+    out.arguments(tiny, "}");
+    joining_tiny = counter.stats().count;
+  }
+  CHECK(joining <= 4);  // 512, 1,024, 2,048, 4,096 (under ThreadSanitizer nothing is counted)
+  CHECK(joining_tiny == 0);
+  out.end(call);
+  out.end(tiny);
+  CHECK(std::get<ToolUseBlock>(out.block(call)).input.bytes().size() == 50 * piece.size());
+  CHECK(std::get<ToolUseBlock>(out.block(tiny)).input.bytes() == "{}");
+  out.finish(std::nullopt);
+}
+
+TEST_CASE("the done item's arguments are taken from the parsed event, not copied again") {
+  // output_item.done repeats a call's arguments whole, and they are authoritative. What reading
+  // it adds of the arguments' size is the parsed event's string and the parser's buffer its
+  // escapes are decoded in; the string is then moved into the reply.
+  const std::string piece = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eius ";
+  std::string args = R"({"text":")";
+  for (int i = 0; i < 50; ++i) args += piece;
+  args += R"("})";
+  std::string read;
+  const std::size_t plain =
+      allocations_reading(call_stream(args, piece.size(), false), args.size(), read);
+  CHECK(read == args);
+  const std::size_t with_done =
+      allocations_reading(call_stream(args, piece.size(), true), args.size(), read);
+  CHECK(read == args);
+  CHECK(with_done <= plain + 2);  // under ThreadSanitizer nothing is counted
 }

@@ -88,16 +88,18 @@ void ResponsesDecoder::item_added(const json::Value& event) {
   // A message item's block opens with its first text delta.
 }
 
-void ResponsesDecoder::item_done(const json::Value& event) {
+void ResponsesDecoder::item_done(json::Value& event) {
   auto index = output_index(event);
-  const json::Value* item = event.find("item");
+  json::Value* item = event.find("item");
   if (!index || !item) return;
   const int b = block_at(event);
   if (b < 0) return;
   const std::string type = string_at(item, "type");
   if (type == "function_call") {
     // The done item is authoritative; it equals the deltas joined on a well-behaved stream.
-    if (const json::Value* args = item->find("arguments"); args && args->is_string()) out_.replace_arguments(b, args->as_string());
+    // Moved out of the event, which is dropped after this: the arguments are not copied again.
+    if (json::Value* args = item->find("arguments"); args && args->is_string())
+      out_.replace_arguments(b, std::move(args->as_string()));
   } else if (type == "reasoning") {
     const auto* thinking = std::get_if<ThinkingBlock>(&out_.block(b));
     if (thinking != nullptr && thinking->thinking.empty()) out_.thinking(b, summary_text(*item));

@@ -40,7 +40,7 @@ class ResponsesDecoder final : public ReplyDecoder {
   void response_header(const json::Value& response);
   Result<void> response_end(const json::Value& response);
   void item_added(const json::Value& event);
-  void item_done(const json::Value& event);
+  void item_done(json::Value& event);
   void summary_part_added(const json::Value& event);
   int block_at(const json::Value& event) const;
   void whole_item(const json::Value& item);

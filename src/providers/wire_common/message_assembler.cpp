@@ -1,5 +1,6 @@
 #include "message_assembler.hpp"
 
+#include <algorithm>
 #include <utility>
 
 namespace agentkit::providers::detail {
@@ -63,12 +64,23 @@ void MessageAssembler::thinking(int block, std::string_view delta) {
   if (!quiet_) sink_.push(ThinkingDeltaEvent{block, std::string(delta)});
 }
 
+namespace {
+constexpr std::size_t kFirstArgumentsRoom = 512;
+}  // namespace
+
 void MessageAssembler::arguments(int block, std::string_view delta) {
   if (delta.empty()) return;
   // Joined exactly as they arrived: no parse, no re-encode (REQ-PROV-17).
   ToolUseBlock* call = get<ToolUseBlock>(block, "a tool-argument delta");
   if (call == nullptr) return;
-  arguments_[static_cast<std::size_t>(block)] += delta;
+  std::string& joined = arguments_[static_cast<std::size_t>(block)];
+  // Deltas are a few bytes each: doubling from the small-string size would reallocate eight
+  // times on the way to a few kilobytes, so the first growth makes room for many. Arguments that
+  // fit the string itself ("{}") allocate nothing; settle() drops what is left over.
+  const std::size_t needed = joined.size() + delta.size();
+  if (needed > joined.capacity() && joined.capacity() < kFirstArgumentsRoom)
+    joined.reserve(std::max(kFirstArgumentsRoom, needed));
+  joined += delta;
   if (!quiet_) sink_.push(ToolArgumentsDeltaEvent{block, call->id, std::string(delta)});
 }
 

@@ -7,6 +7,7 @@ namespace agentkit::testing {
 namespace {
 thread_local AllocCounter* active = nullptr;
 thread_local AllocStats* active_stats = nullptr;
+thread_local std::size_t active_large_from = static_cast<std::size_t>(-1);
 
 #ifndef AGENTKIT_ALLOC_COUNTER_OFF  // the TSan build: no operator new of ours, so nothing records
 void record(std::size_t n) noexcept {
@@ -14,6 +15,7 @@ void record(std::size_t n) noexcept {
   ++active_stats->count;
   active_stats->bytes += n;
   if (n > active_stats->largest) active_stats->largest = n;
+  if (n >= active_large_from) ++active_stats->large;
 }
 
 void* allocate(std::size_t n) {
@@ -34,14 +36,16 @@ void* allocate_aligned(std::size_t n, std::align_val_t al) {
 #endif  // AGENTKIT_ALLOC_COUNTER_OFF
 }  // namespace
 
-AllocCounter::AllocCounter() : previous_(active) {
+AllocCounter::AllocCounter(std::size_t large_from) : large_from_(large_from), previous_(active) {
   active = this;
   active_stats = &stats_;
+  active_large_from = large_from_;
 }
 
 AllocCounter::~AllocCounter() {
   active = previous_;
   active_stats = previous_ ? const_cast<AllocStats*>(&previous_->stats()) : nullptr;
+  active_large_from = previous_ ? previous_->large_from_ : static_cast<std::size_t>(-1);
 }
 
 }  // namespace agentkit::testing

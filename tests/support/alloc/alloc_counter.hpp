@@ -14,6 +14,7 @@ struct AllocStats {
   std::size_t count = 0;          // allocations observed
   std::size_t bytes = 0;          // bytes requested in total
   std::size_t largest = 0;        // the largest single request
+  std::size_t large = 0;          // requests of at least the counter's `large_from` bytes
 };
 
 // The bytes std::string requests for `capacity` characters: capacity + 1 (the NUL) on libstdc++;
@@ -30,7 +31,8 @@ constexpr std::size_t string_allocation(std::size_t capacity) noexcept {
 // Records allocations on this thread for its lifetime; nests (the innermost is filled).
 class AllocCounter {
  public:
-  AllocCounter();
+  // `large_from`: the size from which a request also counts in AllocStats::large.
+  explicit AllocCounter(std::size_t large_from = static_cast<std::size_t>(-1));
   ~AllocCounter();
   AllocCounter(const AllocCounter&) = delete;
   AllocCounter& operator=(const AllocCounter&) = delete;
@@ -39,6 +41,7 @@ class AllocCounter {
 
  private:
   AllocStats stats_;
+  std::size_t large_from_;
   AllocCounter* previous_;
 };
 
