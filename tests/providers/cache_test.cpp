@@ -155,6 +155,20 @@ TEST_CASE("the cache is per session unless a shared store is given") {
   CHECK(f.options.meter->stats("s-2").hits == 1);
 }
 
+TEST_CASE("a closed session's stored answers go with it, and only its own") {
+  // Without this, a closed session's store stayed until max_sessions others pushed it out.
+  DedupFixture f;
+  (void)complete(*f.client, f.request("s-1"));
+  (void)complete(*f.client, f.request("s-2"));
+  REQUIRE(f.server.request_count() == 2);
+  f.client->session_closed("s-1");
+  (void)complete(*f.client, f.request("s-1"));  // asked again: its store went with it
+  (void)complete(*f.client, f.request("s-2"));  // the other session's answer is still kept
+  CHECK(f.server.request_count() == 3);
+  CHECK(f.options.meter->stats("s-1").hits == 0);
+  CHECK(f.options.meter->stats("s-2").hits == 1);
+}
+
 TEST_CASE("a failed answer is not cached") {
   testing::ScriptedResponse overloaded;
   overloaded.status = 529;
