@@ -321,9 +321,9 @@ std::string call_stream(const std::string& args, std::size_t piece, bool done_it
                  R"("output_index":0,"item":{"type":"function_call","id":"fc_1",)"
                  R"("call_id":"call_1","name":"write_note","arguments":""})");
   for (std::size_t at = 0; at < args.size(); at += piece) {
-    s += sse_event("response.function_call_arguments.delta",
-                   R"("output_index":0,"item_id":"fc_1","delta":")" +
-                       quoted(args.substr(at, piece)) + "\"");
+    s += sse_event(
+        "response.function_call_arguments.delta",
+        R"("output_index":0,"item_id":"fc_1","delta":")" + quoted(args.substr(at, piece)) + "\"");
   }
   if (done_item) {
     s += sse_event("response.output_item.done",
@@ -349,8 +349,7 @@ std::size_t allocations_reading(const std::string& stream, std::size_t at_least,
     StreamOptions as_the_agent_reads;
     as_the_agent_reads.deferred = true;
     agentkit::testing::AllocCounter counter(at_least);
-    Result<AssistantMessage> m =
-        drain(c.client->stream(c.request(), as_the_agent_reads, {}), {});
+    Result<AssistantMessage> m = drain(c.client->stream(c.request(), as_the_agent_reads, {}), {});
     count = at_least == 0 ? counter.stats().count : counter.stats().large;
     if (m) args = std::string(std::get<ToolUseBlock>(m->content.at(0)).input.bytes());
   });
