@@ -12,6 +12,7 @@
 // run stops awaiting approval. The next run carries the decisions and starts by running that
 // held batch as a whole (no model call first); its input follows the results.
 #include <algorithm>
+#include <memory>
 #include <set>
 #include <utility>
 
@@ -189,6 +190,15 @@ class Run {
   }
 
   RunResult execute() {
+    start();
+    RunStopReason reason = loop();
+    return finish(reason);
+  }
+
+ private:
+  // start(), finish() and settle_answer() are out of line: what they build would otherwise sit in
+  // the frame the run's loop shares with them, under every model call and tool batch of the run.
+  [[gnu::noinline]] void start() {
     skills::AssembledPrompt prompt = system_prompt_for_turn(a_, offered_specs_);
     system_prompt_ = std::move(prompt.text);
     if (gate_) {
@@ -207,11 +217,8 @@ class Run {
     if (auto deadline = rc_.budget->deadline()) wall_clock_.arm(s_.timer, *deadline, stop_);
     rc_.run_span = trace::start_run(a_.runtime, *a_.model, s_.id, delegation_parent_span(a_));
     notify_session_start(rc_, HookSessionStart{s_.id, a_.model->id});
-    RunStopReason reason = loop();
-    return finish(reason);
   }
 
- private:
   RunStopReason loop() {
     std::vector<UserMessage> pending;  // steering polled at a turn end, delivered next turn
     while (true) {
@@ -305,7 +312,7 @@ class Run {
   // final-answer tool: the turn's other calls run, the call gets its result, and a valid answer
   // ends the run. Invalid: a repair turn with the violations while repairs are left, then the
   // distinct stop; never a silent success.
-  AnswerStep settle_answer(const AssistantMessage& reply, AnswerVerdict verdict) {
+  [[gnu::noinline]] AnswerStep settle_answer(const AssistantMessage& reply, AnswerVerdict verdict) {
     const bool valid = verdict.value.has_value();
     const bool by_tool = !verdict.call_id.empty();
     const std::string note = valid ? std::string() : gate_->repair_note(verdict);
@@ -530,7 +537,7 @@ class Run {
     }
   }
 
-  RunResult finish(RunStopReason reason) {
+  [[gnu::noinline]] RunResult finish(RunStopReason reason) {
     // The wall-time limit stops the run where it is: what was cancelled ran out of budget.
     if (reason == RunStopReason::aborted && wall_clock_.fired())
       reason = RunStopReason::budget_exhausted;
@@ -616,13 +623,15 @@ Result<RunResult> SessionCore::run(Turn turn, agentkit::stop_token caller_stop) 
   agentkit::stop_callback on_caller(caller_stop, [&run_stop] { run_stop.request_stop(); });
   agentkit::stop_callback on_close(close_source.get_token(), [&run_stop] { run_stop.request_stop(); });
 
-  Run run(*this, run_stop);
-  if (auto policy = run.apply_policy(turn.tool_policy); !policy) return policy.error();
-  if (auto answer = run.apply_answer(turn.answer); !answer) return answer.error();
-  if (auto begun = run.begin(std::move(turn.input), std::move(turn.approvals)); !begun)
+  // On the heap: a run's state is some 3 KB, which would stay on the caller's stack (a thread per
+  // session, often) under every model call and tool batch, deepening each by as much.
+  auto run = std::make_unique<Run>(*this, run_stop);
+  if (auto policy = run->apply_policy(turn.tool_policy); !policy) return policy.error();
+  if (auto answer = run->apply_answer(turn.answer); !answer) return answer.error();
+  if (auto begun = run->begin(std::move(turn.input), std::move(turn.approvals)); !begun)
     return begun.error();
 
-  RunResult result = run.execute();
+  RunResult result = run->execute();
   {
     std::lock_guard lock(mu);
     run_active = false;

@@ -143,7 +143,9 @@ class ProviderEventRelay {
  public:
   explicit ProviderEventRelay(const EventCallback& emit) : emit_(emit) {}
 
-  void forward(Event ev) {
+  // forward() and finish() are out of line: the events they build would otherwise widen the
+  // provider call's frame, under which the whole model call runs, listened to or not.
+  [[gnu::noinline]] void forward(Event ev) {
     if (std::holds_alternative<MessageStartEvent>(ev)) {
       if (started_) return;
       started_ = true;
@@ -160,7 +162,7 @@ class ProviderEventRelay {
     emit(std::move(ev));
   }
 
-  void finish(const AssistantMessage& final) {
+  [[gnu::noinline]] void finish(const AssistantMessage& final) {
     if (!started_) emit(MessageStartEvent{});
     close_blocks(final);
     if (!ended_) emit(MessageEndEvent{final});
