@@ -9,8 +9,8 @@
 // delay (wall, throughput, peak RSS, threads, connections opened); time from process start to the
 // first request; and what this machine charges for a system call, a page's first touch and a
 // thread, with the concurrent run's share of its CPU at those prices; the heap still in use once
-// the concurrent sessions closed; and what one session holds after its turns (heap, and the stack
-// its thread touched). Client CPU is the process's own (getrusage), the server's is never in it.
+// the concurrent sessions closed; and what one session holds after its turns (heap, the stack its
+// thread touched, and how deep its deepest frame went). Client CPU is the process's own (getrusage), the server's is never in it.
 // The peer is skipped with a message when node or its packages are missing.
 //
 //   bench_e2e [--sessions N] [--repeat R] [--parts turns,depth,concurrent,first] [--no-peer]
@@ -32,6 +32,7 @@
 #include <chrono>
 #include <cstdio>
 #include <cstdlib>
+#include <cstring>
 #include <filesystem>
 #include <fstream>
 #include <string>
@@ -117,16 +118,24 @@ double thread_us() {
 
 MachineCosts probe_machine() { return {syscall_us(), page_fault_us(), thread_us()}; }
 
-// KB of a thread's stack mapping that `work` touches: it runs on a thread whose stack this maps,
-// and mincore counts the pages made resident (the thread's own descriptor and TLS included, as
-// every runner thread has them).
+// What `work` does to the stack of a thread it runs on, a stack this maps: the KB of it made
+// resident (mincore; the thread's own descriptor and TLS included, as every runner thread has
+// them), or, with `deepest`, how far below the top its deepest frame reached, in bytes: the stack
+// is filled with a pattern first (which makes it resident, hence a run of its own) and the lowest
+// byte changed is found. A page is touched per 4 KB of that depth, so this says how far the next
+// page boundary is.
 template <class F>
-long stack_touched_kb(F work) {
+long stack_use(F work, bool deepest) {
   constexpr std::size_t kSize = std::size_t{1} << 20;
+  constexpr std::size_t kPainted = 120 * 1024;  // below the top 8 KB, where glibc puts its TLS
+  constexpr std::size_t kTop = 8 * 1024;
+  constexpr unsigned char kPaint = 0xA5;
   const std::size_t page = static_cast<std::size_t>(sysconf(_SC_PAGESIZE));
   void* stack = mmap(nullptr, kSize, PROT_READ | PROT_WRITE,
                      MAP_PRIVATE | MAP_ANONYMOUS | MAP_NORESERVE, -1, 0);
   if (stack == MAP_FAILED) return -1;
+  unsigned char* const painted = static_cast<unsigned char*>(stack) + kSize - kTop - kPainted;
+  if (deepest) std::memset(painted, kPaint, kPainted);
   pthread_attr_t attr;
   pthread_attr_init(&attr);
   pthread_attr_setstack(&attr, stack, kSize);
@@ -135,18 +144,24 @@ long stack_touched_kb(F work) {
     (*static_cast<F*>(f))();
     return nullptr;
   };
-  long kb = -1;
+  long out = -1;
   if (pthread_create(&thread, &attr, trampoline, &work) == 0) {
     pthread_join(thread, nullptr);
-    std::vector<unsigned char> resident(kSize / page);
-    if (mincore(stack, kSize, resident.data()) == 0)
-      kb = static_cast<long>(
-          std::count_if(resident.begin(), resident.end(), [](unsigned char r) { return r & 1; }) *
-          page / 1024);
+    if (deepest) {
+      std::size_t untouched = 0;
+      while (untouched < kPainted && painted[untouched] == kPaint) ++untouched;
+      out = static_cast<long>(kPainted + kTop - untouched);
+    } else {
+      std::vector<unsigned char> resident(kSize / page);
+      if (mincore(stack, kSize, resident.data()) == 0)
+        out = static_cast<long>(
+            std::count_if(resident.begin(), resident.end(), [](unsigned char r) { return r & 1; }) *
+            page / 1024);
+    }
   }
   pthread_attr_destroy(&attr);
   munmap(stack, kSize);
-  return kb;
+  return out;
 }
 
 // Bytes the allocator has handed out and not had back (every arena); -1 where unknown.
@@ -531,8 +546,7 @@ int main(int argc, char** argv) {
     // messages, dropped first), so that nothing else the run frees, such as idle connections the
     // pool lets go, is taken off it.
     long long held = -1;
-    const long idle_kb = stack_touched_kb([] {});
-    const long session_kb = stack_touched_kb([&] {
+    auto one_session = [&] {
       long long alive = -1;
       {
         auto session = agent->start();
@@ -541,11 +555,16 @@ int main(int argc, char** argv) {
         alive = heap_in_use();
       }  // closed and destroyed
       held = alive - heap_in_use();
-    });
+    };
+    const long idle_kb = stack_use([] {}, false);
+    const long session_kb = stack_use(one_session, false);
+    const long deepest = stack_use(one_session, true);
     std::printf(
         "                                       one session after its %d turns: %.1f KB of heap "
-        "held, %ld KB of its thread's stack touched (a thread that does nothing %ld KB)\n",
-        per_session, heap0 >= 0 ? static_cast<double>(held) / 1024 : -1.0, session_kb, idle_kb);
+        "held, %ld KB of its thread's stack touched (a thread that does nothing %ld KB; its "
+        "deepest frame %ld bytes below the top)\n",
+        per_session, heap0 >= 0 ? static_cast<double>(held) / 1024 : -1.0, session_kb, idle_kb,
+        deepest);
     if (have_peer) {
       control(b.base, "POST", "/reset");
       const std::string j = peer({b.base, "concurrent", std::to_string(sessions),
