@@ -10,8 +10,9 @@
 // first request; and what this machine charges for a system call, a page's first touch and a
 // thread, with the concurrent run's share of its CPU at those prices; the heap still in use once
 // the concurrent sessions closed; and what one session holds after its turns (heap, the stack its
-// thread touched, and how deep its deepest frame went). Client CPU is the process's own (getrusage), the server's is never in it.
-// The peer is skipped with a message when node or its packages are missing.
+// thread touched, and how deep its deepest frame went). Client CPU is the process's own
+// (getrusage), the server's is never in it. The peer is skipped with a message when node or its
+// packages are missing.
 //
 //   bench_e2e [--sessions N] [--repeat R] [--parts turns,depth,concurrent,first] [--no-peer]
 //     --sessions: the concurrent part's sessions (default 200; the bar is taken at 1000)
