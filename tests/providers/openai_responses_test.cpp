@@ -242,74 +242,19 @@ TEST_CASE("a delta's output index reads alike on the flat path, from one digit t
   }
 }
 
-TEST_CASE("streamed arguments and text are kept without the slack their deltas grew") {
-  // The transcript keeps each reply for the session's life: the agent drains its stream given
-  // up, so the reply's strings are the ones the deltas grew, by doubling, to up to twice their
-  // bytes. Fifty 67-byte deltas leave 4,288 bytes of buffer for 3,361 arguments (without the
-  // done item, whose copy is exact: the other wires have none).
-  const std::string piece = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eius ";
-  std::string args = R"({"text":")";
-  for (int i = 0; i < 50; ++i) args += piece;
-  args += R"("})";
-  auto quoted = [](const std::string& s) {
-    std::string q;
-    for (char c : s) q += c == '"' ? std::string("\\\"") : std::string(1, c);
-    return q;
-  };
-  auto stream_of = [&](bool done_item) {
-    std::string s = sse_event("response.created",
-                              R"("response":{"id":"resp_1","status":"in_progress","output":[]})");
-    s += sse_event("response.output_item.added",
-                   R"("output_index":0,"item":{"type":"function_call","id":"fc_1",)"
-                   R"("call_id":"call_1","name":"write_note","arguments":""})");
-    for (std::size_t at = 0; at < args.size(); at += piece.size()) {
-      s += sse_event("response.function_call_arguments.delta",
-                     R"("output_index":0,"item_id":"fc_1","delta":")" +
-                         quoted(args.substr(at, piece.size())) + "\"");
-    }
-    if (done_item) {
-      s += sse_event("response.output_item.done",
-                     R"("output_index":0,"item":{"type":"function_call","id":"fc_1",)"
-                     R"("call_id":"call_1","name":"write_note","arguments":")" +
-                         quoted(args) + "\"}");
-    }
-    s += sse_event("response.output_item.added",
-                   R"("output_index":1,"item":{"type":"message","id":"msg_1","role":"assistant",)"
-                   R"("content":[]})");
-    for (int i = 0; i < 40; ++i) {
-      s += sse_event(
-          "response.output_text.delta",
-          R"("output_index":1,"content_index":0,"delta":"word )" + std::to_string(i) + " \"");
-    }
-    s += sse_event("response.completed",
-                   R"("response":{"id":"resp_1","status":"completed","output":[],)"
-                   R"("usage":{"input_tokens":5,"output_tokens":2}})");
-    return s;
-  };
-  for (bool done_item : {false, true}) {
-    INFO("with output_item.done: " << done_item);
-    Conversation c(responses_client, sol(), {Conversation::streamed(stream_of(done_item))});
-    c.user("hi");
-    StreamOptions as_the_agent_reads;
-    as_the_agent_reads.deferred = true;
-    const AssistantMessage m =
-        drain(c.client->stream(c.request(), as_the_agent_reads, {}), {}).value();
-    INFO(m.error_message);
-    REQUIRE(m.content.size() == 2);
-    const auto& call = std::get<ToolUseBlock>(m.content[0]);
-    CHECK(call.input.bytes() == args);
-    CHECK(call.input.str().capacity() <= args.size() + args.size() / 8);
-    const auto& text = std::get<TextBlock>(m.content[1]).text;
-    CHECK(text.size() > 250);
-    CHECK(text.capacity() <= text.size() + text.size() / 8);
-  }
-}
-
 namespace {
 
-// The Responses stream of one streamed function call whose `args` come in deltas of `piece`
-// bytes, with or without the output_item.done that repeats them.
-std::string call_stream(const std::string& args, std::size_t piece, bool done_item) {
+// Fifty 67-byte pieces of a write_note call's arguments, 3,361 bytes in all.
+const std::string kPiece = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eius ";
+std::string lorem_arguments() {
+  std::string args = R"({"text":")";
+  for (int i = 0; i < 50; ++i) args += kPiece;
+  return args + R"("})";
+}
+
+// The start of a Responses stream with one function call at output index 0 whose `args` come in
+// deltas of `piece` bytes, with or without the output_item.done that repeats them.
+std::string call_events(const std::string& args, std::size_t piece, bool done_item) {
   auto quoted = [](const std::string& s) {
     std::string q;
     for (char c : s) q += c == '"' ? std::string("\\\"") : std::string(1, c);
@@ -331,11 +276,53 @@ std::string call_stream(const std::string& args, std::size_t piece, bool done_it
                    R"("call_id":"call_1","name":"write_note","arguments":")" +
                        quoted(args) + "\"}");
   }
-  s += sse_event("response.completed",
-                 R"("response":{"id":"resp_1","status":"completed","output":[],)"
-                 R"("usage":{"input_tokens":5,"output_tokens":2}})");
   return s;
 }
+
+const std::string kCompleted =
+    sse_event("response.completed", R"("response":{"id":"resp_1","status":"completed","output":[],)"
+                                    R"("usage":{"input_tokens":5,"output_tokens":2}})");
+
+}  // namespace
+
+TEST_CASE("streamed arguments and text are kept without the slack their deltas grew") {
+  // The transcript keeps each reply for the session's life: the agent drains its stream given
+  // up, so the reply's strings are the ones the deltas grew, by doubling, to up to twice their
+  // bytes. Fifty 67-byte deltas leave 4,288 bytes of buffer for 3,361 arguments (without the
+  // done item, whose copy is exact: the other wires have none).
+  const std::string args = lorem_arguments();
+  auto stream_of = [&](bool done_item) {
+    std::string s = call_events(args, kPiece.size(), done_item);
+    s += sse_event("response.output_item.added",
+                   R"("output_index":1,"item":{"type":"message","id":"msg_1","role":"assistant",)"
+                   R"("content":[]})");
+    for (int i = 0; i < 40; ++i) {
+      s += sse_event(
+          "response.output_text.delta",
+          R"("output_index":1,"content_index":0,"delta":"word )" + std::to_string(i) + " \"");
+    }
+    return s + kCompleted;
+  };
+  for (bool done_item : {false, true}) {
+    INFO("with output_item.done: " << done_item);
+    Conversation c(responses_client, sol(), {Conversation::streamed(stream_of(done_item))});
+    c.user("hi");
+    StreamOptions as_the_agent_reads;
+    as_the_agent_reads.deferred = true;
+    const AssistantMessage m =
+        drain(c.client->stream(c.request(), as_the_agent_reads, {}), {}).value();
+    INFO(m.error_message);
+    REQUIRE(m.content.size() == 2);
+    const auto& call = std::get<ToolUseBlock>(m.content[0]);
+    CHECK(call.input.bytes() == args);
+    CHECK(call.input.str().capacity() <= args.size() + args.size() / 8);
+    const auto& text = std::get<TextBlock>(m.content[1]).text;
+    CHECK(text.size() > 250);
+    CHECK(text.capacity() <= text.size() + text.size() / 8);
+  }
+}
+
+namespace {
 
 // Allocations the agent's way of reading `stream` makes, counted on a thread of their own (the
 // JSON parser's per-thread scratch starts empty there, whatever ran before), of at least
@@ -395,16 +382,13 @@ TEST_CASE("the done item's arguments are taken from the parsed event, not copied
   // output_item.done repeats a call's arguments whole, and they are authoritative. What reading
   // it adds of the arguments' size is the parsed event's string and the parser's buffer its
   // escapes are decoded in; the string is then moved into the reply.
-  const std::string piece = "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eius ";
-  std::string args = R"({"text":")";
-  for (int i = 0; i < 50; ++i) args += piece;
-  args += R"("})";
+  const std::string args = lorem_arguments();
   std::string read;
   const std::size_t plain =
-      allocations_reading(call_stream(args, piece.size(), false), args.size(), read);
+      allocations_reading(call_events(args, kPiece.size(), false) + kCompleted, args.size(), read);
   CHECK(read == args);
   const std::size_t with_done =
-      allocations_reading(call_stream(args, piece.size(), true), args.size(), read);
+      allocations_reading(call_events(args, kPiece.size(), true) + kCompleted, args.size(), read);
   CHECK(read == args);
   CHECK(with_done <= plain + 2);  // under ThreadSanitizer nothing is counted
 }
