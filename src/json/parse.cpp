@@ -3,14 +3,17 @@
 // UTF-8 and duplicate keys as it reads, and allocates each container once, exactly sized, when
 // it closes: children wait on reusable stacks until then.
 #include <algorithm>
+#include <atomic>
 #include <bit>
 #include <cstring>
 #include <string>
+#include <type_traits>
 #include <vector>
 
 #include "agentkit/base/utf8.hpp"
 #include "agentkit/json/value.hpp"
 #include "dom_access.hpp"
+#include "parse_scratch.hpp"
 #include "text_scan.hpp"
 
 namespace agentkit::json {
@@ -76,7 +79,7 @@ struct FlatSlot {
 constexpr std::size_t kFlatMembers = 32;
 static_assert(kFlatMembers <= detail::kIndexThreshold);
 
-// The parser's stacks, kept per thread between calls so a parse does not regrow them (each
+// The parser's stacks, kept between calls (in ScratchPool) so a parse does not regrow them (each
 // regrowth is a large allocation and a copy). Emptied after every parse; released when a parse
 // left them larger than kRetainedScratchBytes, so one huge document does not pin its memory.
 struct Scratch {
@@ -104,11 +107,64 @@ struct Scratch {
   }
 };
 
-// One scratch per thread, shared by parse and parse_flat.
-Scratch& thread_scratch() {
-  thread_local Scratch scratch;
-  return scratch;
-}
+// Scratches shared by every thread, not one per thread: a process that runs a thousand sessions
+// on a thousand blocked threads parses on a few of them at a time, and a per-thread scratch
+// (about 7 KB once warm) was 7 MB of such a process's memory. A parse takes a scratch out of a
+// slot and puts it back into any empty one, so a warm scratch moves between threads and a
+// parse allocates no more than before. When every slot is empty (more parses at once than
+// slots) a parse makes a new scratch, and one returned to full slots is freed. The slots are
+// never destroyed, so a parse during static destruction still finds them (a scratch left in a
+// slot at exit is reachable from it, not leaked).
+class ScratchPool {
+ public:
+  Scratch* take() {
+    for (std::atomic<Scratch*>& slot : slots_) {
+      if (slot.load(std::memory_order_relaxed) == nullptr) continue;
+      if (Scratch* s = slot.exchange(nullptr, std::memory_order_acquire)) return s;
+    }
+    return new Scratch;
+  }
+
+  void give_back(Scratch* scratch) {
+    for (std::atomic<Scratch*>& slot : slots_) {
+      Scratch* empty = nullptr;
+      if (slot.load(std::memory_order_relaxed) == nullptr &&
+          slot.compare_exchange_strong(empty, scratch, std::memory_order_release,
+                                       std::memory_order_relaxed))
+        return;
+    }
+    delete scratch;
+  }
+
+  void drop_all() noexcept {
+    for (std::atomic<Scratch*>& slot : slots_) delete slot.exchange(nullptr, std::memory_order_acquire);
+  }
+
+ private:
+  static constexpr std::size_t kSlots = 16;  // parses at once before one allocates its scratch
+  std::atomic<Scratch*> slots_[kSlots] = {};
+};
+
+// Constant-initialised and trivially destructible: there is no order of construction or
+// destruction to get wrong.
+constinit ScratchPool scratch_pool;
+static_assert(std::is_trivially_destructible_v<ScratchPool>);
+
+// A scratch out of the pool for one parse, emptied and returned when the parse ends.
+class PooledScratch {
+ public:
+  PooledScratch() : scratch_(scratch_pool.take()) {}
+  ~PooledScratch() {
+    scratch_->reset();
+    scratch_pool.give_back(scratch_);
+  }
+  PooledScratch(const PooledScratch&) = delete;
+  PooledScratch& operator=(const PooledScratch&) = delete;
+  Scratch& operator*() const { return *scratch_; }
+
+ private:
+  Scratch* scratch_;
+};
 
 class Parser {
  public:
@@ -815,6 +871,10 @@ Result<bool> Parser::run_flat(std::vector<FlatSlot>& slots, std::string& bytes) 
 
 }  // namespace
 
+namespace detail {
+void drop_pooled_scratch() noexcept { scratch_pool.drop_all(); }
+}  // namespace detail
+
 Result<Value> parse(std::string_view text, const ParseOptions& options) {
   // Checked before anything is read or allocated.
   if (text.size() > options.max_bytes) {
@@ -826,37 +886,25 @@ Result<Value> parse(std::string_view text, const ParseOptions& options) {
         .with_detail("max", std::to_string(options.max_bytes))
         .with_detail("size", std::to_string(text.size()));
   }
-  Scratch& scratch = thread_scratch();
-  Result<Value> result = Parser(text, options, scratch).run();
-  scratch.reset();
-  return result;
+  PooledScratch scratch;
+  return Parser(text, options, *scratch).run();
 }
 
 Result<bool> parse_flat(std::string_view text, const ParseOptions& options,
                         const std::function<void(const FlatMember&)>& visit) {
   if (text.size() > options.max_bytes) return parse(text, options).error();  // the same refusal
-  Scratch& scratch = thread_scratch();
-  // The members leave the scratch while they are visited, so a visitor may parse again.
-  std::vector<FlatSlot> slots = std::move(scratch.flat);
-  std::string bytes = std::move(scratch.flat_bytes);
-  slots.clear();
-  bytes.clear();
-  Result<bool> flat = Parser(text, options, scratch).run_flat(slots, bytes);
-  scratch.reset();
+  // The scratch stays this parse's while the members are visited, so a visitor that parses
+  // again takes another one.
+  PooledScratch pooled;
+  Scratch& scratch = *pooled;
+  Result<bool> flat = Parser(text, options, scratch).run_flat(scratch.flat, scratch.flat_bytes);
   if (flat && *flat) {
     auto view = [&](const PendingKey& k) {
       return k.data != nullptr ? std::string_view(k.data, k.size)
-                               : std::string_view(bytes.data() + k.offset, k.size);
+                               : std::string_view(scratch.flat_bytes.data() + k.offset, k.size);
     };
-    for (const FlatSlot& slot : slots)
+    for (const FlatSlot& slot : scratch.flat)
       visit(FlatMember{view(slot.key), slot.type, view(slot.text)});
-  }
-  constexpr std::size_t kRetainedFlatBytes = std::size_t(1) << 20;
-  if (bytes.capacity() <= kRetainedFlatBytes) {
-    slots.clear();
-    bytes.clear();
-    scratch.flat = std::move(slots);
-    scratch.flat_bytes = std::move(bytes);
   }
   return flat;
 }

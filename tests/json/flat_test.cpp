@@ -106,7 +106,7 @@ TEST_CASE("a flat event's members are visited in order, decoded, without a tree"
   CHECK(seen.empty());
 }
 
-TEST_CASE("a flat event is read with no allocation once the thread has read one") {
+TEST_CASE("a flat event is read with no allocation once one has been read") {
   const std::string event =
       R"({"type":"response.function_call_arguments.delta",)"
       R"("delta":"{\"text\":\"lorem ipsum dolor sit amet\"",)"
@@ -115,7 +115,7 @@ TEST_CASE("a flat event is read with no allocation once the thread has read one"
   auto read = [&] {
     return json::parse_flat(event, {}, [&](const json::FlatMember& m) { total += m.text.size(); });
   };
-  REQUIRE(read().value());  // warms the thread's scratch
+  REQUIRE(read().value());  // warms a pooled scratch
   std::size_t allocations = 0;
   {
     testing::AllocCounter counter;

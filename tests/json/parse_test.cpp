@@ -6,6 +6,7 @@
 #include "agentkit/json/value.hpp"
 #include "support/alloc/alloc_counter.hpp"
 #include "support/catch.hpp"
+#include "parse_scratch.hpp"
 
 using namespace agentkit;
 using json::Value;
@@ -369,8 +370,9 @@ TEST_CASE("a container one past max_container fails before the container is allo
        {Over{array_of(kLimit + 1), sizeof(Value)}, Over{object_of(kLimit + 1), sizeof(Value)}}) {
     testing::AllocStats stats;
     Error e;
-    // On a fresh thread: the parser keeps its stacks per thread, and stacks grown by an earlier
-    // parse would hide an allocation made past the limit.
+    // With cold stacks: stacks grown by an earlier parse (the pool keeps them between parses)
+    // would hide an allocation made past the limit.
+    json::detail::drop_pooled_scratch();
     std::thread([&] {
       testing::AllocCounter counter;
       auto r = json::parse(over.text, options);
@@ -384,6 +386,32 @@ TEST_CASE("a container one past max_container fails before the container is allo
     // Neither the container of kLimit + 1 children nor a stack grown past kLimit was allocated.
     CHECK(stats.largest <= kLimit * over.child_size);
   }
+}
+
+// The scratch stacks belong to no thread: a process that runs a thousand sessions on a thousand
+// blocked threads parses on a few of them at a time, and a scratch per thread (about 7 KB warm)
+// was 7 MB of its memory.
+TEST_CASE("a parse on a new thread reuses the warm stacks an earlier thread left") {
+  std::string doc = R"({"a":[[1,2,[3,4]],{"b":"x\ty \"quoted\" and long enough to leave the inline buffer"}],"c":[)";
+  for (int i = 0; i < 200; ++i) doc += (i ? ",\"" : "\"") + std::to_string(i) + "\\n\"";
+  doc += "]}";
+  json::detail::drop_pooled_scratch();
+  auto allocations_of_parse = [&]() -> std::size_t {  // on another thread: no REQUIRE there
+    testing::AllocCounter counter;
+    if (!json::parse(doc).has_value()) return 0;
+    return counter.stats().count;
+  };
+  std::size_t cold = 0;
+  std::size_t warm = 0;
+  std::size_t other_thread = 0;
+  std::thread([&] {
+    cold = allocations_of_parse();
+    warm = allocations_of_parse();
+  }).join();
+  std::thread([&] { other_thread = allocations_of_parse(); }).join();
+  REQUIRE(warm > 0);  // the tree's own allocations, and a sign the parse succeeded
+  CHECK(cold > warm);  // the stacks' growth: what a cold scratch costs
+  CHECK(other_thread == warm);
 }
 
 TEST_CASE("whitespace is only space, tab, line feed and carriage return") {
