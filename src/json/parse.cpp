@@ -137,7 +137,8 @@ class ScratchPool {
   }
 
   void drop_all() noexcept {
-    for (std::atomic<Scratch*>& slot : slots_) delete slot.exchange(nullptr, std::memory_order_acquire);
+    for (std::atomic<Scratch*>& slot : slots_)
+      delete slot.exchange(nullptr, std::memory_order_acquire);
   }
 
  private:

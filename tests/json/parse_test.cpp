@@ -392,7 +392,9 @@ TEST_CASE("a container one past max_container fails before the container is allo
 // blocked threads parses on a few of them at a time, and a scratch per thread (about 7 KB warm)
 // was 7 MB of its memory.
 TEST_CASE("a parse on a new thread reuses the warm stacks an earlier thread left") {
-  std::string doc = R"({"a":[[1,2,[3,4]],{"b":"x\ty \"quoted\" and long enough to leave the inline buffer"}],"c":[)";
+  std::string doc =
+      R"({"a":[[1,2,[3,4]],{"b":"x\ty \"quoted\", long enough to leave the inline buffer"}],)"
+      R"("c":[)";
   for (int i = 0; i < 200; ++i) doc += (i ? ",\"" : "\"") + std::to_string(i) + "\\n\"";
   doc += "]}";
   json::detail::drop_pooled_scratch();
@@ -409,7 +411,7 @@ TEST_CASE("a parse on a new thread reuses the warm stacks an earlier thread left
     warm = allocations_of_parse();
   }).join();
   std::thread([&] { other_thread = allocations_of_parse(); }).join();
-  REQUIRE(warm > 0);  // the tree's own allocations, and a sign the parse succeeded
+  REQUIRE(warm > 0);   // the tree's own allocations, and a sign the parse succeeded
   CHECK(cold > warm);  // the stacks' growth: what a cold scratch costs
   CHECK(other_thread == warm);
 }

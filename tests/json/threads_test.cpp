@@ -1,6 +1,6 @@
 // json::parse from several threads at once. The parser's scratch stacks move between threads
-// through a pool of atomic slots, so this suite runs under ThreadSanitizer (label tsan). It is its own
-// executable because the allocation counter linked into test_json replaces operator new, which
+// through a pool of atomic slots, so this suite runs under ThreadSanitizer (label tsan). It is its
+// own executable because the allocation counter linked into test_json replaces operator new, which
 // ThreadSanitizer's runtime also defines.
 #include <string>
 #include <thread>
