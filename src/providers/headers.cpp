@@ -53,6 +53,10 @@ Result<void> check_header(std::string_view name, std::string_view value, std::st
 
 Result<http::Headers> merge_headers(std::span<const HeaderLayer> layers) {
   std::vector<Slot> slots;
+  std::size_t entries = 0;
+  for (const HeaderLayer& layer : layers)
+    entries += layer.entries == nullptr ? 0 : layer.entries->size();
+  slots.reserve(entries);  // one allocation, not one per doubling
   for (const HeaderLayer& layer : layers) {
     if (layer.entries == nullptr) continue;
     for (const auto& entry : *layer.entries) {

@@ -26,6 +26,13 @@ TEST_CASE("splitting keeps empty pieces") {
   CHECK(agentkit::split("", ',').size() == 1);
 }
 
+TEST_CASE("a split sizes its list once, for exactly its pieces") {
+  // Five pieces: a list grown by doubling would hold eight, after four allocations.
+  const auto labels = agentkit::split("a.b.example.co.uk", '.');
+  REQUIRE(labels.size() == 5);
+  CHECK(labels.capacity() == 5);
+}
+
 TEST_CASE("unsigned parsing takes the whole text or nothing") {
   CHECK(agentkit::parse_uint64("0").value() == 0);
   CHECK(agentkit::parse_uint64("18446744073709551615").value() == UINT64_MAX);

@@ -3,6 +3,7 @@
 #include <string>
 #include <vector>
 
+#include "support/alloc/alloc_counter.hpp"
 #include "support/catch.hpp"
 
 using agentkit::Errc;
@@ -278,6 +279,36 @@ TEST_CASE("keep-alive follows the version and the Connection header") {
   CHECK_FALSE(keep("HTTP/1.1 200 OK\r\nConnection: Keep-Alive, CLOSE\r\n"));
   CHECK_FALSE(keep("HTTP/1.0 200 OK\r\n"));
   CHECK(keep("HTTP/1.0 200 OK\r\nConnection: keep-alive\r\n"));
+}
+
+TEST_CASE("a token is found in a header's list without building the list") {
+  agentkit::http::Headers h{{"Connection", "keep-alive, Upgrade ,CLOSE"}, {"Accept", "a"}};
+  std::size_t allocations = 0;
+  bool found = false, missing = true, empty = true;
+  {
+    agentkit::testing::AllocCounter counter;
+    found = h.has_token("connection", "close") && h.has_token("connection", "upgrade") &&
+            h.has_token("connection", "keep-alive");
+    missing = h.has_token("connection", "keep");
+    empty = agentkit::http::Headers{{"Connection", ""}}.has_token("connection", "");
+    allocations = counter.stats().count;
+  }
+  CHECK(found);
+  CHECK_FALSE(missing);
+  CHECK(empty);  // an empty list holds the empty token, as it did when the list was split
+  CHECK(allocations == 1);  // the initializer_list's copy into the temporary Headers, only
+}
+
+TEST_CASE("a header list makes room for eight fields at its first, not one at a time") {
+  agentkit::http::Headers h;
+  std::size_t allocations = 0;
+  {
+    agentkit::testing::AllocCounter counter;
+    for (int i = 0; i < 8; ++i) h.add("x-" + std::to_string(i), "v");  // short: no string allocates
+    allocations = counter.stats().count;
+  }
+  CHECK(h.size() == 8);
+  CHECK(allocations == 1);  // doubling from one field: four
 }
 
 TEST_CASE("request lines parse method, target and version, and refuse malformed ones") {

@@ -2,6 +2,7 @@
 #include <array>
 
 #include "agentkit/providers/headers.hpp"
+#include "support/alloc/alloc_counter.hpp"
 #include "support/catch.hpp"
 
 using namespace agentkit;
@@ -30,6 +31,24 @@ TEST_CASE("a higher layer beats a lower one: attribution < provider default < ca
   CHECK(get(*h, "D") == "request");
   CHECK(get(*h, "x-title") == "mine");  // the caller's attribution value wins over the default
   CHECK(h->size() == 6);
+}
+
+TEST_CASE("merging the layers allocates the working list once and the result once") {
+  // Short names and values: no string allocates, so what is counted is the lists.
+  HeaderOverrides wire = {{"accept", "a"}, {"x-a", "1"}, {"x-b", "2"}};
+  HeaderOverrides config = {{"x-c", "3"}, {"x-d", "4"}, {"x-e", "5"}, {"x-a", "6"}};
+  std::array layers = {HeaderLayer{"provider default", &wire},
+                       HeaderLayer{"configuration", &config}};
+  std::size_t allocations = 0;
+  std::size_t merged = 0;
+  {
+    testing::AllocCounter counter;
+    auto h = merge_headers(layers);
+    merged = h ? h->size() : 0;
+    allocations = counter.stats().count;
+  }
+  CHECK(merged == 6);
+  CHECK(allocations == 2);  // grown one slot at a time, the working list alone took four
 }
 
 TEST_CASE("names compare case-insensitively and keep the spelling of the layer that decided") {
