@@ -664,6 +664,38 @@ Agent noop_agent(const testing::ScriptedServer& server, RuntimeConfig rt = {}) {
 }  // namespace
 
 TEST_CASE(
+    "a steady-state request of a session that defers no tool allocates the same for a small and a "
+    "large tool schema, on every wire") {
+  // The rendered forms are cached per session; what a request must not do is copy each tool,
+  // schema and all, into a list of its own first (a 60-member schema is 60 more allocations).
+  auto tool_with = [](int properties) {
+    std::string schema = R"({"type":"object","properties":{)";
+    for (int i = 0; i < properties; ++i)
+      schema += (i ? ",\"" : "\"") + std::string("field_number_") + std::to_string(i) +
+                R"(":{"type":"string","description":"a field long enough to be allocated"})";
+    ToolSpec t{"read", "reads", json::parse(schema + "}}").value()};
+    t.fingerprint = fingerprint_of(t);
+    return std::vector<ToolSpec>{std::move(t)};
+  };
+  for (const WireCase& w : wires()) {
+    INFO(w.name);
+    auto model = row(w);
+    const std::vector<Message> history{UserMessage{{TextBlock{"go"}}}};
+    std::size_t counts[2] = {};
+    for (int k = 0; k < 2; ++k) {
+      const std::vector<ToolSpec> tools = tool_with(k == 0 ? 2 : 60);
+      auto client = w.make(WireOptions{});
+      const Request r = request_for(model, history, tools);
+      REQUIRE(client->prepare(r, {}));  // renders and caches the tool's form
+      testing::AllocCounter counter;
+      REQUIRE(client->prepare(r, {}));
+      counts[k] = counter.stats().count;
+    }
+    CHECK(counts[1] == counts[0]);
+  }
+}
+
+TEST_CASE(
     "an agent's run encodes each message once: steady-state requests re-encode nothing already "
     "sent") {
   // Through make_agent and the loop: five tool turns then an answer, over loopback HTTP. Request k

@@ -20,6 +20,7 @@ DeferredSplit split_deferred_tools(std::span<const ToolSpec> tools, std::span<co
   }
   if (first_marker == history.size()) {
     DeferredSplit split;
+    split.immediate.reserve(tools.size());
     for (std::size_t t = 0; t < tools.size(); ++t) split.immediate.push_back(t);
     return split;
   }

@@ -294,6 +294,12 @@ WireClientBase::OfferedTools WireClientBase::offered_tools(const Request& reques
   if (request.tools.empty()) return out;
   DeferredSplit split = split_deferred_tools(request.tools, request.messages);
   if (split.promoted_all) meter_->record_promotion(request.session_id);
+  if (split.deferred.empty()) {
+    // The usual request defers nothing: its tools are rendered where they are, in their order,
+    // not copied (schemas and all) into a list of their own first.
+    out.established = tool_forms(request, request.tools, render);
+    return out;
+  }
   std::vector<ToolSpec> ordered;
   ordered.reserve(request.tools.size());
   for (std::size_t i : split.immediate) ordered.push_back(request.tools[i]);
