@@ -74,6 +74,15 @@ struct FlatSlot {
   PendingKey text;
 };
 
+// A path of ParseOptions::skip_members, read once per parse: how many members deep it names and
+// its last segment, so that a member is refused on a comparison or two.
+struct SkipPath {
+  std::size_t depth;        // its segments; 0 for a pointer without the leading '/'
+  std::string_view last;    // its last segment
+  std::string_view parent;  // the pointer without its last segment
+  bool escaped;             // `last` holds a '~': it names a key shorter than itself
+};
+
 // More members than this and parse_flat answers "not flat": duplicates are checked linearly
 // here, and json::parse checks objects above kIndexThreshold members differently.
 constexpr std::size_t kFlatMembers = 32;
@@ -90,6 +99,7 @@ struct Scratch {
   std::string unescaped;          // strings with escapes are decoded here (size = capacity in use)
   std::vector<FlatSlot> flat;     // parse_flat's members
   std::string flat_bytes;         // parse_flat's decoded keys and strings
+  std::vector<SkipPath> skips;    // ParseOptions::skip_members, read once per parse
 
   void reset() {
     constexpr std::size_t kRetainedScratchBytes = std::size_t(1) << 20;
@@ -99,6 +109,7 @@ struct Scratch {
     frames.clear();
     flat.clear();
     flat_bytes.clear();
+    skips.clear();
     const std::size_t held = values.capacity() * sizeof(Value) +
                              keys.capacity() * sizeof(PendingKey) +
                              frames.capacity() * sizeof(Frame) + key_bytes.capacity() +
@@ -178,7 +189,18 @@ class Parser {
         values_(scratch.values),
         keys_(scratch.keys),
         key_bytes_(scratch.key_bytes),
-        unescaped_(scratch.unescaped) {}
+        unescaped_(scratch.unescaped),
+        skips_(scratch.skips) {
+    for (const std::string_view pointer : options.skip_members) {
+      const std::size_t slash = pointer.rfind('/');
+      const bool rooted = !pointer.empty() && pointer.front() == '/';
+      const std::string_view last = rooted ? pointer.substr(slash + 1) : std::string_view();
+      skips_.push_back(SkipPath{
+          rooted ? static_cast<std::size_t>(std::count(pointer.begin(), pointer.end(), '/')) : 0,
+          last, rooted ? pointer.substr(0, slash) : std::string_view(),
+          last.find('~') != std::string_view::npos});
+    }
+  }
 
   Result<Value> run();
   // parse_flat's reading into `slots`: an error, true for a flat object read whole, or false as
@@ -233,6 +255,10 @@ class Parser {
 
   bool open_container();
   bool begin_member();
+  bool skip_if_named(std::string_view key);
+  bool skipped_member(std::string_view key) const;
+  bool skip_value();
+  bool skip_key();
   bool begin_element();
   bool close_container();
   bool build_object(Value& slot, const Frame& frame);
@@ -244,8 +270,9 @@ class Parser {
   // root. Always null when a value is about to be read into it.
   Value& current_slot() noexcept { return frames_.empty() ? root_ : values_.back(); }
 
-  // One comparison for the common case, a byte above the space character.
-  void skip_whitespace() noexcept {
+  // One comparison for the common case, a byte above the space character. Forced inline: with
+  // the skipping reader's calls besides the parser's, GCC 12 made it a call everywhere.
+  AGENTKIT_JSON_HOT_INLINE void skip_whitespace() noexcept {
     while (p_ != end_ && static_cast<unsigned char>(*p_) <= ' ' &&
            (*p_ == ' ' || *p_ == '\n' || *p_ == '\r' || *p_ == '\t')) {
       ++p_;
@@ -260,12 +287,15 @@ class Parser {
   const char* p_;
   const char* end_;
   const ParseOptions& options_;
+  // begin_member read the member's value itself (ParseOptions::skip_members): it stays null.
+  bool skipped_ = false;
   Value root_;
   std::vector<Frame>& frames_;
   std::vector<Value>& values_;
   std::vector<PendingKey>& keys_;
   std::string& key_bytes_;
   std::string& unescaped_;
+  std::vector<SkipPath>& skips_;
   std::optional<Error> error_;
 };
 
@@ -620,6 +650,130 @@ bool Parser::begin_member() {
   if (p_ == end_ || *p_ != ':') return syntax_error(p_, "expected ':' after an object key");
   ++p_;
   skip_whitespace();
+  if (!options_.skip_members.empty()) [[unlikely]]
+    return skip_if_named(key);
+  return true;
+}
+
+// Out of line: begin_member runs for every member of every parse and stays as small as it was.
+[[gnu::noinline]] bool Parser::skip_if_named(std::string_view key) {
+  if (!skipped_member(key)) return true;
+  if (!skip_value()) return false;
+  skipped_ = true;
+  return true;
+}
+
+// Whether a JSON Pointer segment (RFC 6901: "~0" is '~', "~1" is '/') names `key`. An escape
+// makes a segment longer than the key it names, so most segments are refused on their size.
+bool segment_names(std::string_view segment, std::string_view key) noexcept {
+  if (segment.size() < key.size()) return false;
+  if (segment.size() == key.size()) {
+    return segment == key && segment.find('~') == std::string_view::npos;
+  }
+  std::size_t k = 0;
+  for (std::size_t i = 0; i < segment.size(); ++i) {
+    char c = segment[i];
+    if (c == '~' && i + 1 < segment.size() && (segment[i + 1] == '0' || segment[i + 1] == '1')) {
+      c = segment[++i] == '0' ? '~' : '/';
+    }
+    if (k == key.size() || key[k++] != c) return false;
+  }
+  return k == key.size();
+}
+
+// Whether the member named `key` of the innermost open object is at one of the skipped paths:
+// as deep, with the same last segment, and then (rarely reached) every open container an object
+// and the keys leading to it the pointer's other segments.
+bool Parser::skipped_member(std::string_view key) const {
+  const std::size_t depth = frames_.size();
+  for (const SkipPath& path : skips_) {
+    if (path.depth != depth || (!path.escaped && path.last.size() != key.size()) ||
+        !segment_names(path.last, key))
+      continue;
+    std::string_view rest = path.parent;
+    bool match = frames_.back().is_object;
+    for (std::size_t level = depth - 1; match && level-- > 0;) {
+      const std::size_t slash = rest.rfind('/');
+      // The key under which an open container sits is its parent's latest pending key.
+      match =
+          frames_[level].is_object &&
+          segment_names(rest.substr(slash + 1), key_text(keys_[frames_[level + 1].first_key - 1]));
+      rest = rest.substr(0, slash);
+    }
+    if (match) return true;
+  }
+  return false;
+}
+
+// p_ is at a skipped member's value (whitespace skipped). Reads it with json::parse's grammar,
+// messages and depth limit, and builds nothing: strings are scanned (escapes and UTF-8 checked)
+// but not kept. A container inside pushes a frame, so the depth is counted as parse counts it.
+bool Parser::skip_value() {
+  const std::size_t base = frames_.size();
+  for (;;) {
+    if (p_ == end_) return syntax_error(p_, "expected a value");
+    const char c = *p_;
+    if (c == '{' || c == '[') {
+      if (frames_.size() >= options_.max_depth) {
+        return limit_error(p_, "max_depth", options_.max_depth, "nesting deeper than the limit");
+      }
+      const char* bracket = p_++;
+      skip_whitespace();
+      if (p_ != end_ && *p_ == (c == '{' ? '}' : ']')) {
+        ++p_;
+      } else {
+        frames_.push_back(Frame{c == '{',
+                                values_.size(),
+                                keys_.size(),
+                                static_cast<std::size_t>(bracket - begin_),
+                                {}});
+        if (c == '{' && !skip_key()) return false;
+        continue;
+      }
+    } else if (c == '"') {
+      std::string_view text;
+      if (!scan_string(text)) return false;
+    } else if (c == 't' || c == 'f' || c == 'n') {
+      if (!parse_literal(c == 't' ? "true" : c == 'f' ? "false" : "null")) return false;
+    } else if (c == '-' || detail::is_digit(c)) {
+      const detail::NumberScan scan = detail::scan_number(p_, end_);
+      if (scan.reason != nullptr) return syntax_error(scan.where, scan.reason);
+      p_ = scan.end;
+    } else {
+      return syntax_error(p_, "expected a value");
+    }
+    // After a value, as in run(): the next one, or the close of the innermost container.
+    for (;;) {
+      if (frames_.size() == base) return true;
+      const bool is_object = frames_.back().is_object;
+      skip_whitespace();
+      if (p_ != end_ && *p_ == ',') {
+        ++p_;
+        skip_whitespace();
+        if (is_object && !skip_key()) return false;
+        break;
+      }
+      if (p_ != end_ && *p_ == (is_object ? '}' : ']')) {
+        ++p_;
+        frames_.pop_back();
+        continue;
+      }
+      return syntax_error(p_, is_object ? "expected ',' or '}' after an object member"
+                                        : "expected ',' or ']' after an array element");
+    }
+  }
+}
+
+// p_ is at a member of an object inside a skipped value: reads `"key" :` and leaves p_ at the
+// value.
+bool Parser::skip_key() {
+  if (p_ == end_ || *p_ != '"') return syntax_error(p_, "expected a string key");
+  std::string_view key;
+  if (!scan_string(key)) return false;
+  skip_whitespace();
+  if (p_ == end_ || *p_ != ':') return syntax_error(p_, "expected ':' after an object key");
+  ++p_;
+  skip_whitespace();
   return true;
 }
 
@@ -693,11 +847,12 @@ Result<Value> Parser::run() {
   for (;;) {
     // Read one value into the current slot: a scalar, an empty container, or the opening of a
     // container (then loop to read its first child into the slot made for it).
-    if (p_ == end_) {
+    if (skipped_) {
+      skipped_ = false;  // begin_member read it (ParseOptions::skip_members): the slot stays null
+    } else if (p_ == end_) {
       syntax_error(p_, frames_.empty() ? "the input is empty" : "expected a value");
       return std::move(*error_);
-    }
-    if (*p_ == '{' || *p_ == '[') {
+    } else if (*p_ == '{' || *p_ == '[') {
       const std::size_t depth = frames_.size();
       if (!open_container()) return std::move(*error_);
       if (frames_.size() > depth) continue;

@@ -267,7 +267,7 @@ struct NumberScan {
   const char* where = nullptr;    // the offending byte
 };
 
-inline NumberScan scan_number(const char* p, const char* end) noexcept {
+AGENTKIT_JSON_HOT_INLINE NumberScan scan_number(const char* p, const char* end) noexcept {
   auto fail = [](const char* at, const char* why) { return NumberScan{nullptr, why, at}; };
   if (p != end && *p == '-') ++p;
   if (p == end || !is_digit(*p)) return fail(p, "expected a digit");

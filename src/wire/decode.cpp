@@ -53,10 +53,17 @@ json::ParseOptions options_for(const Limits& limits) {
 }  // namespace
 
 Result<json::Value> decode(std::string_view bytes, const Limits& limits) {
+  return decode(bytes, limits, {});
+}
+
+Result<json::Value> decode(std::string_view bytes, const Limits& limits,
+                           std::span<const std::string_view> skip) {
   // Checked here, before json::parse sees the bytes, so nothing is allocated for an oversized
   // message whatever the parser does first.
   if (bytes.size() > limits.max_message_bytes) return oversized(bytes.size(), limits);
-  auto value = json::parse(bytes, options_for(limits));
+  json::ParseOptions options = options_for(limits);
+  options.skip_members = skip;
+  auto value = json::parse(bytes, options);
   if (!value) return restate(std::move(value).error());
   return value;
 }

@@ -3,7 +3,7 @@
 // indented) reads back equal and prints identically again. Number literals that parse also go
 // through the typed readers, which must answer without crashing. parse_flat is held to its
 // contract against parse: the same error, or the same members, or "not flat" only for what is
-// not a flat object.
+// not a flat object. A parse with skip_members is held to parse's answer with those members null.
 #include <cstddef>
 #include <cstdint>
 #include <cstdlib>
@@ -91,12 +91,38 @@ void check_flat(std::string_view text, const Result<json::Value>& parsed) {
   }
 }
 
+// ParseOptions::skip_members against parse: the same error unless parse's was a duplicate key
+// (not looked for inside a skipped value), else the same value with the skipped members null.
+void check_skipped(std::string_view text, const Result<json::Value>& parsed) {
+  static constexpr std::string_view kPointers[] = {"/a", "/b/c", "/response/output", "/x~1y"};
+  json::ParseOptions options;
+  options.skip_members = kPointers;
+  const auto skipped = json::parse(text, options);
+  if (!parsed.has_value()) {
+    const bool duplicate = parsed.error().message.find("duplicate key") != std::string::npos;
+    require(duplicate ||
+            (!skipped.has_value() && skipped.error().to_string() == parsed.error().to_string()));
+    return;
+  }
+  require(skipped.has_value());
+  json::Value expected = parsed.value();
+  const std::vector<std::vector<std::string>> paths = {
+      {"a"}, {"b", "c"}, {"response", "output"}, {"x/y"}};
+  for (const auto& path : paths) {
+    json::Value* at = &expected;
+    for (const std::string& key : path) at = at && at->is_object() ? at->find(key) : nullptr;
+    if (at != nullptr) *at = json::Value();
+  }
+  require(skipped.value() == expected);
+}
+
 }  // namespace
 
 extern "C" int LLVMFuzzerTestOneInput(const std::uint8_t* data, std::size_t size) {
   const std::string_view text(reinterpret_cast<const char*>(data), size);
   const auto parsed = json::parse(text);
   check_flat(text, parsed);
+  check_skipped(text, parsed);
   if (!parsed.has_value()) {
     const Errc code = parsed.error().code;
     require(code == Errc::parse_error || code == Errc::limit_exceeded);

@@ -325,8 +325,8 @@ TEST_CASE("streamed arguments and text are kept without the slack their deltas g
 namespace {
 
 // Allocations the agent's way of reading `stream` makes, counted on a thread of their own (the
-// JSON parser's per-thread scratch starts empty there, whatever ran before), of at least
-// `at_least` bytes; the reply's arguments go to `args`.
+// counter counts its own thread's, and the agent reads on the session's), of at least
+// `at_least` bytes (all of them for 0); the reply's arguments go to `args`.
 std::size_t allocations_reading(const std::string& stream, std::size_t at_least,
                                 std::string& args) {
   Conversation c(responses_client, sol(), {Conversation::streamed(stream)});
@@ -391,4 +391,40 @@ TEST_CASE("the done item's arguments are taken from the parsed event, not copied
       allocations_reading(call_events(args, kPiece.size(), true) + kCompleted, args.size(), read);
   CHECK(read == args);
   CHECK(with_done <= plain + 2);  // under ThreadSanitizer nothing is counted
+}
+
+TEST_CASE("what a streamed reply echoes is checked but not built: the output again, the tools") {
+  // response.created and response.completed repeat the request's instructions and tools, and
+  // completed repeats the whole output (every call's arguments once more). The reader takes
+  // nothing from them, and builds nothing of them: the echoes' trees were 19 allocations here.
+  // What remains is the reading of longer lines (2 allocations, with small echoes too).
+  const std::string args = lorem_arguments();
+  const std::string tools =
+      R"("tools":[{"type":"function","name":"write_note","description":"Writes a note down.",)"
+      R"("parameters":{"type":"object","properties":{"text":{"type":"string"}}},"strict":true}])";
+  const std::string instructions = R"("instructions":")" + std::string(2000, 'i') + "\"";
+  auto stream = [&](bool echoes) {
+    std::string s = call_events(args, kPiece.size(), true);
+    if (echoes) {
+      const std::string plain_created = R"("status":"in_progress","output":[]})";
+      s.replace(s.find(plain_created), plain_created.size(),
+                R"("status":"in_progress","output":[],)" + instructions + "," + tools + "}");
+    }
+    std::string done_item = R"({"type":"function_call","id":"fc_1","call_id":"call_1",)"
+                            R"("name":"write_note","arguments":")";
+    for (char c : args) done_item += c == '"' ? std::string("\\\"") : std::string(1, c);
+    done_item += "\"}";
+    return s + sse_event("response.completed",
+                         R"("response":{"id":"resp_1","status":"completed","output":[)" +
+                             (echoes ? done_item : std::string()) + "]," +
+                             (echoes ? instructions + "," + tools + "," : std::string()) +
+                             R"("usage":{"input_tokens":5,"output_tokens":2}})");
+  };
+  std::string read;
+  allocations_reading(stream(true), 0, read);  // the parser's scratch grown for both
+  const std::size_t with = allocations_reading(stream(true), 0, read);
+  CHECK(read == args);
+  const std::size_t without = allocations_reading(stream(false), 0, read);
+  CHECK(read == args);
+  CHECK(with <= without + 2);
 }

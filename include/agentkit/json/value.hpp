@@ -27,6 +27,7 @@
 #include <memory>
 #include <new>
 #include <optional>
+#include <span>
 #include <string>
 #include <string_view>
 #include <utility>
@@ -334,6 +335,12 @@ struct ParseOptions {
   // A repeated key in one object is an error; RFC 8259 leaves it undefined, and "last one
   // wins" lets a smuggled member shadow a checked one.
   bool reject_duplicate_keys = true;
+  // Members json::parse checks but does not build: each is read as null. Each entry is a JSON
+  // Pointer (RFC 6901, "~0" and "~1" decoded) that names object members only, such as
+  // "/response/output" for {"response":{"output":[...]}}. A skipped value is checked for syntax,
+  // UTF-8 and depth as any other; duplicate keys and container sizes inside it are not checked,
+  // since nothing of it is kept. The views must outlive the call. parse_flat ignores this.
+  std::span<const std::string_view> skip_members = {};
 };
 
 // Parses exactly one RFC 8259 document (whitespace around it allowed). Invalid UTF-8, lone

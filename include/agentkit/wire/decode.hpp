@@ -14,6 +14,7 @@
 #pragma once
 
 #include <functional>
+#include <span>
 #include <string_view>
 
 #include "agentkit/base/result.hpp"
@@ -24,6 +25,12 @@ namespace agentkit::wire {
 
 // Parses exactly one JSON document from untrusted bytes under `limits`.
 Result<json::Value> decode(std::string_view bytes, const Limits& limits = {});
+
+// decode, with the members at `skip` checked but not built: each reads as null (JSON Pointers,
+// as json::ParseOptions::skip_members). For a message of which the caller reads a few members
+// and the rest is an echo, such as a streamed reply's copy of the request's tools.
+Result<json::Value> decode(std::string_view bytes, const Limits& limits,
+                           std::span<const std::string_view> skip);
 
 // decode's bounds and errors for a message that is one flat object (json::parse_flat): each
 // member is visited, with no tree built, once the whole message is checked. Answers false, with

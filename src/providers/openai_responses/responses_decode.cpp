@@ -143,6 +143,24 @@ std::optional<std::size_t> flat_output_index(std::string_view literal) {
   return static_cast<std::size_t>(*n);
 }
 
+// What a streamed event repeats that the stream has already said or that the request sent: the
+// reply's whole output again (in response.completed, every call's arguments and every text once
+// more), the request's tools and instructions (echoed by response.created and completed), and a
+// finished message item's text. They are checked with the rest of the event but never built.
+constexpr std::string_view kResponseEchoes[] = {"/response/output", "/response/tools",
+                                                "/response/instructions"};
+constexpr std::string_view kItemEchoes[] = {"/item/content"};
+
+// The echoes of an event, by the name its SSE event line gave it (an event named otherwise is
+// read whole: its type member decides what it is).
+std::span<const std::string_view> echoes_of(std::string_view event_name) {
+  if (event_name.starts_with("response.output_item.")) return kItemEchoes;
+  if (event_name == "response.created" || event_name == "response.in_progress" ||
+      event_name == "response.completed" || event_name == "response.incomplete")
+    return kResponseEchoes;
+  return {};
+}
+
 }  // namespace
 
 // Most of a stream is delta events of a few scalar members each (and the done echoes we read
@@ -194,7 +212,7 @@ std::optional<Result<void>> ResponsesDecoder::flat_event(const wire::SseEvent& s
 
 Result<void> ResponsesDecoder::event(const wire::SseEvent& sse) {
   if (auto flat = flat_event(sse)) return *std::move(flat);
-  auto doc = wire::decode(sse.data);
+  auto doc = wire::decode(sse.data, {}, echoes_of(sse.type));
   if (!doc) return make_error(Errc::protocol_error, "malformed " + sse.type + " event: " + doc.error().message);
   std::string type = string_at(&*doc, "type");
   if (type.empty()) type = sse.type;
