@@ -189,11 +189,14 @@ class Run {
     return {};
   }
 
-  RunResult execute() {
+  // The result is left in the run (result()), on the heap: returned by value, its 536 bytes were
+  // a slot in the caller's frame, above every model call and tool batch of the run.
+  void execute() {
     start();
     RunStopReason reason = loop();
-    return finish(reason);
+    finish(reason);
   }
+  RunResult& result() noexcept { return result_; }
 
  private:
   // start(), finish() and settle_answer() are out of line: what they build would otherwise sit in
@@ -537,11 +540,11 @@ class Run {
     }
   }
 
-  [[gnu::noinline]] RunResult finish(RunStopReason reason) {
+  [[gnu::noinline]] void finish(RunStopReason reason) {
     // The wall-time limit stops the run where it is: what was cancelled ran out of budget.
     if (reason == RunStopReason::aborted && wall_clock_.fired())
       reason = RunStopReason::budget_exhausted;
-    RunResult result;
+    RunResult& result = result_;
     result.stop_reason = reason;
     result.turn_count = turn_count_;
     result.run_usage = run_usage_;
@@ -587,9 +590,9 @@ class Run {
     audit_run_end(rc_, end);
     call_hook(a_.runtime.extensions.hooks.on_agent_end, end);
     rc_.emit(std::move(end));
-    return result;
   }
 
+  RunResult result_;  // filled by finish()
   SessionCore& s_;
   AgentCore& a_;
   RunContext rc_;
@@ -631,13 +634,13 @@ Result<RunResult> SessionCore::run(Turn turn, agentkit::stop_token caller_stop) 
   if (auto begun = run->begin(std::move(turn.input), std::move(turn.approvals)); !begun)
     return begun.error();
 
-  RunResult result = run->execute();
+  run->execute();
   {
     std::lock_guard lock(mu);
     run_active = false;
   }
   run_finished.notify_all();
-  return result;
+  return std::move(run->result());  // into the caller's Result: no RunResult in this frame
 }
 
 }  // namespace agentkit::detail

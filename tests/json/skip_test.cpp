@@ -66,7 +66,7 @@ TEST_CASE("a pointer names one path of object members, with RFC 6901's escapes")
   };
   CHECK(only({"/a~1b/m~0n"}) == nulled(doc, {{"a/b", "m~n"}}));
   CHECK(only({"/a~1b"}) == nulled(doc, {{"a/b"}}));
-  CHECK(only({"/output"}) == nulled(doc, {{"output"}}));   // the top-level one only
+  CHECK(only({"/output"}) == nulled(doc, {{"output"}}));      // the top-level one only
   CHECK(only({"/list/output"}) == json::parse(doc).value());  // arrays are never crossed
   CHECK(only({"/list/0/output"}) == json::parse(doc).value());
   CHECK(only({"/list/list/output"}) == json::parse(doc).value());  // an array has no key
@@ -108,8 +108,10 @@ TEST_CASE("nesting inside a skipped value counts toward max_depth") {
   const auto deep = json::parse(R"({"a":[[[{"b":1}]]]})", options);
   REQUIRE_FALSE(deep.has_value());
   CHECK(deep.error().code == Errc::limit_exceeded);
-  CHECK(deep.error().to_string() == json::parse(R"({"a":[[[{"b":1}]]]})", json::ParseOptions{
-                                                   .max_depth = 4}).error().to_string());
+  CHECK(deep.error().to_string() ==
+        json::parse(R"({"a":[[[{"b":1}]]]})", json::ParseOptions{.max_depth = 4})
+            .error()
+            .to_string());
 }
 
 TEST_CASE("only what is built is checked for duplicate keys: not inside a skipped value") {
