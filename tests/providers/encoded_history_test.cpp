@@ -664,10 +664,10 @@ Agent noop_agent(const testing::ScriptedServer& server, RuntimeConfig rt = {}) {
 }  // namespace
 
 TEST_CASE(
-    "a steady-state request of a session that defers no tool allocates the same for a small and a "
-    "large tool schema, on every wire") {
+    "a steady-state request of a session that defers no tool allocates about the same for a small "
+    "and a large tool schema, on every wire") {
   // The rendered forms are cached per session; what a request must not do is copy each tool,
-  // schema and all, into a list of its own first (a 60-member schema is 60 more allocations).
+  // schema and all, into a list of its own first (a 60-member schema was 117 more allocations).
   auto tool_with = [](int properties) {
     std::string schema = R"({"type":"object","properties":{)";
     for (int i = 0; i < properties; ++i)
@@ -691,7 +691,9 @@ TEST_CASE(
       REQUIRE(client->prepare(r, {}));
       counts[k] = counter.stats().count;
     }
-    CHECK(counts[1] == counts[0]);
+    // The larger body may take a growth step more or fewer (libc++ and libstdc++ grow strings
+    // differently); the copy was over a hundred allocations more.
+    CHECK(counts[1] <= counts[0] + 4);
   }
 }
 
