@@ -296,7 +296,9 @@ TEST_CASE("a token is found in a header's list without building the list") {
   CHECK(found);
   CHECK_FALSE(missing);
   CHECK(empty);  // an empty list holds the empty token, as it did when the list was split
-  CHECK(allocations == 1);  // the initializer_list's copy into the temporary Headers, only
+  // The initializer_list's copy into the temporary Headers, only (upper bounds: under
+  // ThreadSanitizer the counter reads zero).
+  CHECK(allocations <= 1);
 }
 
 TEST_CASE("a header list makes room for eight fields at its first, not one at a time") {
@@ -308,7 +310,7 @@ TEST_CASE("a header list makes room for eight fields at its first, not one at a 
     allocations = counter.stats().count;
   }
   CHECK(h.size() == 8);
-  CHECK(allocations == 1);  // doubling from one field: four
+  CHECK(allocations <= 1);  // doubling from one field: four
 }
 
 TEST_CASE("request lines parse method, target and version, and refuse malformed ones") {
