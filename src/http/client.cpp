@@ -58,7 +58,7 @@ struct HeldBytes {
 // the framing around them (feed_framing), never copies them itself.
 class ConnectionBody final : public detail::ViewReader {
  public:
-  ConnectionBody(std::unique_ptr<Stream> stream, HeldBytes held, MessageParser parser,
+  ConnectionBody(std::unique_ptr<Stream> stream, HeldBytes&& held, MessageParser&& parser,
                  bool reusable, std::shared_ptr<detail::ConnectionPool> pool, std::string key,
                  std::string origin, std::chrono::milliseconds idle_timeout,
                  agentkit::stop_token stop, detail::ConnectionPool::Lease lease)
@@ -248,8 +248,8 @@ class ConnectionBody final : public detail::ViewReader {
 
 // The head (with a small body copied in) and then a large body: one send on a plain socket,
 // where two would make two segments and wake the server twice.
-Result<void> write_request(Stream& stream, std::string_view head, const Request& request,
-                           const IoDeadline& deadline) {
+[[gnu::noinline]] Result<void> write_request(Stream& stream, std::string_view head,
+                                             const Request& request, const IoDeadline& deadline) {
   if (request.body.size() <= kInlineBodyBytes) return stream.write_all(head, deadline);
   if (auto* socket = dynamic_cast<detail::SocketStream*>(&stream))
     return socket->write_all_of(head, request.body, deadline);
@@ -270,6 +270,24 @@ std::string proxy_authorization(const Url& proxy) {
   if (!proxy.userinfo) return {};
   auto decoded = percent_decode(*proxy.userinfo);
   return "Basic " + base64::encode(decoded ? *decoded : *proxy.userinfo);
+}
+
+// Out of line, so their temporaries take no room in the frames that wait for an answer (the deepest
+// path of a session's stack runs through send and read_head).
+[[gnu::cold, gnu::noinline]] Error failed_sending(Error error, const std::string& origin) {
+  return annotate(std::move(error), "sending the request to " + origin);
+}
+
+[[gnu::cold, gnu::noinline]] Error ended_before_head(MessageParser& parser,
+                                                     const std::string& origin) {
+  auto f = parser.finish();
+  return annotate(
+      f ? fail(Errc::internal, "HTTP parser finished without a head") : std::move(f).error(),
+      "reading the response from " + origin);
+}
+
+[[gnu::cold, gnu::noinline]] Error malformed_response(Error error, const std::string& origin) {
+  return annotate(std::move(error), "the response from " + origin + " is malformed");
 }
 
 }  // namespace
@@ -294,7 +312,20 @@ struct HttpClient::State {
     return {options.max_line_bytes, options.max_header_bytes, options.max_header_count};
   }
 
-  Result<Response> send(const Request& request, agentkit::stop_token stop);
+  // What the exchange needs of a request once its URL is read (see prepare).
+  struct Target {
+    std::string key;     // the connection pool's: origin, and " via " the proxy's origin
+    std::string wire;    // the request's head
+    std::string origin;  // for error messages
+  };
+
+  Result<Target> prepare(const Request& request) const;
+  Result<Response> send(const Request& request, const Target& target, agentkit::stop_token stop);
+  Result<Response> respond(std::unique_ptr<Stream> stream, HeldBytes& held, MessageParser& parser,
+                           const Request& request, const Target& target,
+                           std::chrono::milliseconds idle, const agentkit::stop_token& stop,
+                           detail::ConnectionPool::Lease& lease);
+  Result<std::unique_ptr<Stream>> open_for(const Request& request, agentkit::stop_token stop);
   Result<std::unique_ptr<Stream>> open_connection(const Url& url, const std::optional<Url>& proxy, agentkit::stop_token stop);
   Result<std::unique_ptr<Stream>> connect_any(const Url& hop, bool to_proxy, const IoDeadline& deadline);
   Result<void> open_tunnel(Stream& stream, const Url& url, const Url& proxy, const IoDeadline& deadline);
@@ -412,11 +443,9 @@ std::string HttpClient::State::format_request(const Request& request, const Url&
   return out;
 }
 
-Result<void> HttpClient::State::read_head(Stream& stream, HeldBytes& held, MessageParser& parser,
-                                          std::chrono::milliseconds first_byte,
-                                          std::chrono::milliseconds idle,
-                                          const agentkit::stop_token& stop,
-                                          const std::string& origin) {
+[[gnu::noinline]] Result<void> HttpClient::State::read_head(
+    Stream& stream, HeldBytes& held, MessageParser& parser, std::chrono::milliseconds first_byte,
+    std::chrono::milliseconds idle, const agentkit::stop_token& stop, const std::string& origin) {
   const auto failed = [&](Error e, bool waiting_first) {
     if (e.code == Errc::timeout && waiting_first) {
       return annotate(std::move(e), "no response from " + origin + " within " +
@@ -441,20 +470,19 @@ Result<void> HttpClient::State::read_head(Stream& stream, HeldBytes& held, Messa
     auto n = stream.read_some(*held.buffer,
                               waiting_first ? first_deadline : IoDeadline::after(idle, stop));
     if (!n) return failed(std::move(n).error(), waiting_first);
-    if (*n == 0) {
-      auto f = parser.finish();
-      return annotate(f ? fail(Errc::internal, "HTTP parser finished without a head") : std::move(f).error(),
-                      "reading the response from " + origin);
-    }
+    if (*n == 0) return ended_before_head(parser, origin);
     auto used = parser.feed_framing(std::string_view(held.buffer->data(), *n));
-    if (!used) return annotate(std::move(used).error(), "the response from " + origin + " is malformed");
+    if (!used) return malformed_response(std::move(used).error(), origin);
     held.at = *used;
     held.end = *n;
   }
   return {};
 }
 
-Result<Response> HttpClient::State::send(const Request& request, agentkit::stop_token stop) {
+// Reads the URL and checks the request before `send` is entered (HttpClient::send calls both): the
+// URL, the proxy's, their results and the formatting's temporaries would otherwise stay below
+// `send`'s frame, which waits for the answer on the deepest path of a session's stack.
+Result<HttpClient::State::Target> HttpClient::State::prepare(const Request& request) const {
   auto url = parse_url(request.url);
   if (!url) return std::move(url).error();
   if (!is_token(request.method)) {
@@ -467,12 +495,28 @@ Result<Response> HttpClient::State::send(const Request& request, agentkit::stop_
   if (!proxy_policy) return proxy_policy.error();
   const std::optional<Url> proxy = proxy_policy->proxy_for(*url);
   if (url->is_https() && !options.tls) return tls_missing(*url);
-  const std::string key = url->origin() + (proxy ? " via " + proxy->origin() : "");
-  const std::string wire = format_request(request, *url, proxy);
+  Target target{url->origin(), format_request(request, *url, proxy), {}};
+  target.origin = target.key;
+  if (proxy) target.key += " via " + proxy->origin();
+  return target;
+}
+
+// A new connection reads the URL again (prepare accepted it): once a connection, not a request.
+[[gnu::noinline]] Result<std::unique_ptr<Stream>> HttpClient::State::open_for(
+    const Request& request, agentkit::stop_token stop) {
+  auto url = parse_url(request.url);
+  if (!url) return std::move(url).error();
+  return open_connection(*url, proxy_policy->proxy_for(*url), std::move(stop));
+}
+
+Result<Response> HttpClient::State::send(const Request& request, const Target& target,
+                                         agentkit::stop_token stop) {
+  const std::string& key = target.key;
+  const std::string& wire = target.wire;
+  const std::string& origin = target.origin;
   const bool replayable = detail::is_idempotent(request.method) || request.headers.contains("idempotency-key");
   const auto first_byte = request.first_byte_timeout.value_or(options.first_byte_timeout);
   const auto idle = request.idle_timeout.value_or(options.idle_timeout);
-  const std::string origin = url->origin();
   detail::ConnectionPool::Start start = pool->start(key);
   detail::ConnectionPool::Lease lease = std::move(start.lease);
 
@@ -484,7 +528,7 @@ Result<Response> HttpClient::State::send(const Request& request, agentkit::stop_
     if (reused) {
       ++connections_reused;
     } else {
-      auto opened = open_connection(*url, proxy, stop);
+      auto opened = open_for(request, stop);
       if (!opened) return std::move(opened).error();
       stream = std::move(*opened);
     }
@@ -496,7 +540,7 @@ Result<Response> HttpClient::State::send(const Request& request, agentkit::stop_
         ++stale_retries;
         continue;
       }
-      return annotate(std::move(w).error(), "sending the request to " + origin);
+      return failed_sending(std::move(w).error(), origin);
     }
     MessageParser parser(MessageKind::response, limits());
     if (request.method == "HEAD") parser.set_response_has_no_body();
@@ -508,17 +552,26 @@ Result<Response> HttpClient::State::send(const Request& request, agentkit::stop_
       }
       return std::move(h).error();
     }
-    // Bytes after a message that has ended: whatever they are, the connection is not reused.
-    const bool leftover = parser.complete() && !held.empty();
-    const bool reusable = !leftover && !request.headers.has_token("connection", "close");
-    const int status = parser.status();
-    std::string reason = parser.reason();
-    Headers headers = parser.headers();
-    auto body =
-        std::make_unique<ConnectionBody>(std::move(stream), std::move(held), std::move(parser),
-                                         reusable, pool, key, origin, idle, stop, std::move(lease));
-    return Response(status, std::move(reason), std::move(headers), std::move(body));
+    return respond(std::move(stream), held, parser, request, target, idle, stop, lease);
   }
+}
+
+// Out of line, so what building the response takes (the head's copies, the body's parts) adds
+// nothing to the frame of `send`, which waits for the answer.
+[[gnu::noinline]] Result<Response> HttpClient::State::respond(
+    std::unique_ptr<Stream> stream, HeldBytes& held, MessageParser& parser, const Request& request,
+    const Target& target, std::chrono::milliseconds idle, const agentkit::stop_token& stop,
+    detail::ConnectionPool::Lease& lease) {
+  // Bytes after a message that has ended: whatever they are, the connection is not reused.
+  const bool leftover = parser.complete() && !held.empty();
+  const bool reusable = !leftover && !request.headers.has_token("connection", "close");
+  const int status = parser.status();
+  std::string reason = parser.reason();
+  Headers headers = parser.headers();
+  auto body = std::make_unique<ConnectionBody>(std::move(stream), std::move(held),
+                                               std::move(parser), reusable, pool, target.key,
+                                               target.origin, idle, stop, std::move(lease));
+  return Response(status, std::move(reason), std::move(headers), std::move(body));
 }
 
 HttpClient::HttpClient(HttpOptions options) : state_(std::make_shared<State>(std::move(options))) {}
@@ -527,7 +580,9 @@ HttpClient::HttpClient(HttpClient&&) noexcept = default;
 HttpClient& HttpClient::operator=(HttpClient&&) noexcept = default;
 
 Result<Response> HttpClient::send(const Request& request, agentkit::stop_token stop) {
-  return state_->send(request, std::move(stop));
+  auto target = state_->prepare(request);
+  if (!target) return std::move(target).error();
+  return state_->send(request, *target, std::move(stop));
 }
 
 ClientStats HttpClient::stats() const {

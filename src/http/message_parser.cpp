@@ -1,5 +1,7 @@
 #include "message_parser.hpp"
 
+#include <charconv>
+
 #include "agentkit/base/strings.hpp"
 
 namespace agentkit::http::detail {
@@ -30,6 +32,80 @@ std::string quoted(std::string_view text) { return "'" + std::string(text.substr
 
 bool is_hex_digit(char c) noexcept {
   return (c >= '0' && c <= '9') || (c >= 'a' && c <= 'f') || (c >= 'A' && c <= 'F');
+}
+
+// The parser's errors are built out of line, so their temporaries take no room in the frames of
+// the functions every message passes through (feed_to, on_line, the head's end): those frames are
+// on the deepest path of a session's stack, and a page of it for a thousand sessions is 4 MB.
+// cold_error is for an error whose message is one literal.
+[[gnu::cold, gnu::noinline]] Error cold_error(Errc code, const char* message) {
+  return fail(code, message);
+}
+
+[[gnu::cold, gnu::noinline]] Error not_a_status_line(std::string_view line) {
+  return fail(Errc::protocol_error, "not an HTTP/1.x status line: " + quoted(line));
+}
+
+[[gnu::cold, gnu::noinline]] Error status_out_of_range(int status) {
+  return fail(Errc::protocol_error, "HTTP status " + std::to_string(status) + " is out of range");
+}
+
+[[gnu::cold, gnu::noinline]] Error line_too_long(MessageKind kind, std::size_t limit) {
+  return fail(Errc::limit_exceeded, std::string("a line of the HTTP ") +
+                                        (kind == MessageKind::request ? "request" : "response") +
+                                        " is longer than the limit of " + std::to_string(limit) +
+                                        " bytes")
+      .with_detail("limit", std::to_string(limit));
+}
+
+[[gnu::cold, gnu::noinline]] Error block_too_large(bool in_head, std::size_t limit) {
+  return fail(Errc::limit_exceeded,
+              std::string(in_head ? "the header block" : "the trailer block") +
+                  " is larger than the limit of " + std::to_string(limit) + " bytes")
+      .with_detail("limit", std::to_string(limit));
+}
+
+[[gnu::cold, gnu::noinline]] Error both_framings() {
+  return fail(
+      Errc::protocol_error,
+      "the message has both Transfer-Encoding and Content-Length (a request-smuggling shape)");
+}
+
+[[gnu::cold, gnu::noinline]] Error unsupported_coding(std::string_view value) {
+  return fail(Errc::unsupported,
+              "unsupported Transfer-Encoding " + quoted(value) + "; only 'chunked' is supported");
+}
+
+[[gnu::cold, gnu::noinline]] Error invalid_length(std::string_view value) {
+  return fail(Errc::protocol_error, "invalid Content-Length " + quoted(value));
+}
+
+// parse_uint64's rule (the whole text, decimal, no sign) without building its error: a length
+// that does not read is reported with its field's value.
+std::optional<std::uint64_t> whole_decimal(std::string_view text) noexcept {
+  std::uint64_t value = 0;
+  const char* end = text.data() + text.size();
+  const auto [ptr, ec] = std::from_chars(text.data(), end, value);
+  if (text.empty() || ec != std::errc() || ptr != end) return std::nullopt;
+  return value;
+}
+
+// Calls `visit(element, field_value)` with each comma-separated element (trimmed) of every `name`
+// field in order, the pieces `split` would list, without a list: this runs under every response
+// (the lists were its only allocations, and the deepest frames of a session's stack). Stops at
+// the first visit that returns false, and returns false then.
+template <class Visit>
+bool for_each_element(const Headers& headers, std::string_view name, Visit visit) {
+  for (const auto& field : headers) {
+    if (!iequals(field.name, name)) continue;
+    for (std::string_view rest = field.value;;) {
+      const std::size_t comma = rest.find(',');
+      if (!visit(trim_ows(rest.substr(0, comma)), std::string_view(field.value))) return false;
+      if (comma == std::string_view::npos) break;
+      rest.remove_prefix(comma + 1);
+    }
+  }
+  return true;
 }
 
 }  // namespace
@@ -93,11 +169,7 @@ Result<std::size_t> MessageParser::feed_to(std::string_view input, std::string* 
     const std::size_t piece_end = newline == std::string_view::npos ? input.size() : newline;
     if (line_.size() + (piece_end - pos) > limits_.max_line_bytes) {
       consumed_ += pos;
-      return fail_with(fail(Errc::limit_exceeded, "a line of the HTTP " +
-                                                      std::string(kind_ == MessageKind::request ? "request" : "response") +
-                                                      " is longer than the limit of " +
-                                                      std::to_string(limits_.max_line_bytes) + " bytes")
-                           .with_detail("limit", std::to_string(limits_.max_line_bytes)));
+      return fail_with(line_too_long(kind_, limits_.max_line_bytes));
     }
     line_.append(input.substr(pos, piece_end - pos));
     pos = piece_end;
@@ -108,7 +180,7 @@ Result<std::size_t> MessageParser::feed_to(std::string_view input, std::string* 
     if (!line.empty() && line.back() == '\r') line.remove_suffix(1);
     if (line.find('\r') != std::string_view::npos) {
       consumed_ += pos;
-      return fail_with(fail(Errc::protocol_error, "a bare CR inside an HTTP line"));
+      return fail_with(cold_error(Errc::protocol_error, "a bare CR inside an HTTP line"));
     }
     auto r = on_line(line);
     line_.clear();
@@ -141,10 +213,7 @@ Result<void> MessageParser::on_line(std::string_view line) {
   if (in_head || state_ == State::trailers) {
     section_bytes_ += line.size() + 2;
     if (section_bytes_ > limits_.max_header_bytes) {
-      return fail_with(fail(Errc::limit_exceeded, std::string(in_head ? "the header block" : "the trailer block") +
-                                                      " is larger than the limit of " +
-                                                      std::to_string(limits_.max_header_bytes) + " bytes")
-                           .with_detail("limit", std::to_string(limits_.max_header_bytes)));
+      return fail_with(block_too_large(in_head, limits_.max_header_bytes));
     }
   }
   switch (state_) {
@@ -154,7 +223,9 @@ Result<void> MessageParser::on_line(std::string_view line) {
       return on_field_line(line, headers_, field_count_);
     case State::chunk_size: return on_chunk_size(line);
     case State::chunk_end:
-      if (!line.empty()) return fail_with(fail(Errc::protocol_error, "chunk data is longer than its declared size"));
+      if (!line.empty())
+        return fail_with(
+            cold_error(Errc::protocol_error, "chunk data is longer than its declared size"));
       state_ = State::chunk_size;
       return {};
     case State::trailers:
@@ -163,61 +234,67 @@ Result<void> MessageParser::on_line(std::string_view line) {
         return {};
       }
       return on_field_line(line, trailers_, field_count_);
-    default: return fail_with(fail(Errc::internal, "HTTP parser received a line in a body state"));
+    default:
+      return fail_with(cold_error(Errc::internal, "HTTP parser received a line in a body state"));
   }
 }
 
-Result<void> MessageParser::on_start_line(std::string_view line) {
+[[gnu::noinline]] Result<void> MessageParser::on_start_line(std::string_view line) {
   if (line.empty()) {
     // A stray CRLF before a request line is tolerated (RFC 9112 §2.2), a few times.
     if (kind_ == MessageKind::request && ++leading_empty_lines_ <= max_leading_empty_lines) {
       section_bytes_ = 0;
       return {};
     }
-    return fail_with(fail(Errc::protocol_error, "the HTTP message starts with an empty line"));
+    return fail_with(
+        cold_error(Errc::protocol_error, "the HTTP message starts with an empty line"));
   }
   return kind_ == MessageKind::response ? on_status_line(line) : on_request_line(line);
 }
 
-Result<void> MessageParser::on_status_line(std::string_view line) {
+[[gnu::noinline]] Result<void> MessageParser::on_status_line(std::string_view line) {
   const bool shape_ok = line.size() >= status_line_min && line.substr(0, http_1_prefix.size()) == http_1_prefix &&
                         (line[version_digit_offset] == '0' || line[version_digit_offset] == '1') &&
                         line[version_text_size] == ' ' &&
                         (line.size() == status_line_min || line[status_line_min] == ' ');
-  if (!shape_ok) {
-    return fail_with(fail(Errc::protocol_error, "not an HTTP/1.x status line: " + quoted(line)));
-  }
+  if (!shape_ok) { return fail_with(not_a_status_line(line)); }
   int status = 0;
   for (std::size_t i = status_code_offset; i < status_code_offset + status_code_digits; ++i) {
-    if (line[i] < '0' || line[i] > '9') return fail_with(fail(Errc::protocol_error, "the HTTP status code is not three digits"));
+    if (line[i] < '0' || line[i] > '9')
+      return fail_with(
+          cold_error(Errc::protocol_error, "the HTTP status code is not three digits"));
     status = status * decimal_base + (line[i] - '0');
   }
-  if (status < min_status || status > max_status) {
-    return fail_with(fail(Errc::protocol_error, "HTTP status " + std::to_string(status) + " is out of range"));
-  }
+  if (status < min_status || status > max_status) { return fail_with(status_out_of_range(status)); }
   const std::string_view reason = line.size() > status_line_min ? line.substr(status_line_min + 1) : std::string_view{};
-  if (!is_valid_field_value(reason)) return fail_with(fail(Errc::protocol_error, "the HTTP reason phrase has control bytes"));
+  if (!is_valid_field_value(reason))
+    return fail_with(cold_error(Errc::protocol_error, "the HTTP reason phrase has control bytes"));
   version_minor_ = line[version_digit_offset] - '0';
   status_ = status;
-  reason_ = std::string(reason);
+  reason_.assign(reason);
   state_ = State::headers;
   return {};
 }
 
-Result<void> MessageParser::on_request_line(std::string_view line) {
+[[gnu::noinline]] Result<void> MessageParser::on_request_line(std::string_view line) {
   const std::size_t first = line.find(' ');
   const std::size_t second = first == std::string_view::npos ? first : line.find(' ', first + 1);
   if (second == std::string_view::npos || line.find(' ', second + 1) != std::string_view::npos) {
-    return fail_with(fail(Errc::protocol_error, "the request line is not 'METHOD target HTTP/1.x'"));
+    return fail_with(
+        cold_error(Errc::protocol_error, "the request line is not 'METHOD target HTTP/1.x'"));
   }
   const std::string_view method = line.substr(0, first);
   const std::string_view target = line.substr(first + 1, second - first - 1);
   const std::string_view version = line.substr(second + 1);
-  if (!is_token(method)) return fail_with(fail(Errc::protocol_error, "the request method is not a token"));
-  if (target.empty()) return fail_with(fail(Errc::protocol_error, "the request target is empty"));
+  if (!is_token(method))
+    return fail_with(cold_error(Errc::protocol_error, "the request method is not a token"));
+  if (target.empty())
+    return fail_with(cold_error(Errc::protocol_error, "the request target is empty"));
   for (char c : target) {
     const auto b = static_cast<unsigned char>(c);
-    if (b <= ' ' || c == delete_char || b >= first_non_ascii) return fail_with(fail(Errc::protocol_error, "the request target has a byte outside visible ASCII"));
+    if (b <= ' ' || c == delete_char || b >= first_non_ascii)
+      return fail_with(
+          cold_error(Errc::protocol_error, "the request target has a byte outside visible ASCII"));
   }
   if (version.size() != version_text_size || version.substr(0, http_1_prefix.size()) != http_1_prefix ||
       (version[version_digit_offset] != '0' && version[version_digit_offset] != '1')) {
@@ -230,10 +307,12 @@ Result<void> MessageParser::on_request_line(std::string_view line) {
   return {};
 }
 
-Result<void> MessageParser::on_field_line(std::string_view line, Headers& into, std::size_t& count) {
+[[gnu::noinline]] Result<void> MessageParser::on_field_line(std::string_view line, Headers& into,
+                                                            std::size_t& count) {
   if (line.front() == ' ' || line.front() == '\t') {
     // RFC 9112 §5.2: obsolete line folding is rejected rather than guessed at.
-    return fail_with(fail(Errc::protocol_error, "obsolete header line folding is not accepted"));
+    return fail_with(
+        cold_error(Errc::protocol_error, "obsolete header line folding is not accepted"));
   }
   const std::size_t colon = line.find(':');
   const std::string_view name = line.substr(0, colon);
@@ -257,7 +336,7 @@ Result<void> MessageParser::on_head_end() {
   if (kind_ == MessageKind::response && status_ < 200 && status_ != switching_protocols) {
     // 100 Continue, 103 Early Hints: an interim answer; the real one follows.
     if (++interim_count_ > max_interim_responses) {
-      return fail_with(fail(Errc::protocol_error, "too many 1xx interim responses"));
+      return fail_with(cold_error(Errc::protocol_error, "too many 1xx interim responses"));
     }
     reset_head();
     state_ = State::start_line;
@@ -276,36 +355,37 @@ Result<void> MessageParser::decide_framing() {
     state_ = State::done;
     return {};
   }
-  const auto te = headers_.get_all("transfer-encoding");
-  const auto cl = headers_.get_all("content-length");
-  if (!te.empty()) {
-    if (!cl.empty()) {
-      return fail_with(fail(Errc::protocol_error,
-                            "the message has both Transfer-Encoding and Content-Length (a request-smuggling shape)"));
-    }
-    std::vector<std::string_view> codings;
-    for (auto v : te) {
-      for (auto token : split(v, ',')) codings.push_back(trim_ows(token));
-    }
-    if (codings.size() != 1 || !iequals(codings[0], "chunked")) {
-      return fail_with(fail(Errc::unsupported, "unsupported Transfer-Encoding '" + std::string(te.front()) +
-                                                   "'; only 'chunked' is supported"));
+  const bool has_te = headers_.contains("transfer-encoding");
+  const bool has_cl = headers_.contains("content-length");
+  if (has_te) {
+    if (has_cl) { return fail_with(both_framings()); }
+    std::size_t codings = 0;
+    bool chunked = false;
+    for_each_element(headers_, "transfer-encoding", [&](std::string_view coding, std::string_view) {
+      chunked = ++codings == 1 && iequals(coding, "chunked");
+      return codings == 1;
+    });
+    if (codings != 1 || !chunked) {
+      return fail_with(unsupported_coding(*headers_.get("transfer-encoding")));
     }
     framing_ = BodyFraming::chunked;
     state_ = State::chunk_size;
     return {};
   }
-  if (!cl.empty()) {
+  if (has_cl) {
     std::optional<std::uint64_t> length;
-    for (auto v : cl) {
-      for (auto token : split(v, ',')) {
-        auto n = parse_uint64(trim_ows(token));
-        if (!n || (length && *length != *n)) {
-          return fail_with(fail(Errc::protocol_error, "invalid Content-Length " + quoted(v)));
-        }
-        length = *n;
-      }
-    }
+    std::string_view bad;
+    const bool agreed = for_each_element(headers_, "content-length",
+                                         [&](std::string_view token, std::string_view value) {
+                                           const auto n = whole_decimal(token);
+                                           if (!n || (length && *length != *n)) {
+                                             bad = value;
+                                             return false;
+                                           }
+                                           length = *n;
+                                           return true;
+                                         });
+    if (!agreed) return fail_with(invalid_length(bad));
     framing_ = BodyFraming::content_length;
     content_length_ = length;
     remaining_ = *length;
@@ -317,13 +397,15 @@ Result<void> MessageParser::decide_framing() {
   return {};
 }
 
-Result<void> MessageParser::on_chunk_size(std::string_view line) {
+[[gnu::noinline]] Result<void> MessageParser::on_chunk_size(std::string_view line) {
   std::size_t digits = 0;
   while (digits < line.size() && is_hex_digit(line[digits])) ++digits;
-  if (digits == 0) return fail_with(fail(Errc::protocol_error, "a chunk size is not a hexadecimal number"));
+  if (digits == 0)
+    return fail_with(cold_error(Errc::protocol_error, "a chunk size is not a hexadecimal number"));
   std::string_view hex = line.substr(0, digits);
   while (hex.size() > 1 && hex.front() == '0') hex.remove_prefix(1);
-  if (hex.size() > max_chunk_size_digits) return fail_with(fail(Errc::protocol_error, "a chunk size does not fit in 64 bits"));
+  if (hex.size() > max_chunk_size_digits)
+    return fail_with(cold_error(Errc::protocol_error, "a chunk size does not fit in 64 bits"));
   // After the digits only optional whitespace and a ';' chunk extension may follow (RFC 9112 §7.1.1).
   std::string_view rest = line.substr(digits);
   while (!rest.empty() && (rest.front() == ' ' || rest.front() == '\t')) rest.remove_prefix(1);
@@ -362,7 +444,8 @@ Result<void> MessageParser::finish() {
                                                       " of " + std::to_string(*content_length_) + " body bytes")
                            .with_detail("received", std::to_string(body_bytes_)));
     default:
-      return fail_with(fail(Errc::protocol_error, "the peer closed the connection in the middle of a chunked body")
+      return fail_with(cold_error(Errc::protocol_error,
+                                  "the peer closed the connection in the middle of a chunked body")
                            .with_detail("received", std::to_string(body_bytes_)));
   }
 }

@@ -2,6 +2,7 @@
 
 #include <arpa/inet.h>
 
+#include <algorithm>
 #include <array>
 
 #include "agentkit/base/strings.hpp"
@@ -70,19 +71,25 @@ bool looks_numeric(std::string_view label) {
   return true;
 }
 
-bool is_canonical_ipv4(const std::vector<std::string_view>& labels) {
-  if (labels.size() != ipv4_parts) return false;
-  for (auto part : labels) {
-    if (part.empty() || part.size() > 3) return false;
+// `body` is a host name without its final dot and with no empty label.
+bool is_canonical_ipv4(std::string_view body) {
+  std::size_t parts = 0;
+  for (std::size_t from = 0; from <= body.size(); ++parts) {
+    const std::size_t dot = std::min(body.find('.', from), body.size());
+    const std::string_view part = body.substr(from, dot - from);
+    if (parts == ipv4_parts || part.size() > 3) return false;
     if (part.size() > 1 && part[0] == '0') return false;  // "017" is octal to inet_aton
     for (char c : part) {
       if (!is_digit(c)) return false;
     }
     if (parse_uint64(part).value_or(max_ipv4_part + 1) > max_ipv4_part) return false;
+    from = dot + 1;
   }
-  return true;
+  return parts == ipv4_parts;
 }
 
+// Read in place, label by label: this runs under every request (a list of the labels was the only
+// allocation of parsing a request's URL, and this is the deepest point of a session's stack).
 Result<void> parse_host_name(std::string_view url, std::string_view host, Url& out) {
   if (host.empty()) return bad_url(url, "the host is empty");
   std::string_view body = host;
@@ -93,14 +100,16 @@ Result<void> parse_host_name(std::string_view url, std::string_view host, Url& o
       return bad_url(url, std::string("the host contains '") + c + "'; only letters, digits, '-', '_' and '.' are allowed");
     }
   }
-  const auto labels = split(body, '.');
-  for (auto label : labels) {
-    if (label.empty()) return bad_url(url, "the host has an empty label");
+  if (body.front() == '.' || body.back() == '.' || body.find("..") != std::string_view::npos) {
+    return bad_url(url, "the host has an empty label");
   }
   // WHATWG's "ends in a number" rule: such a host is an IPv4 address to every resolver, in forms
   // (octal, hex, fewer parts) a string comparison would miss. Only the canonical form is accepted.
-  if (looks_numeric(labels.back())) {
-    if (host.back() == '.' || !is_canonical_ipv4(labels)) {
+  const std::size_t last_dot = body.rfind('.');
+  const std::string_view last =
+      last_dot == std::string_view::npos ? body : body.substr(last_dot + 1);
+  if (looks_numeric(last)) {
+    if (host.back() == '.' || !is_canonical_ipv4(body)) {
       return bad_url(url, "the numeric host '" + std::string(host) +
                               "' is not a canonical dotted-quad IPv4 address (write it as a.b.c.d in decimal)");
     }

@@ -1031,17 +1031,25 @@ namespace detail {
 void drop_pooled_scratch() noexcept { scratch_pool.drop_all(); }
 }  // namespace detail
 
+namespace {
+
+// Out of line: its temporaries would otherwise take room in parse's frame, which is on the
+// deepest path of a session's stack (an event's JSON is parsed under the SSE reader).
+[[gnu::cold, gnu::noinline]] Error too_large(std::size_t size, std::size_t max) {
+  return make_error(Errc::limit_exceeded,
+                    "JSON input of " + std::to_string(size) +
+                        " bytes exceeds the limit max_bytes = " + std::to_string(max) +
+                        "; raise ParseOptions::max_bytes if the input is trusted")
+      .with_detail("limit", "max_bytes")
+      .with_detail("max", std::to_string(max))
+      .with_detail("size", std::to_string(size));
+}
+
+}  // namespace
+
 Result<Value> parse(std::string_view text, const ParseOptions& options) {
   // Checked before anything is read or allocated.
-  if (text.size() > options.max_bytes) {
-    return make_error(Errc::limit_exceeded,
-                      "JSON input of " + std::to_string(text.size()) + " bytes exceeds the limit max_bytes = " +
-                          std::to_string(options.max_bytes) +
-                          "; raise ParseOptions::max_bytes if the input is trusted")
-        .with_detail("limit", "max_bytes")
-        .with_detail("max", std::to_string(options.max_bytes))
-        .with_detail("size", std::to_string(text.size()));
-  }
+  if (text.size() > options.max_bytes) return too_large(text.size(), options.max_bytes);
   PooledScratch scratch;
   return Parser(text, options, *scratch).run();
 }
