@@ -86,7 +86,7 @@ Result<void> AnthropicDecoder::on_block_start(const json::Value& event) {
     blocks_.resize(at + 1, -1);
     opaque_.resize(at + 1);
   }
-  const std::string type = string_at(block, "type");
+  const std::string_view type = text_at(block, "type");
   int ours = -1;
   if (type == "text") {
     ours = out_.begin_text();
@@ -109,7 +109,7 @@ Result<void> AnthropicDecoder::on_block_start(const json::Value& event) {
 
 Result<void> AnthropicDecoder::on_block_delta(const json::Value& event) {
   const json::Value* delta = event.find("delta");
-  const std::string type = string_at(delta, "type");
+  const std::string_view type = text_at(delta, "type");
   auto index = index_of(event);
   if (type == "compaction_delta" && index && *index < opaque_.size()) {
     json::Value& block = opaque_[*index];
@@ -154,7 +154,7 @@ Result<void> AnthropicDecoder::event(const wire::SseEvent& sse) {
   auto doc = wire::decode(sse.data);
   if (!doc) return make_error(Errc::protocol_error, "malformed " + sse.type + " event: " + doc.error().message);
   // The event's own "type" wins over the SSE event name (they agree on Anthropic's stream).
-  std::string type = string_at(&*doc, "type");
+  std::string_view type = text_at(&*doc, "type");
   if (type.empty()) type = sse.type;
   if (type == "error") return vendor_error(*doc);
   if (type == "message_start") {
@@ -179,7 +179,7 @@ Result<void> AnthropicDecoder::stream_end() {
 }
 
 Result<void> AnthropicDecoder::whole_block(const json::Value& block, std::string_view block_bytes) {
-  const std::string type = string_at(&block, "type");
+  const std::string_view type = text_at(&block, "type");
   if (type == "text") {
     int b = out_.begin_text();
     out_.text(b, string_at(&block, "text"));
@@ -208,7 +208,7 @@ Result<void> AnthropicDecoder::whole_block(const json::Value& block, std::string
 Result<void> AnthropicDecoder::whole(std::string_view body) {
   auto doc = wire::decode(body);
   if (!doc) return make_error(Errc::protocol_error, "malformed reply: " + doc.error().message);
-  if (string_at(&*doc, "type") == "error") return vendor_error(*doc);
+  if (text_at(&*doc, "type") == "error") return vendor_error(*doc);
   on_message_start(*doc);
   const json::Value* content = doc->find("content");
   if (content && content->is_array()) {

@@ -36,14 +36,14 @@ void stamp_cache_control(json::Array& messages) {
     if (content->is_array() && !content->as_array().empty()) content->as_array().back()["cache_control"] = mark;
   };
   for (auto& m : messages) {
-    const std::string role = string_at(&m, "role");
+    const std::string_view role = text_at(&m, "role");
     if (role == "system" || role == "developer") {
       mark_last_part(m);
       break;
     }
   }
   for (auto it = messages.rbegin(); it != messages.rend(); ++it) {
-    if (string_at(&*it, "role") == "user") {
+    if (text_at(&*it, "role") == "user") {
       mark_last_part(*it);
       break;
     }

@@ -28,7 +28,7 @@ std::string summary_text(const json::Value& item) {
   if (const json::Value* summary = item.find("summary"); summary && summary->is_array()) {
     for (const auto& s : summary->as_array()) {
       if (!out.empty()) out += kSummaryPartBreak;
-      out += string_at(&s, "text");
+      out += text_at(&s, "text");
     }
   }
   return out;
@@ -44,8 +44,8 @@ int ResponsesDecoder::block_at(const json::Value& event) const {
 }
 
 void ResponsesDecoder::response_header(const json::Value& response) {
-  if (std::string id = string_at(&response, "id"); !id.empty()) out_.message().response_id = id;
-  if (std::string model = string_at(&response, "model"); !model.empty()) served_model = model;
+  if (std::string_view id = text_at(&response, "id"); !id.empty()) out_.message().response_id = id;
+  if (std::string_view model = text_at(&response, "model"); !model.empty()) served_model = model;
 }
 
 Result<void> ResponsesDecoder::response_end(const json::Value& response) {
@@ -56,14 +56,14 @@ Result<void> ResponsesDecoder::response_end(const json::Value& response) {
   }
   // REQ-PROV-05 rule 6: the tier that actually served the request is billed.
   if (bill_service_tier_) service_tier = string_at(&response, "service_tier");
-  const std::string status = string_at(&response, "status");
+  const std::string_view status = text_at(&response, "status");
   AssistantMessage& m = out_.message();
   if (status == "failed") {
     return vendor_error(response);
   }
   if (status == "incomplete") {
-    const std::string reason = string_at(response.find("incomplete_details"), "reason");
-    m.raw_stop_reason = reason.empty() ? "incomplete" : reason;
+    const std::string_view reason = text_at(response.find("incomplete_details"), "reason");
+    m.raw_stop_reason = reason.empty() ? std::string_view("incomplete") : reason;
     m.stop_reason = reason == "content_filter" ? StopReason::refusal : StopReason::length;
     return {};
   }
@@ -76,7 +76,7 @@ void ResponsesDecoder::item_added(const json::Value& event) {
   auto index = output_index(event);
   const json::Value* item = event.find("item");
   if (!index || !item) return;
-  const std::string type = string_at(item, "type");
+  const std::string_view type = text_at(item, "type");
   if (type == "function_call") {
     any_call_ = true;
     blocks_[*index] = out_.begin_tool(join_call_id(string_at(item, "call_id"), string_at(item, "id")), string_at(item, "name"));
@@ -94,7 +94,7 @@ void ResponsesDecoder::item_done(json::Value& event) {
   if (!index || !item) return;
   const int b = block_at(event);
   if (b < 0) return;
-  const std::string type = string_at(item, "type");
+  const std::string_view type = text_at(item, "type");
   if (type == "function_call") {
     // The done item is authoritative; it equals the deltas joined on a well-behaved stream.
     // Moved out of the event, which is dropped after this: the arguments are not copied again.
@@ -214,7 +214,7 @@ Result<void> ResponsesDecoder::event(const wire::SseEvent& sse) {
   if (auto flat = flat_event(sse)) return *std::move(flat);
   auto doc = wire::decode(sse.data, {}, echoes_of(sse.type));
   if (!doc) return make_error(Errc::protocol_error, "malformed " + sse.type + " event: " + doc.error().message);
-  std::string type = string_at(&*doc, "type");
+  std::string_view type = text_at(&*doc, "type");
   if (type.empty()) type = sse.type;
   if (type == "error") return vendor_error(*doc);
   if (type == "response.created" || type == "response.in_progress") {
@@ -227,14 +227,14 @@ Result<void> ResponsesDecoder::event(const wire::SseEvent& sse) {
     if (!index) return {};
     auto it = blocks_.find(*index);
     if (it == blocks_.end()) it = blocks_.emplace(*index, out_.begin_text()).first;
-    out_.text(it->second, string_at(&*doc, "delta"));
+    out_.text(it->second, text_at(&*doc, "delta"));
   } else if (type == "response.reasoning_summary_part.added") {
     summary_part_added(*doc);
   } else if (type == "response.reasoning_summary_text.delta" ||
              type == "response.reasoning_text.delta") {
-    if (int b = block_at(*doc); b >= 0) out_.thinking(b, string_at(&*doc, "delta"));
+    if (int b = block_at(*doc); b >= 0) out_.thinking(b, text_at(&*doc, "delta"));
   } else if (type == "response.function_call_arguments.delta") {
-    if (int b = block_at(*doc); b >= 0) out_.arguments(b, string_at(&*doc, "delta"));
+    if (int b = block_at(*doc); b >= 0) out_.arguments(b, text_at(&*doc, "delta"));
   } else if (type == "response.output_item.done") {
     item_done(*doc);
   } else if (type == "response.completed" || type == "response.incomplete" ||
@@ -251,16 +251,16 @@ Result<void> ResponsesDecoder::stream_end() {
 }
 
 void ResponsesDecoder::whole_item(const json::Value& item) {
-  const std::string type = string_at(&item, "type");
+  const std::string_view type = text_at(&item, "type");
   if (type == "message") {
     std::string text;
     if (const json::Value* content = item.find("content"); content && content->is_array()) {
       for (const auto& part : content->as_array()) {
-        const std::string part_type = string_at(&part, "type");
-        if (part_type == "output_text") text += string_at(&part, "text");
+        const std::string_view part_type = text_at(&part, "type");
+        if (part_type == "output_text") text += text_at(&part, "text");
         if (part_type == "refusal") {
           refused_ = true;
-          text += string_at(&part, "refusal");
+          text += text_at(&part, "refusal");
         }
       }
     }
@@ -271,7 +271,7 @@ void ResponsesDecoder::whole_item(const json::Value& item) {
   } else if (type == "function_call") {
     any_call_ = true;
     int b = out_.begin_tool(join_call_id(string_at(&item, "call_id"), string_at(&item, "id")), string_at(&item, "name"));
-    out_.arguments(b, string_at(&item, "arguments"));
+    out_.arguments(b, text_at(&item, "arguments"));
     out_.end(b);
   } else if (type == "reasoning") {
     int b = out_.begin_thinking();
@@ -285,7 +285,8 @@ void ResponsesDecoder::whole_item(const json::Value& item) {
 Result<void> ResponsesDecoder::whole(std::string_view body) {
   auto doc = wire::decode(body);
   if (!doc) return make_error(Errc::protocol_error, "malformed reply: " + doc.error().message);
-  if (const json::Value* error = doc->find("error"); error && error->is_object() && string_at(&*doc, "status").empty()) {
+  if (const json::Value* error = doc->find("error");
+      error && error->is_object() && text_at(&*doc, "status").empty()) {
     return vendor_error(*error);
   }
   response_header(*doc);

@@ -505,9 +505,13 @@ std::int64_t count_at(const json::Value* object, std::string_view key) {
 }
 
 std::string string_at(const json::Value* object, std::string_view key) {
+  return std::string(text_at(object, key));
+}
+
+std::string_view text_at(const json::Value* object, std::string_view key) {
   if (!object) return {};
   const json::Value* v = object->find(key);
-  return v && v->is_string() ? v->as_string() : std::string();
+  return v && v->is_string() ? std::string_view(v->as_string()) : std::string_view();
 }
 
 }  // namespace agentkit::providers::detail

@@ -190,5 +190,8 @@ json::Value number(double value);
 // Non-negative integer member of `object` (0 when absent or not a number).
 std::int64_t count_at(const json::Value* object, std::string_view key);
 std::string string_at(const json::Value* object, std::string_view key);
+// The same member read in place: valid while `object` is; for values that are only compared or
+// copied once into their place (a copy that would be compared and dropped allocates past 15 bytes).
+std::string_view text_at(const json::Value* object, std::string_view key);
 
 }  // namespace agentkit::providers::detail
