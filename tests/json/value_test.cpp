@@ -4,6 +4,7 @@
 #include <string>
 
 #include "agentkit/json/value.hpp"
+#include "support/alloc/alloc_counter.hpp"
 #include "support/catch.hpp"
 
 using namespace agentkit;
@@ -221,6 +222,23 @@ TEST_CASE("a Raw value is printed verbatim and can be checked and parsed") {
   CHECK_FALSE(partial.parse().has_value());
   CHECK(Value(partial).is_raw());
   CHECK(Value(partial).get_raw()->bytes() == partial.bytes());
+}
+
+TEST_CASE("a Raw made of bytes another owner keeps shares them: no copy, no allocation") {
+  // How an encoder puts a cache's rendered tool schema into a request without copying it.
+  const auto cached = std::make_shared<const std::string>(std::string(4096, ' ') + "{}");
+  std::size_t allocations = 0;
+  json::Raw shared;
+  {
+    agentkit::testing::AllocCounter counter;
+    shared = json::Raw(cached);
+    allocations = counter.stats().count;
+  }
+  CHECK(allocations == 0);  // under ThreadSanitizer the counter reads 0 too
+  CHECK(shared.bytes().data() == cached->data());
+  CHECK(shared.valid());
+  CHECK(json::Raw(std::shared_ptr<const std::string>()).empty());
+  CHECK(json::Raw(std::make_shared<const std::string>()).empty());  // as Raw(std::string())
 }
 
 TEST_CASE("soft readers answer nothing for a different type") {

@@ -663,37 +663,77 @@ Agent noop_agent(const testing::ScriptedServer& server, RuntimeConfig rt = {}) {
 
 }  // namespace
 
+namespace {
+
+// One tool whose schema has `properties` string members of about 90 bytes each.
+std::vector<ToolSpec> tool_with(int properties) {
+  std::string schema = R"({"type":"object","properties":{)";
+  for (int i = 0; i < properties; ++i)
+    schema += (i ? ",\"" : "\"") + std::string("field_number_") + std::to_string(i) +
+              R"(":{"type":"string","description":"a field long enough to be allocated"})";
+  ToolSpec t{"read", "reads", json::parse(schema + "}}").value()};
+  t.fingerprint = fingerprint_of(t);
+  return std::vector<ToolSpec>{std::move(t)};
+}
+
+// The allocations (count and bytes) of a steady-state prepare with a 2-member and a 60-member
+// schema, and the bodies' sizes.
+struct SchemaCosts {
+  testing::AllocStats small, large;
+  std::size_t small_body = 0, large_body = 0;
+};
+
+SchemaCosts schema_costs(const WireCase& w) {
+  auto model = row(w);
+  const std::vector<Message> history{UserMessage{{TextBlock{"go"}}}};
+  SchemaCosts costs;
+  for (int k = 0; k < 2; ++k) {
+    const std::vector<ToolSpec> tools = tool_with(k == 0 ? 2 : 60);
+    auto client = w.make(WireOptions{});
+    const Request r = request_for(model, history, tools);
+    REQUIRE(client->prepare(r, {}));  // renders and caches the tool's form
+    testing::AllocCounter counter;
+    auto prepared = client->prepare(r, {});
+    REQUIRE(prepared);
+    (k == 0 ? costs.small : costs.large) = counter.stats();
+    (k == 0 ? costs.small_body : costs.large_body) = prepared->wire.body.size();
+  }
+  return costs;
+}
+
+}  // namespace
+
 TEST_CASE(
     "a steady-state request of a session that defers no tool allocates about the same for a small "
     "and a large tool schema, on every wire") {
   // The rendered forms are cached per session; what a request must not do is copy each tool,
   // schema and all, into a list of its own first (a 60-member schema was 117 more allocations).
-  auto tool_with = [](int properties) {
-    std::string schema = R"({"type":"object","properties":{)";
-    for (int i = 0; i < properties; ++i)
-      schema += (i ? ",\"" : "\"") + std::string("field_number_") + std::to_string(i) +
-                R"(":{"type":"string","description":"a field long enough to be allocated"})";
-    ToolSpec t{"read", "reads", json::parse(schema + "}}").value()};
-    t.fingerprint = fingerprint_of(t);
-    return std::vector<ToolSpec>{std::move(t)};
-  };
   for (const WireCase& w : wires()) {
     INFO(w.name);
-    auto model = row(w);
-    const std::vector<Message> history{UserMessage{{TextBlock{"go"}}}};
-    std::size_t counts[2] = {};
-    for (int k = 0; k < 2; ++k) {
-      const std::vector<ToolSpec> tools = tool_with(k == 0 ? 2 : 60);
-      auto client = w.make(WireOptions{});
-      const Request r = request_for(model, history, tools);
-      REQUIRE(client->prepare(r, {}));  // renders and caches the tool's form
-      testing::AllocCounter counter;
-      REQUIRE(client->prepare(r, {}));
-      counts[k] = counter.stats().count;
-    }
+    const SchemaCosts costs = schema_costs(w);
     // The larger body may take a growth step more or fewer (libc++ and libstdc++ grow strings
     // differently); the copy was over a hundred allocations more.
-    CHECK(counts[1] <= counts[0] + 4);
+    CHECK(costs.large.count <= costs.small.count + 4);
+  }
+}
+
+TEST_CASE(
+    "a steady-state request copies its tools' cached forms into the body once, on every wire") {
+  // A form went into a tree as a copy (json::Raw of its bytes), the tree's dump grew by doubling
+  // in a string of its own, and that string was copied into the body: about four times the
+  // schema's bytes a request (seven on Gemini and Ollama, whose lists grew the same way). Now the
+  // body is sized for what follows the messages and written in place. Gemini also keeps the
+  // prefix apart (its context cache is keyed by it) and Anthropic's last tool carries a
+  // cache_control marker spliced into a copy: two copies there.
+  for (const WireCase& w : wires()) {
+    INFO(w.name);
+    const SchemaCosts costs = schema_costs(w);
+    const std::size_t grown = costs.large_body - costs.small_body;  // the schema's bytes, once
+    REQUIRE(grown > 4000);
+    const bool twice = w.name == "google-generative-ai" || w.name == "anthropic-messages";
+    const std::size_t slack = 1024;  // strings' rounding; a copy more is 5 KB
+    // Upper bounds: under ThreadSanitizer the counter reads 0.
+    CHECK(costs.large.bytes <= costs.small.bytes + (twice ? 2 : 1) * grown + slack);
   }
 }
 

@@ -61,6 +61,10 @@ class Raw {
   Raw() = default;
   explicit Raw(std::string bytes)
       : bytes_(bytes.empty() ? nullptr : std::make_shared<const std::string>(std::move(bytes))) {}
+  // Shares bytes another owner keeps (a cache's encoded tool schema): neither copied nor
+  // allocated. Null or empty bytes make an empty Raw.
+  explicit Raw(std::shared_ptr<const std::string> bytes) noexcept
+      : bytes_(bytes && !bytes->empty() ? std::move(bytes) : nullptr) {}
 
   std::string_view bytes() const noexcept {
     return bytes_ ? std::string_view(*bytes_) : std::string_view();

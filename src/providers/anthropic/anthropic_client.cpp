@@ -56,7 +56,7 @@ class AnthropicClient final : public WireClientBase {
       return answer.error();
     } else if (*answer) {
       // output_config.format, beside the effort an adaptive row may already have put there.
-      json::Value format = json::Object{{"type", "json_schema"}, {"schema", json::Raw(**answer)}};
+      json::Value format = json::Object{{"type", "json_schema"}, {"schema", json::Raw(*answer)}};
       if (json::Value* config = body.find("output_config")) {
         (*config)["format"] = std::move(format);
       } else {

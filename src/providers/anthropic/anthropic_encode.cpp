@@ -135,16 +135,19 @@ json::Array anthropic_tools(std::span<const ToolBytes> established, std::span<co
       // Only the last established tool carries a marker: one breakpoint covers the whole prefix,
       // and marking each tool would exhaust the budget of four (REQ-CACHE level 1 trap). The
       // cached bytes are spliced, not re-serialised.
-      std::string marked = bytes.substr(0, bytes.size() - 1);
+      constexpr std::size_t kMarkBytes = 64;  // ,"cache_control":{"type":"ephemeral","ttl":"1h"}
+      std::string marked;
+      marked.reserve(bytes.size() + kMarkBytes);  // grown once, not doubled past the schema
+      marked.append(bytes, 0, bytes.size() - 1);
       marked += ",\"cache_control\":";
       json::dump_to(marked, marks.prefix());
       marked += '}';
       out.push_back(json::Raw(std::move(marked)));
     } else {
-      out.push_back(json::Raw(bytes));
+      out.push_back(json::Raw(established[i]));  // shared with the cache, not copied
     }
   }
-  for (const auto& bytes : deferred) out.push_back(json::Raw(*bytes));
+  for (const auto& bytes : deferred) out.push_back(json::Raw(bytes));
   return out;
 }
 

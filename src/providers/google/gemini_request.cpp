@@ -179,7 +179,7 @@ std::string generation_config(const Request& request, const ToolBytes& answer_sc
   if (answer_schema) {
     // responseJsonSchema (plain JSON Schema), not the OpenAPI-subset responseSchema.
     config.append_unique("responseMimeType", "application/json");
-    config.append_unique("responseJsonSchema", json::Raw(*answer_schema));
+    config.append_unique("responseJsonSchema", json::Raw(answer_schema));
   }
   return json::dump(json::Value(std::move(config)));
 }
@@ -211,13 +211,18 @@ std::string prefix_members(const Request& request, std::span<const ToolBytes> to
     member("systemInstruction", R"({"parts":[)" + text_part(request.system) + R"(],"role":"user"})");
   }
   if (!tool_bytes.empty()) {
-    std::string tools = R"([{"functionDeclarations":[)";
+    // The cached forms copied once, into a prefix sized for them.
+    constexpr std::string_view kOpen = R"("tools":[{"functionDeclarations":[)";
+    std::size_t size = out.size() + 1 + kOpen.size() + 3;
+    for (const auto& t : tool_bytes) size += t->size() + 1;
+    out.reserve(size);
+    if (!out.empty()) out += ',';
+    out += kOpen;
     for (std::size_t i = 0; i < tool_bytes.size(); ++i) {
-      if (i > 0) tools += ',';
-      tools += *tool_bytes[i];
+      if (i > 0) out += ',';
+      out += *tool_bytes[i];
     }
-    tools += "]}]";
-    member("tools", tools);
+    out += "]}]";
     if (request.tool_choice) member("toolConfig", tool_config(*request.tool_choice));
   }
   return out;
@@ -287,7 +292,9 @@ std::string render_tool(const ToolSpec& tool) {
 }
 
 std::string whole_body(const RequestParts& parts) {
-  std::string body = "{";
+  std::string body;
+  body.reserve(parts.prefix.size() + parts.rest.size() + 3);
+  body += '{';
   if (!parts.prefix.empty()) {
     body += parts.prefix;
     body += ',';

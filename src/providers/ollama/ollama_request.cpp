@@ -168,6 +168,14 @@ OllamaRequest encode_request(const Request& request, std::span<const Message> vi
   OllamaRequest out;
   ObjectWriter body;
   body.text("model", request.model->id);
+  const bool offer_tools = !tool_bytes.empty() && !(request.tool_choice && request.tool_choice->mode == ToolChoice::Mode::none);
+  // What follows the messages, so the body is sized for it with them: the tools going in after a
+  // body sized for the messages alone grew it again, with a copy of the whole history.
+  constexpr std::size_t kSmallMembers = 256;  // think, options, keep_alive, stream
+  std::size_t after = kSmallMembers + (answer_schema ? answer_schema->size() + 16 : 0);
+  if (offer_tools) {
+    for (const auto& t : tool_bytes) after += t->size() + 1;
+  }
   if (history && meter) {
     const std::string lead = request.system.empty() ? std::string() : system_message(request) + ',';
     const EncodedHistory::Wire wire{splits_result_runs, [](std::span<const Message> segment, bool) {
@@ -179,19 +187,20 @@ OllamaRequest encode_request(const Request& request, std::span<const Message> vi
                                     }};
     body.member_written("messages", [&](std::string& into) {
       history->append_array(request.session_id, request.model->vendor + '/' + request.model->id,
-                            view, wire, into, *meter, promise, lead);
+                            view, wire, into, *meter, promise, lead, after);
     });
   } else {
     body.member("messages", messages_json(request, view));
   }
-  const bool offer_tools = !tool_bytes.empty() && !(request.tool_choice && request.tool_choice->mode == ToolChoice::Mode::none);
   if (offer_tools) {
-    std::string tools = "[";
-    for (std::size_t i = 0; i < tool_bytes.size(); ++i) {
-      if (i > 0) tools += ',';
-      tools += *tool_bytes[i];
-    }
-    body.member("tools", tools + "]");
+    body.member_written("tools", [&](std::string& into) {  // the cached forms, copied once
+      into += '[';
+      for (std::size_t i = 0; i < tool_bytes.size(); ++i) {
+        if (i > 0) into += ',';
+        into += *tool_bytes[i];
+      }
+      into += ']';
+    });
     const auto mode = request.tool_choice ? request.tool_choice->mode : ToolChoice::Mode::automatic;
     if (mode == ToolChoice::Mode::required || mode == ToolChoice::Mode::tool) out.unsupported.push_back(forced_choice_unsupported(request));
   }

@@ -89,7 +89,7 @@ class CompletionsClient final : public WireClientBase {
       json::Object spec{{"name", request.answer->name}};
       if (!request.answer->description.empty())
         spec.append_unique("description", request.answer->description);
-      spec.append_unique("schema", json::Raw(**answer));
+      spec.append_unique("schema", json::Raw(*answer));
       spec.append_unique("strict", true);
       body.append_unique("response_format",
                          json::Object{{"type", "json_schema"}, {"json_schema", std::move(spec)}});
@@ -151,7 +151,7 @@ class CompletionsClient final : public WireClientBase {
     OfferedTools offered = offered_tools(request, completions_tool_form);
     json::Array tools;
     tools.reserve(offered.established.size());
-    for (const auto& form : offered.established) tools.push_back(json::Raw(*form));
+    for (const auto& form : offered.established) tools.push_back(json::Raw(form));
     // Tools first offered mid-session stay out of `tools` (adding them there would change the
     // prompt prefix and lose the provider's cache) and are declared in prose after the result
     // that brought them (REQ-CACHE-10, ruling L-8: there is no additional_tools parameter).

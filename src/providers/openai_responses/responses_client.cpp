@@ -64,7 +64,7 @@ class ResponsesClient final : public WireClientBase {
       json::Object format{{"type", "json_schema"}, {"name", request.answer->name}};
       if (!request.answer->description.empty())
         format.append_unique("description", request.answer->description);
-      format.append_unique("schema", json::Raw(**answer));
+      format.append_unique("schema", json::Raw(*answer));
       format.append_unique("strict", true);
       body.append_unique("text", json::Object{{"format", std::move(format)}});
     }
@@ -117,7 +117,7 @@ class ResponsesClient final : public WireClientBase {
     OfferedTools offered = offered_tools(request, responses_tool_form);
     json::Array tools;
     tools.reserve(offered.established.size());
-    for (const auto& form : offered.established) tools.push_back(json::Raw(*form));
+    for (const auto& form : offered.established) tools.push_back(json::Raw(form));
     // Tools first offered mid-session stay out of `tools` (adding them there would change the
     // prompt prefix and lose the provider's cache) and are declared in prose after the result
     // that brought them (REQ-CACHE-10, ruling L-8: there is no additional_tools parameter).

@@ -198,8 +198,9 @@ EncodedHistory::Segment dump_items(const json::Array& items);
 std::string declared_context(
     const std::map<std::string, std::vector<ToolBytes>, std::less<>>& declared_after);
 // The body {head..., "key": <array>, tail...} with the array written in place by `write`: the
-// history's bytes go once into the body's own buffer. `write` is told how many bytes follow it
-// (the tail), so it can size the buffer once.
+// history's bytes go once into the body's own buffer, and so does the tail after it. `write` is
+// told about how many bytes follow it (exact for raw bytes such as tool schemas), so it can size
+// the buffer once.
 std::string object_around(json::Value head, std::string_view key,
                           const std::function<void(std::string&, std::size_t)>& write,
                           json::Value tail);
