@@ -411,7 +411,10 @@ std::string object_around(json::Value head, std::string_view key,
   if (out.size() == 2) out.pop_back();  // "{}" had no members
   json::append_quoted(out, key);
   out += ':';
-  write(out, dumped_size_hint(tail));  // the writer sizes the body for the tail
+  // The writer sizes the body for the tail, with room for what the hint leaves out (escapes, long
+  // numbers): a tail that outgrew the body would grow it with a copy of the whole history.
+  constexpr std::size_t kTailSlack = 64;
+  write(out, dumped_size_hint(tail) + kTailSlack);
   const std::size_t at = out.size();
   json::dump_to(out, tail);    // into the body itself: its '{' becomes the ',' after the array
   if (out.size() - at == 2) {  // "{}"
