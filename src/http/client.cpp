@@ -247,7 +247,8 @@ class ConnectionBody final : public detail::ViewReader {
 };
 
 // The head (with a small body copied in) and then a large body: one send on a plain socket,
-// where two would make two segments and wake the server twice.
+// where two would make two segments and wake the server twice. Out of line, so its frame is not
+// part of the one `send` waits for the answer in.
 [[gnu::noinline]] Result<void> write_request(Stream& stream, std::string_view head,
                                              const Request& request, const IoDeadline& deadline) {
   if (request.body.size() <= kInlineBodyBytes) return stream.write_all(head, deadline);

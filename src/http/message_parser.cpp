@@ -257,7 +257,7 @@ Result<void> MessageParser::on_line(std::string_view line) {
                         (line[version_digit_offset] == '0' || line[version_digit_offset] == '1') &&
                         line[version_text_size] == ' ' &&
                         (line.size() == status_line_min || line[status_line_min] == ' ');
-  if (!shape_ok) { return fail_with(not_a_status_line(line)); }
+  if (!shape_ok) return fail_with(not_a_status_line(line));
   int status = 0;
   for (std::size_t i = status_code_offset; i < status_code_offset + status_code_digits; ++i) {
     if (line[i] < '0' || line[i] > '9')
@@ -265,7 +265,7 @@ Result<void> MessageParser::on_line(std::string_view line) {
           cold_error(Errc::protocol_error, "the HTTP status code is not three digits"));
     status = status * decimal_base + (line[i] - '0');
   }
-  if (status < min_status || status > max_status) { return fail_with(status_out_of_range(status)); }
+  if (status < min_status || status > max_status) return fail_with(status_out_of_range(status));
   const std::string_view reason = line.size() > status_line_min ? line.substr(status_line_min + 1) : std::string_view{};
   if (!is_valid_field_value(reason))
     return fail_with(cold_error(Errc::protocol_error, "the HTTP reason phrase has control bytes"));
@@ -358,7 +358,7 @@ Result<void> MessageParser::decide_framing() {
   const bool has_te = headers_.contains("transfer-encoding");
   const bool has_cl = headers_.contains("content-length");
   if (has_te) {
-    if (has_cl) { return fail_with(both_framings()); }
+    if (has_cl) return fail_with(both_framings());
     std::size_t codings = 0;
     bool chunked = false;
     for_each_element(headers_, "transfer-encoding", [&](std::string_view coding, std::string_view) {

@@ -71,20 +71,13 @@ namespace {
 // The limit errors are built out of line: every event passes through feed_lines and its inlined
 // callees, and their temporaries would take room in its frame, which is on the deepest path of a
 // session's stack (under it, the event's JSON is parsed).
-[[gnu::cold, gnu::noinline]] Error line_too_long(std::uint64_t line_start, std::size_t max) {
-  return make_error(Errc::limit_exceeded,
-                    "an SSE line starting at stream offset " + std::to_string(line_start) +
-                        " exceeds max_line_bytes (" + std::to_string(max) + ")")
-      .with_detail("limit", "max_line_bytes")
-      .with_detail("max", std::to_string(max))
-      .with_detail("offset", std::to_string(line_start));
-}
-
-[[gnu::cold, gnu::noinline]] Error event_too_large(std::uint64_t offset, std::size_t max) {
-  return make_error(Errc::limit_exceeded,
-                    "an SSE event ending at stream offset " + std::to_string(offset) +
-                        " exceeds max_event_bytes (" + std::to_string(max) + ")")
-      .with_detail("limit", "max_event_bytes")
+// `what` is "an SSE line starting" or "an SSE event ending"; `limit` names the option.
+[[gnu::cold, gnu::noinline]] Error over_limit(const char* what, const char* limit,
+                                              std::uint64_t offset, std::size_t max) {
+  return make_error(Errc::limit_exceeded, std::string(what) + " at stream offset " +
+                                              std::to_string(offset) + " exceeds " + limit + " (" +
+                                              std::to_string(max) + ")")
+      .with_detail("limit", limit)
       .with_detail("max", std::to_string(max))
       .with_detail("offset", std::to_string(offset));
 }
@@ -109,7 +102,8 @@ void SseDecoder::feed_lines(std::string_view bytes) {
     const std::string_view piece =
         bytes.substr(at, end == std::string_view::npos ? std::string_view::npos : end - at);
     if (piece.size() > options_.max_line_bytes - line_.size()) {
-      poison(line_too_long(line_start_, options_.max_line_bytes));
+      poison(over_limit("an SSE line starting", "max_line_bytes", line_start_,
+                        options_.max_line_bytes));
       return;
     }
     stream_offset_ += piece.size();
@@ -177,7 +171,8 @@ void SseDecoder::append_data(std::string_view value) {
 // cannot overflow.
 bool SseDecoder::fits_event(std::size_t data_bytes, std::size_t type_bytes) {
   if (data_bytes + type_bytes <= options_.max_event_bytes) return true;
-  poison(event_too_large(stream_offset_, options_.max_event_bytes));
+  poison(over_limit("an SSE event ending", "max_event_bytes", stream_offset_,
+                    options_.max_event_bytes));
   return false;
 }
 

@@ -177,6 +177,9 @@ TEST_CASE("a line longer than max_line_bytes poisons the decoder after the event
   CHECK(t.error->code == Errc::limit_exceeded);
   CHECK(t.error->find_detail("limit") == std::optional<std::string_view>("max_line_bytes"));
   CHECK(t.error->find_detail("offset") == std::optional<std::string_view>("9"));
+  CHECK(
+      t.error->message.find("an SSE line starting at stream offset 9 exceeds max_line_bytes (8)") !=
+      std::string::npos);
   require_chunking_invariant(stream, options);
 }
 
@@ -196,6 +199,8 @@ TEST_CASE("an event larger than max_event_bytes poisons the decoder") {
   REQUIRE(t.items == std::vector<SseEvent>{event("1234\n5678")});
   REQUIRE(t.error);
   CHECK(t.error->find_detail("limit") == std::optional<std::string_view>("max_event_bytes"));
+  CHECK(t.error->message.find("an SSE event ending at stream offset") != std::string::npos);
+  CHECK(t.error->message.find("exceeds max_event_bytes (10)") != std::string::npos);
   require_chunking_invariant(stream, options);
 }
 
