@@ -8,6 +8,12 @@ endif()
 
 function(agentkit_set_warnings target)
   target_compile_options(${target} PRIVATE ${AGENTKIT_WARNING_FLAGS})
+  # In a unity build every source is an included file, and g++ then warns about each class with a
+  # member of a file-local type, as it would for a class defined in a header (-Wsubobject-linkage).
+  if(CMAKE_CXX_COMPILER_ID STREQUAL "GNU")
+    target_compile_options(${target} PRIVATE
+      $<$<BOOL:$<TARGET_PROPERTY:UNITY_BUILD>>:-Wno-subobject-linkage>)
+  endif()
 endfunction()
 
 if(AGENTKIT_SANITIZE)

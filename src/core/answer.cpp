@@ -18,21 +18,12 @@
 using namespace std::string_view_literals;
 
 #include "agentkit/core/answer.hpp"
+#include "fnv.hpp"
 
 namespace agentkit {
 namespace {
 
-constexpr std::uint64_t kFnvOffset = 1469598103934665603ULL;
-constexpr std::uint64_t kFnvPrime = 1099511628211ULL;
-
-void fnv_mix(std::uint64_t& h, std::string_view bytes) {
-  for (unsigned char c : bytes) {
-    h ^= c;
-    h *= kFnvPrime;
-  }
-  h ^= 0xFF;  // separator, so ("ab","c") and ("a","bc") differ
-  h *= kFnvPrime;
-}
+using detail::fnv_mix, detail::kFnvOffset;
 
 constexpr std::array kOpenAiKeep = {
     "type"sv,
@@ -95,7 +86,7 @@ bool listed(const std::array<std::string_view, N>& list, std::string_view key) {
   return std::find(list.begin(), list.end(), key) != list.end();
 }
 
-bool is_plain_key(std::string_view key) {
+bool is_path_identifier(std::string_view key) {
   if (key.empty()) return false;
   return std::all_of(key.begin(), key.end(), [](char c) {
     return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '_' ||
@@ -123,7 +114,7 @@ class PathBuffer {
   std::size_t size() const noexcept { return text_.size(); }
   void truncate(std::size_t n) { text_.resize(n); }
   void key(std::string_view k) {
-    if (is_plain_key(k)) {
+    if (is_path_identifier(k)) {
       text_ += '.';
       text_ += k;
     } else {

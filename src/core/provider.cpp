@@ -2,24 +2,15 @@
 
 #include <array>
 
+#include "fnv.hpp"
+
 namespace agentkit {
 namespace {
 
 constexpr std::array<std::string_view, 7> kThinkingNames = {"off",  "minimal", "low", "medium",
                                                             "high", "xhigh",   "max"};
 
-// FNV-1a, 64 bit: a stable, cheap content hash for cache keys (not a security boundary).
-constexpr std::uint64_t kFnvOffset = 14695981039346656037ull;
-constexpr std::uint64_t kFnvPrime = 1099511628211ull;
-
-void fnv_mix(std::uint64_t& h, std::string_view bytes) {
-  for (unsigned char c : bytes) {
-    h ^= c;
-    h *= kFnvPrime;
-  }
-  h ^= 0xff;  // separator so ("ab","c") and ("a","bc") differ
-  h *= kFnvPrime;
-}
+using detail::fnv_mix, detail::kFnvOffset;
 
 }  // namespace
 

@@ -23,7 +23,7 @@ using detail::ParserLimits;
 // its message ends. The size of a TLS record's plaintext, which is all a TLS stream returns in one
 // read anyway; a larger buffer would save a plain socket's reads only for answers that are
 // already there whole, at the price of memory held through each body's decoding.
-constexpr std::size_t read_buffer_bytes = 16 * 1024;
+using detail::read_buffer_bytes;
 // A chunk at least this large (or the rest of the caller's buffer) is read straight into the
 // caller's buffer; smaller ones go through the read buffer.
 constexpr std::uint64_t kStraightChunkBytes = 4 * 1024;

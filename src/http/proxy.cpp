@@ -56,9 +56,9 @@ bool is_loopback_host(const Url& url) {
 // Splits "host:port" / "[v6]:port" / "v6" into host and optional port.
 std::pair<std::string_view, std::optional<std::uint16_t>> split_port(std::string_view entry) {
   auto parse_port = [](std::string_view digits) -> std::optional<std::uint16_t> {
-    constexpr std::uint64_t max_port = 65535;
+    constexpr std::uint64_t highest_port = 65535;
     auto n = parse_uint64(digits);
-    if (!n || *n == 0 || *n > max_port) return std::nullopt;
+    if (!n || *n == 0 || *n > highest_port) return std::nullopt;
     return static_cast<std::uint16_t>(*n);
   };
   if (!entry.empty() && entry.front() == '[') {
@@ -98,8 +98,8 @@ std::optional<ProxyPolicy::Rule> ProxyPolicy::parse_rule(std::string_view entry)
   if (const std::size_t slash = e.find('/'); slash != std::string_view::npos) {
     auto ip = IpAddress::parse(e.substr(0, slash));
     auto bits = parse_uint64(e.substr(slash + 1));
-    constexpr std::uint64_t bits_per_byte = 8;
-    if (!ip || !bits || *bits > ip->size() * bits_per_byte) return std::nullopt;
+    constexpr std::uint64_t address_bits_per_byte = 8;
+    if (!ip || !bits || *bits > ip->size() * address_bits_per_byte) return std::nullopt;
     rule.kind = Rule::Kind::network;
     rule.address = *ip;
     rule.prefix_bits = static_cast<unsigned>(*bits);

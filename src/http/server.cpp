@@ -16,7 +16,7 @@
 
 namespace agentkit::http {
 namespace {
-constexpr std::size_t read_buffer_bytes = 16 * 1024;
+using detail::read_buffer_bytes;
 constexpr int status_bad_request = 400;
 constexpr int status_request_timeout = 408;
 constexpr int status_content_too_large = 413;
@@ -90,10 +90,11 @@ class ServerExchange {
 
  private:
   Result<void> begin(int status, const Headers& headers) {
-    constexpr int min_status = 200;  // 1xx interim answers are the server's business, not a handler's
-    constexpr int max_status = 599;
+    constexpr int min_final =
+        200;  // 1xx interim answers are the server's business, not a handler's
+    constexpr int max_final = 599;
     if (started_) return fail(Errc::invalid_argument, "the response has already been started");
-    if (status < min_status || status > max_status) {
+    if (status < min_final || status > max_final) {
       return fail(Errc::invalid_argument, "status " + std::to_string(status) + " is not a final HTTP status (200-599)");
     }
     if (auto h = check_outgoing_headers(headers, {"content-length", "transfer-encoding"}); !h) return h;

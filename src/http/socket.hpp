@@ -14,6 +14,9 @@
 
 namespace agentkit::http::detail {
 
+// What one read from a socket asks for, on the client's and the server's side alike.
+inline constexpr std::size_t read_buffer_bytes = 16 * 1024;
+
 // Owns a file descriptor; closes it once.
 class UniqueFd {
  public:

@@ -57,21 +57,10 @@ void put_literal_length(BitWriter& w, int sym) {
 }
 
 void put_match(BitWriter& w, int length, int distance) {
-  static constexpr std::array<int, 29> kLenBase = {3,  4,  5,  6,   7,   8,   9,   10,  11, 13,
-                                                   15, 17, 19, 23,  27,  31,  35,  43,  51, 59,
-                                                   67, 83, 99, 115, 131, 163, 195, 227, 258};
-  static constexpr std::array<int, 29> kLenExtra = {0, 0, 0, 0, 0, 0, 0, 0, 1, 1, 1, 1, 2, 2, 2,
-                                                    2, 3, 3, 3, 3, 4, 4, 4, 4, 5, 5, 5, 5, 0};
-  static constexpr std::array<int, 30> kDistBase = {
-      1,   2,   3,   4,   5,   7,    9,    13,   17,   25,   33,   49,   65,    97,    129,
-      193, 257, 385, 513, 769, 1025, 1537, 2049, 3073, 4097, 6145, 8193, 12289, 16385, 24577};
-  static constexpr std::array<int, 30> kDistExtra = {0, 0, 0,  0,  1,  1,  2,  2,  3,  3,
-                                                     4, 4, 5,  5,  6,  6,  7,  7,  8,  8,
-                                                     9, 9, 10, 10, 11, 11, 12, 12, 13, 13};
   int li = 28;
-  while (kLenBase[li] > length) --li;
+  while (kLengthBase[li] > length) --li;
   put_literal_length(w, 257 + li);
-  w.put(static_cast<std::uint32_t>(length - kLenBase[li]), kLenExtra[li]);
+  w.put(static_cast<std::uint32_t>(length - kLengthBase[li]), kLengthExtra[li]);
   int di = 29;
   while (kDistBase[di] > distance) --di;
   w.put_code(static_cast<std::uint32_t>(di), 5);

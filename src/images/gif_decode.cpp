@@ -10,11 +10,11 @@
 namespace agentkit::images::detail {
 namespace {
 
-constexpr int kMaxCodeBits = 12;
-constexpr int kMaxCodes = 1 << kMaxCodeBits;
+constexpr int kMaxLzwCodeBits = 12;
+constexpr int kMaxCodes = 1 << kMaxLzwCodeBits;
 constexpr std::size_t kHeaderBytes = 13;  // signature, logical screen descriptor
 
-Error bad(const std::string& why) { return make_error(Errc::parse_error, "GIF: " + why); }
+Error bad_gif(const std::string& why) { return make_error(Errc::parse_error, "GIF: " + why); }
 
 std::uint16_t le16(const std::uint8_t* p) { return static_cast<std::uint16_t>(p[0] | (p[1] << 8)); }
 
@@ -37,10 +37,10 @@ class Cursor {
 // Reads a chain of data sub-blocks, appending them to out (or skipping them when out is null).
 Result<void> sub_blocks(Cursor& in, std::vector<std::uint8_t>* out) {
   for (;;) {
-    if (!in.has(1)) return bad("truncated inside a data block");
+    if (!in.has(1)) return bad_gif("truncated inside a data block");
     const std::size_t n = *in.take(1);
     if (n == 0) return {};
-    if (!in.has(n)) return bad("truncated inside a data block");
+    if (!in.has(n)) return bad_gif("truncated inside a data block");
     const std::uint8_t* p = in.take(n);
     if (out != nullptr) out->insert(out->end(), p, p + n);
   }
@@ -49,7 +49,7 @@ Result<void> sub_blocks(Cursor& in, std::vector<std::uint8_t>* out) {
 // Decodes LZW data into exactly out.size() colour indices.
 Result<void> lzw(const std::vector<std::uint8_t>& data, int min_bits,
                  std::vector<std::uint8_t>& out) {
-  if (min_bits < 2 || min_bits > 8) return bad("bad LZW minimum code size");
+  if (min_bits < 2 || min_bits > 8) return bad_gif("bad LZW minimum code size");
   const int clear = 1 << min_bits;
   const int stop = clear + 1;
   std::array<std::uint16_t, kMaxCodes> prefix{};
@@ -70,7 +70,7 @@ Result<void> lzw(const std::vector<std::uint8_t>& data, int min_bits,
   std::size_t at = 0;
   while (written < out.size()) {
     while (count < bits) {
-      if (at == data.size()) return bad("truncated image data");
+      if (at == data.size()) return bad_gif("truncated image data");
       buffer |= std::uint32_t{data[at++]} << count;
       count += 8;
     }
@@ -85,7 +85,7 @@ Result<void> lzw(const std::vector<std::uint8_t>& data, int min_bits,
     }
     if (code == stop) break;
     if (code > next || (code == next && prev < 0)) {
-      return bad("an LZW code refers past the code table");
+      return bad_gif("an LZW code refers past the code table");
     }
     if (prev >= 0 && next < kMaxCodes) {
       // The new entry is prev's string plus the first byte of this code's string (or of prev's,
@@ -97,9 +97,9 @@ Result<void> lzw(const std::vector<std::uint8_t>& data, int min_bits,
                                : first[static_cast<std::size_t>(code)];
       length[n] = static_cast<std::uint16_t>(length[static_cast<std::size_t>(prev)] + 1);
       ++next;
-      if (next == (1 << bits) && bits < kMaxCodeBits) ++bits;
+      if (next == (1 << bits) && bits < kMaxLzwCodeBits) ++bits;
     } else if (prev >= 0 && code == next) {
-      return bad("an LZW code refers past the full code table");
+      return bad_gif("an LZW code refers past the full code table");
     }
     // Write the string of `code` backwards from its end.
     const std::size_t len = length[static_cast<std::size_t>(code)];
@@ -112,7 +112,7 @@ Result<void> lzw(const std::vector<std::uint8_t>& data, int min_bits,
     written += keep;
     prev = code;
   }
-  if (written < out.size()) return bad("image data ends before the frame is complete");
+  if (written < out.size()) return bad_gif("image data ends before the frame is complete");
   return {};
 }
 
@@ -122,21 +122,21 @@ struct Screen {
 };
 
 Result<Screen> read_screen(Cursor& in) {
-  if (!in.has(kHeaderBytes)) return bad("truncated header");
+  if (!in.has(kHeaderBytes)) return bad_gif("truncated header");
   const std::uint8_t* h = in.take(kHeaderBytes);
   Screen s;
   s.width = le16(h + 6);
   s.height = le16(h + 8);
   if (h[10] & 0x80) {
     const std::size_t n = std::size_t{3} << ((h[10] & 7) + 1);
-    if (!in.has(n)) return bad("truncated colour table");
+    if (!in.has(n)) return bad_gif("truncated colour table");
     const std::uint8_t* p = in.take(n);
     s.palette.assign(p, p + n);
   }
   return s;
 }
 
-struct Frame {
+struct GifFrame {
   std::uint32_t left = 0, top = 0, width = 0, height = 0;
   bool interlaced = false;
   std::vector<std::uint8_t> palette;
@@ -146,14 +146,14 @@ struct Frame {
 };
 
 // Reads blocks up to and including the first image; returns its frame.
-Result<Frame> read_first_frame(Cursor& in) {
+Result<GifFrame> read_first_frame(Cursor& in) {
   int transparent = -1;
   for (;;) {
-    if (!in.has(1)) return bad("truncated before the first image");
+    if (!in.has(1)) return bad_gif("truncated before the first image");
     const std::uint8_t kind = *in.take(1);
-    if (kind == 0x3b) return bad("no image in the file");
+    if (kind == 0x3b) return bad_gif("no image in the file");
     if (kind == 0x21) {
-      if (!in.has(1)) return bad("truncated extension");
+      if (!in.has(1)) return bad_gif("truncated extension");
       const std::uint8_t label = *in.take(1);
       if (label == 0xf9) {
         std::vector<std::uint8_t> gce;
@@ -164,10 +164,10 @@ Result<Frame> read_first_frame(Cursor& in) {
       if (auto r = sub_blocks(in, nullptr); !r) return r.error();
       continue;
     }
-    if (kind != 0x2c) return bad("unknown block type " + std::to_string(kind));
-    if (!in.has(10)) return bad("truncated image descriptor");
+    if (kind != 0x2c) return bad_gif("unknown block type " + std::to_string(kind));
+    if (!in.has(10)) return bad_gif("truncated image descriptor");
     const std::uint8_t* d = in.take(9);
-    Frame f;
+    GifFrame f;
     f.left = le16(d);
     f.top = le16(d + 2);
     f.width = le16(d + 4);
@@ -176,11 +176,11 @@ Result<Frame> read_first_frame(Cursor& in) {
     f.transparent = transparent;
     if (d[8] & 0x80) {
       const std::size_t n = std::size_t{3} << ((d[8] & 7) + 1);
-      if (!in.has(n)) return bad("truncated colour table");
+      if (!in.has(n)) return bad_gif("truncated colour table");
       const std::uint8_t* p = in.take(n);
       f.palette.assign(p, p + n);
     }
-    if (!in.has(1)) return bad("truncated image data");
+    if (!in.has(1)) return bad_gif("truncated image data");
     f.min_bits = *in.take(1);
     if (auto r = sub_blocks(in, &f.data); !r) return r.error();
     return f;
@@ -190,11 +190,11 @@ Result<Frame> read_first_frame(Cursor& in) {
 // True when another image follows the first (the file is animated).
 Result<bool> has_second_image(Cursor& in) {
   for (;;) {
-    if (!in.has(1)) return bad("truncated before the trailer");
+    if (!in.has(1)) return bad_gif("truncated before the trailer");
     const std::uint8_t kind = *in.take(1);
     if (kind == 0x3b) return false;
     if (kind == 0x2c) return true;
-    if (kind != 0x21 || !in.has(1)) return bad("unknown block type " + std::to_string(kind));
+    if (kind != 0x21 || !in.has(1)) return bad_gif("unknown block type " + std::to_string(kind));
     in.take(1);
     if (auto r = sub_blocks(in, nullptr); !r) return r.error();
   }
@@ -223,7 +223,7 @@ Result<ImageInfo> probe_gif(std::span<const std::uint8_t> bytes) {
   Result<Screen> s = read_screen(in);
   if (!s) return s.error();
   ImageInfo info{Format::gif, s->width, s->height, false};
-  Result<Frame> f = read_first_frame(in);
+  Result<GifFrame> f = read_first_frame(in);
   if (!f) return f.error();
   Result<bool> more = has_second_image(in);
   if (!more) return more.error();
@@ -236,7 +236,7 @@ Result<Raster> decode_gif(std::span<const std::uint8_t> bytes, const DecodeLimit
   Result<Screen> screen = read_screen(in);
   if (!screen) return screen.error();
   if (auto r = check_dimensions("GIF", screen->width, screen->height, limits); !r) return r.error();
-  Result<Frame> f = read_first_frame(in);
+  Result<GifFrame> f = read_first_frame(in);
   if (!f) return f.error();
   Result<bool> more = has_second_image(in);
   if (!more) return more.error();
@@ -246,10 +246,10 @@ Result<Raster> decode_gif(std::span<const std::uint8_t> bytes, const DecodeLimit
   }
   if (f->width == 0 || f->height == 0 || f->left + f->width > screen->width ||
       f->top + f->height > screen->height) {
-    return bad("the image lies outside the logical screen");
+    return bad_gif("the image lies outside the logical screen");
   }
   const std::vector<std::uint8_t>& palette = f->palette.empty() ? screen->palette : f->palette;
-  if (palette.empty()) return bad("no colour table");
+  if (palette.empty()) return bad_gif("no colour table");
   std::vector<std::uint8_t> indices(std::size_t{f->width} * f->height);
   if (auto r = lzw(f->data, f->min_bits, indices); !r) return r.error();
   Raster out;

@@ -22,7 +22,7 @@ namespace {
 constexpr int kMaxComponents = 3;
 constexpr int kFastBits = 10;
 
-Error bad(const std::string& why) { return make_error(Errc::parse_error, "JPEG: " + why); }
+Error bad_jpeg(const std::string& why) { return make_error(Errc::parse_error, "JPEG: " + why); }
 Error refused(const std::string& why) { return make_error(Errc::unsupported, "JPEG: " + why); }
 
 struct HuffTable {
@@ -55,7 +55,8 @@ Result<void> build_table(HuffTable& t, const std::uint8_t* counts, const std::ui
     t.offset[len] = k;
     t.min_code[len] = code;
     for (int i = 0; i < counts[len - 1]; ++i, ++k, ++code) {
-      if (code >= (1 << len)) return bad("a Huffman table has more codes than its lengths allow");
+      if (code >= (1 << len))
+        return bad_jpeg("a Huffman table has more codes than its lengths allow");
       if (len <= kFastBits) {
         const int shift = kFastBits - len;
         for (int f = 0; f < (1 << shift); ++f) {
@@ -85,7 +86,7 @@ Result<void> build_table(HuffTable& t, const std::uint8_t* counts, const std::ui
 }
 
 // Entropy-coded data: skips stuffed zero bytes, stops at a marker (feeding zeros after it).
-class BitReader {
+class EntropyReader {
  public:
   void reset(const std::uint8_t* p, const std::uint8_t* end) {
     p_ = p;
@@ -240,7 +241,7 @@ struct Component {
   }
 };
 
-struct Frame {
+struct JpegFrame {
   bool progressive = false;
   std::uint32_t width = 0, height = 0;
   int hmax = 1, vmax = 1;
@@ -249,7 +250,7 @@ struct Frame {
 };
 
 struct Scan {
-  std::array<int, 4> comp{};  // indices into Frame::comps
+  std::array<int, 4> comp{};  // indices into JpegFrame::comps
   int count = 0;
   int ss = 0, se = 63, ah = 0, al = 0;
 };
@@ -373,7 +374,7 @@ class Decoder {
       if (!seg) return seg.error();
       const std::uint8_t m = seg->first;
       if ((m >= 0xc0 && m <= 0xcf && m != 0xc4 && m != 0xc8 && m != 0xcc)) {
-        if (seg->second.size() < 6) return bad("short frame header");
+        if (seg->second.size() < 6) return bad_jpeg("short frame header");
         const std::uint8_t* p = seg->second.data();
         // Refused from the header alone, so a fitting file is never passed on unreadable.
         if (p[0] != 8)
@@ -381,7 +382,7 @@ class Decoder {
         if (p[5] == 4) return refused("CMYK or YCCK (four components); convert it to RGB first");
         return ImageInfo{Format::jpeg, be16(p + 3), be16(p + 1), false};
       }
-      if (m == 0xda || m == 0xd9) return bad("no frame header before the scan");
+      if (m == 0xda || m == 0xd9) return bad_jpeg("no frame header before the scan");
     }
   }
 
@@ -392,16 +393,17 @@ class Decoder {
            bytes_[pos + 1] == 0xff) {
       ++pos;  // fill bytes before a marker are allowed
     }
-    if (pos + 2 > bytes_.size()) return bad("truncated before the end-of-image marker");
-    if (bytes_[pos] != 0xff) return bad("expected a marker at byte " + std::to_string(pos));
+    if (pos + 2 > bytes_.size()) return bad_jpeg("truncated before the end-of-image marker");
+    if (bytes_[pos] != 0xff) return bad_jpeg("expected a marker at byte " + std::to_string(pos));
     const std::uint8_t m = bytes_[pos + 1];
     if (m == 0xd9) {
       pos += 2;
       return std::pair{m, std::span<const std::uint8_t>{}};
     }
-    if (pos + 4 > bytes_.size()) return bad("truncated inside a marker segment");
+    if (pos + 4 > bytes_.size()) return bad_jpeg("truncated inside a marker segment");
     const std::size_t len = be16(bytes_.data() + pos + 2);
-    if (len < 2 || pos + 2 + len > bytes_.size()) return bad("truncated inside a marker segment");
+    if (len < 2 || pos + 2 + len > bytes_.size())
+      return bad_jpeg("truncated inside a marker segment");
     auto payload = bytes_.subspan(pos + 4, len - 2);
     pos += 2 + len;
     return std::pair{m, payload};
@@ -415,7 +417,8 @@ class Decoder {
       const auto [m, data] = *seg;
       Result<void> r;
       if (m == 0xd9) {
-        if (frame_.comps.empty() || scans_ == 0) return bad("no image data before end of image");
+        if (frame_.comps.empty() || scans_ == 0)
+          return bad_jpeg("no image data before end of image");
         return {};
       } else if (m == 0xc0 || m == 0xc1 || m == 0xc2) {
         r = read_frame(data, m == 0xc2);
@@ -426,7 +429,7 @@ class Decoder {
       } else if (m == 0xdb) {
         r = read_dqt(data);
       } else if (m == 0xdd) {
-        r = data.size() == 2 ? Result<void>() : Result<void>(bad("bad DRI length"));
+        r = data.size() == 2 ? Result<void>() : Result<void>(bad_jpeg("bad DRI length"));
         if (r) restart_interval_ = be16(data.data());
       } else if (m == 0xe1) {
         read_exif(data);
@@ -442,8 +445,8 @@ class Decoder {
   }
 
   Result<void> read_frame(std::span<const std::uint8_t> d, bool progressive) {
-    if (!frame_.comps.empty()) return bad("more than one frame header");
-    if (d.size() < 6) return bad("short frame header");
+    if (!frame_.comps.empty()) return bad_jpeg("more than one frame header");
+    if (d.size() < 6) return bad_jpeg("short frame header");
     if (d[0] != 8) {
       return refused(std::to_string(d[0]) + "-bit samples; only 8-bit JPEG is supported");
     }
@@ -453,8 +456,8 @@ class Decoder {
     const int n = d[5];
     if (frame_.height == 0) return refused("a height defined later by a DNL marker");
     if (n == 4) return refused("CMYK or YCCK (four components); convert it to RGB first");
-    if (n != 1 && n != 3) return bad(std::to_string(n) + " components");
-    if (d.size() < 6 + 3 * std::size_t(n)) return bad("short frame header");
+    if (n != 1 && n != 3) return bad_jpeg(std::to_string(n) + " components");
+    if (d.size() < 6 + 3 * std::size_t(n)) return bad_jpeg("short frame header");
     if (auto r = check_dimensions("JPEG", frame_.width, frame_.height, limits_); !r) return r;
     for (int i = 0; i < n; ++i) {
       Component c;
@@ -462,7 +465,7 @@ class Decoder {
       c.h = d[7 + 3 * i] >> 4;
       c.v = d[7 + 3 * i] & 15;
       c.tq = d[8 + 3 * i];
-      if (c.h < 1 || c.h > 4 || c.v < 1 || c.v > 4 || c.tq > 3) return bad("bad component");
+      if (c.h < 1 || c.h > 4 || c.v < 1 || c.v > 4 || c.tq > 3) return bad_jpeg("bad component");
       frame_.hmax = std::max(frame_.hmax, c.h);
       frame_.vmax = std::max(frame_.vmax, c.v);
       frame_.comps.push_back(std::move(c));
@@ -485,12 +488,13 @@ class Decoder {
   Result<void> read_dht(std::span<const std::uint8_t> d) {
     std::size_t i = 0;
     while (i < d.size()) {
-      if (d.size() - i < 17) return bad("short Huffman table");
+      if (d.size() - i < 17) return bad_jpeg("short Huffman table");
       const int tc = d[i] >> 4, th = d[i] & 15;
-      if (tc > 1 || th > 3) return bad("bad Huffman table id");
+      if (tc > 1 || th > 3) return bad_jpeg("bad Huffman table id");
       int total = 0;
       for (int k = 0; k < 16; ++k) total += d[i + 1 + std::size_t(k)];
-      if (total > 256 || d.size() - i - 17 < std::size_t(total)) return bad("short Huffman table");
+      if (total > 256 || d.size() - i - 17 < std::size_t(total))
+        return bad_jpeg("short Huffman table");
       HuffTable& t = (tc == 0 ? dc_ : ac_)[static_cast<std::size_t>(th)];
       if (auto r = build_table(t, d.data() + i + 1, d.data() + i + 17, total); !r) return r;
       i += 17 + std::size_t(total);
@@ -502,9 +506,9 @@ class Decoder {
     std::size_t i = 0;
     while (i < d.size()) {
       const int pq = d[i] >> 4, tq = d[i] & 15;
-      if (pq > 1 || tq > 3) return bad("bad quantisation table id");
+      if (pq > 1 || tq > 3) return bad_jpeg("bad quantisation table id");
       const std::size_t need = 1 + 64 * (pq + 1);
-      if (d.size() - i < need) return bad("short quantisation table");
+      if (d.size() - i < need) return bad_jpeg("short quantisation table");
       for (std::size_t k = 0; k < 64; ++k) {
         const std::uint32_t q = pq ? be16(d.data() + i + 1 + 2 * k) : d[i + 1 + k];
         quant_[static_cast<std::size_t>(tq)][kZigZag[k]] = idct::quantiser(q);
@@ -542,23 +546,23 @@ class Decoder {
   }
 
   Result<void> read_scan(std::span<const std::uint8_t> d, std::size_t& pos) {
-    if (frame_.comps.empty()) return bad("a scan before the frame header");
-    if (d.empty()) return bad("short scan header");
+    if (frame_.comps.empty()) return bad_jpeg("a scan before the frame header");
+    if (d.empty()) return bad_jpeg("short scan header");
     Scan s;
     s.count = d[0];
     if (s.count < 1 || s.count > static_cast<int>(frame_.comps.size()) ||
         d.size() != 1 + 2 * std::size_t(s.count) + 3) {
-      return bad("bad scan header");
+      return bad_jpeg("bad scan header");
     }
     for (int i = 0; i < s.count; ++i) {
       const int id = d[1 + 2 * i];
       auto it = std::find_if(frame_.comps.begin(), frame_.comps.end(),
                              [&](const Component& c) { return c.id == id; });
-      if (it == frame_.comps.end()) return bad("a scan names an unknown component");
+      if (it == frame_.comps.end()) return bad_jpeg("a scan names an unknown component");
       s.comp[static_cast<std::size_t>(i)] = static_cast<int>(it - frame_.comps.begin());
       it->td = d[2 + 2 * i] >> 4;
       it->ta = d[2 + 2 * i] & 15;
-      if (it->td > 3 || it->ta > 3) return bad("bad Huffman table selector");
+      if (it->td > 3 || it->ta > 3) return bad_jpeg("bad Huffman table selector");
     }
     const std::uint8_t* tail = d.data() + 1 + 2 * s.count;
     s.ss = tail[0];
@@ -568,10 +572,10 @@ class Decoder {
     if (frame_.progressive) {
       if (s.ss > s.se || s.se > 63 || (s.ss == 0 && s.se != 0) || (s.ss > 0 && s.count != 1) ||
           s.al > 13) {
-        return bad("bad progressive scan parameters");
+        return bad_jpeg("bad progressive scan parameters");
       }
     } else if (s.ss != 0 || s.se != 63 || s.ah != 0 || s.al != 0) {
-      return bad("bad sequential scan parameters");
+      return bad_jpeg("bad sequential scan parameters");
     }
     ++scans_;
     bits_.reset(bytes_.data() + pos, bytes_.data() + bytes_.size());
@@ -579,7 +583,7 @@ class Decoder {
     // Continue after the entropy-coded data: at the marker that ended it.
     bits_.sync_to_marker();
     const std::uint8_t* p = bits_.position();
-    if (bits_.marker() == 0) return bad("truncated scan data (no end-of-image marker)");
+    if (bits_.marker() == 0) return bad_jpeg("truncated scan data (no end-of-image marker)");
     pos = static_cast<std::size_t>(p - bytes_.data());
     return {};
   }
@@ -592,7 +596,7 @@ class Decoder {
       const bool needs_ac = s.se > 0;
       if ((needs_dc && !dc_[static_cast<std::size_t>(c.td)].defined) ||
           (needs_ac && !ac_[static_cast<std::size_t>(c.ta)].defined)) {
-        return bad("a scan uses an undefined Huffman table");
+        return bad_jpeg("a scan uses an undefined Huffman table");
       }
     }
     return {};
@@ -645,7 +649,7 @@ class Decoder {
             }
           }
         }
-        if (bits_.starved()) return bad("truncated scan data");
+        if (bits_.starved()) return bad_jpeg("truncated scan data");
         if (restart_interval_ != 0) --until_restart;
       }
     }
@@ -657,7 +661,7 @@ class Decoder {
   Result<void> restart(int expected) {
     bits_.sync_to_marker();
     if (bits_.marker() != 0xd0 + expected) {
-      return bad("expected restart marker RST" + std::to_string(expected));
+      return bad_jpeg("expected restart marker RST" + std::to_string(expected));
     }
     bits_.consume_marker();
     for (Component& c : frame_.comps) c.dc_pred = 0;
@@ -676,7 +680,7 @@ class Decoder {
   // samples are read back from cache rather than memory. Files that spread their components
   // over several scans keep whole planes and are rendered at the end.
   Result<void> sequential_scan(const Scan& s, std::uint32_t units_x, std::uint32_t units_y) {
-    if (streamed_) return bad("a scan after one that held every component");
+    if (streamed_) return bad_jpeg("a scan after one that held every component");
     if (scans_ == 1) {
       const bool stream = s.count == static_cast<int>(frame_.comps.size());
       for (Component& c : frame_.comps) {
@@ -688,7 +692,7 @@ class Decoder {
       streamed_ = stream;
       if (stream) begin_render();
     }
-    BitReader bits = bits_;
+    EntropyReader bits = bits_;
     std::uint32_t until_restart = restart_interval_;
     int expected_rst = 0;
     for (std::uint32_t uy = 0; uy < units_y; ++uy) {
@@ -711,11 +715,11 @@ class Decoder {
                   ux * static_cast<std::uint32_t>(h) + static_cast<std::uint32_t>(bx);
               const std::uint32_t y =
                   uy * static_cast<std::uint32_t>(v) + static_cast<std::uint32_t>(by);
-              if (const char* why = sequential_block(bits, c, x, y)) return bad(why);
+              if (const char* why = sequential_block(bits, c, x, y)) return bad_jpeg(why);
             }
           }
         }
-        if (bits.starved()) return bad("truncated scan data");
+        if (bits.starved()) return bad_jpeg("truncated scan data");
         if (restart_interval_ != 0) --until_restart;
       }
       if (streamed_) render_rows(uy + 1 == units_y ? frame_.height : rows_ready(s, uy + 1));
@@ -741,7 +745,8 @@ class Decoder {
 
   // Decodes the block at block column bx, row by of component c and transforms it into the
   // component's samples. Returns why it failed, or nullptr.
-  const char* sequential_block(BitReader& bits, Component& c, std::uint32_t bx, std::uint32_t by) {
+  const char* sequential_block(EntropyReader& bits, Component& c, std::uint32_t bx,
+                               std::uint32_t by) {
     std::array<std::int16_t, 64> b{};
     const int t = bits.decode(dc_[static_cast<std::size_t>(c.td)]);
     if (t < 0 || t > 11) return "bad DC code";
@@ -805,7 +810,7 @@ class Decoder {
 
   Result<int> dc_diff(Component& c) {
     const int t = bits_.decode(dc_[static_cast<std::size_t>(c.td)]);
-    if (t < 0 || t > 11) return bad("bad DC code");
+    if (t < 0 || t > 11) return bad_jpeg("bad DC code");
     return bits_.receive_extend(t);
   }
 
@@ -830,7 +835,7 @@ class Decoder {
     const HuffTable& ac = ac_[static_cast<std::size_t>(c.ta)];
     for (int k = s.ss; k <= s.se;) {
       const int rs = bits_.decode(ac);
-      if (rs < 0) return bad("bad AC code");
+      if (rs < 0) return bad_jpeg("bad AC code");
       const int r = rs >> 4, size = rs & 15;
       if (size == 0) {
         if (r < 15) {
@@ -841,7 +846,7 @@ class Decoder {
         continue;
       }
       k += r;
-      if (k > 63) return bad("AC coefficients run past the block");
+      if (k > 63) return bad_jpeg("AC coefficients run past the block");
       b[kZigZag[static_cast<std::size_t>(k++)]] =
           static_cast<std::int16_t>(bits_.receive_extend(size) * (1 << s.al));
     }
@@ -862,7 +867,7 @@ class Decoder {
       const HuffTable& ac = ac_[static_cast<std::size_t>(c.ta)];
       for (; k <= s.se;) {
         const int rs = bits_.decode(ac);
-        if (rs < 0) return bad("bad AC code");
+        if (rs < 0) return bad_jpeg("bad AC code");
         int r = rs >> 4;
         const int size = rs & 15;
         int value = 0;
@@ -872,7 +877,7 @@ class Decoder {
             break;
           }
         } else {
-          if (size != 1) return bad("bad AC refinement size");
+          if (size != 1) return bad_jpeg("bad AC refinement size");
           value = bits_.bit() ? p1 : m1;
         }
         while (k <= s.se) {
@@ -1065,7 +1070,7 @@ class Decoder {
 
   std::span<const std::uint8_t> bytes_;
   DecodeLimits limits_;
-  Frame frame_;
+  JpegFrame frame_;
   std::array<HuffTable, 4> dc_{}, ac_{};
   std::array<std::array<std::int16_t, 64>, 4> quant_{};  // idct::quantiser values
   std::uint32_t restart_interval_ = 0;
@@ -1073,7 +1078,7 @@ class Decoder {
   int orientation_ = 1;
   int scans_ = 0;
   int eobrun_ = 0;
-  BitReader bits_;
+  EntropyReader bits_;
   // Rendering state (render_rows() continues where it stopped).
   bool streamed_ = false;  // the first scan held every component and rendered the image
   Raster out_;

@@ -14,7 +14,7 @@ namespace {
 constexpr std::array<std::uint8_t, 8> kSignature = {0x89, 'P', 'N', 'G', '\r', '\n', 0x1a, '\n'};
 constexpr std::size_t kChunkOverhead = 12;  // length, type, CRC
 
-Error bad(const std::string& why) { return make_error(Errc::parse_error, "PNG: " + why); }
+Error bad_png(const std::string& why) { return make_error(Errc::parse_error, "PNG: " + why); }
 
 struct Header {
   std::uint32_t width = 0;
@@ -47,13 +47,14 @@ class ChunkReader {
   explicit ChunkReader(std::span<const std::uint8_t> bytes)
       : bytes_(bytes), pos_(kSignature.size()) {}
   Result<Chunk> next() {
-    if (bytes_.size() - pos_ < kChunkOverhead) return bad("truncated before the IEND chunk");
+    if (bytes_.size() - pos_ < kChunkOverhead) return bad_png("truncated before the IEND chunk");
     const std::uint8_t* p = bytes_.data() + pos_;
     const std::uint32_t len = be32(p);
-    if (len > bytes_.size() - pos_ - kChunkOverhead) return bad("truncated inside a chunk");
+    if (len > bytes_.size() - pos_ - kChunkOverhead) return bad_png("truncated inside a chunk");
     const std::span<const std::uint8_t> typed = bytes_.subspan(pos_ + 4, 4 + std::size_t{len});
     if (crc32(typed) != be32(p + 8 + len)) {
-      return bad("CRC mismatch in chunk '" + std::string(typed.begin(), typed.begin() + 4) + "'");
+      return bad_png("CRC mismatch in chunk '" + std::string(typed.begin(), typed.begin() + 4) +
+                     "'");
     }
     pos_ += kChunkOverhead + len;
     return Chunk{be32(p + 4), typed.subspan(4)};
@@ -65,25 +66,25 @@ class ChunkReader {
 };
 
 Result<Header> parse_ihdr(const Chunk& c) {
-  if (c.type != tag("IHDR") || c.data.size() != 13) return bad("the first chunk is not IHDR");
+  if (c.type != tag("IHDR") || c.data.size() != 13) return bad_png("the first chunk is not IHDR");
   Header h;
   h.width = be32(c.data.data());
   h.height = be32(c.data.data() + 4);
   h.depth = c.data[8];
   h.color = c.data[9];
   if (h.width == 0 || h.height == 0 || h.width > 0x7fffffffu || h.height > 0x7fffffffu) {
-    return bad("width and height must be between 1 and 2^31-1");
+    return bad_png("width and height must be between 1 and 2^31-1");
   }
   const int d = h.depth;
   const bool ok = (h.color == 0 && (d == 1 || d == 2 || d == 4 || d == 8 || d == 16)) ||
                   (h.color == 3 && (d == 1 || d == 2 || d == 4 || d == 8)) ||
                   ((h.color == 2 || h.color == 4 || h.color == 6) && (d == 8 || d == 16));
   if (!ok) {
-    return bad("colour type " + std::to_string(h.color) + " cannot have bit depth " +
-               std::to_string(d));
+    return bad_png("colour type " + std::to_string(h.color) + " cannot have bit depth " +
+                   std::to_string(d));
   }
-  if (c.data[10] != 0 || c.data[11] != 0) return bad("unknown compression or filter method");
-  if (c.data[12] > 1) return bad("unknown interlace method");
+  if (c.data[10] != 0 || c.data[11] != 0) return bad_png("unknown compression or filter method");
+  if (c.data[12] > 1) return bad_png("unknown interlace method");
   h.interlaced = c.data[12] == 1;
   return h;
 }
@@ -133,7 +134,7 @@ Result<void> unfilter(int type, std::uint8_t* row, const std::uint8_t* prior, st
         row[i] = static_cast<std::uint8_t>(row[i] + paeth(left, prior[i], up_left));
       }
       return {};
-    default: return bad("unknown row filter type " + std::to_string(type));
+    default: return bad_png("unknown row filter type " + std::to_string(type));
   }
 }
 
@@ -199,7 +200,7 @@ class PixelWriter {
       }
       case 3: {
         const unsigned index = sample(row, i, 0);
-        if (index * 3 + 2 >= palette_.size()) return bad("a palette index is outside PLTE");
+        if (index * 3 + 2 >= palette_.size()) return bad_png("a palette index is outside PLTE");
         px[0] = palette_[index * 3];
         px[1] = palette_[index * 3 + 1];
         px[2] = palette_[index * 3 + 2];
@@ -271,16 +272,16 @@ struct Parsed {
 Result<void> read_ancillary(const Chunk& c, Parsed& p) {
   if (c.type == tag("PLTE")) {
     if (c.data.size() % 3 != 0 || c.data.empty() || c.data.size() > 768)
-      return bad("bad PLTE size");
+      return bad_png("bad PLTE size");
     p.palette.assign(c.data.begin(), c.data.end());
   } else if (c.type == tag("tRNS")) {
     p.trns.assign(c.data.begin(), c.data.end());
   } else if (c.type == tag("acTL")) {
-    if (c.data.size() != 8) return bad("bad acTL size");
+    if (c.data.size() != 8) return bad_png("bad acTL size");
     p.frames = be32(c.data.data());
   } else if ((c.type >> 24 & 0x20) == 0) {
     // Upper-case first letter: a critical chunk this decoder does not know must not be skipped.
-    return bad("unknown critical chunk");
+    return bad_png("unknown critical chunk");
   }
   return {};
 }
@@ -306,8 +307,8 @@ Result<Parsed> parse_chunks(std::span<const std::uint8_t> bytes, const DecodeLim
       return r.error();
     }
   }
-  if (p.idat.empty()) return bad("no IDAT chunk");
-  if (p.header.color == 3 && p.palette.empty()) return bad("a palette image without PLTE");
+  if (p.idat.empty()) return bad_png("no IDAT chunk");
+  if (p.header.color == 3 && p.palette.empty()) return bad_png("a palette image without PLTE");
   return p;
 }
 
@@ -315,7 +316,7 @@ Result<Parsed> parse_chunks(std::span<const std::uint8_t> bytes, const DecodeLim
 
 Result<ImageInfo> probe_png(std::span<const std::uint8_t> bytes) {
   // Signature, IHDR, then any chunks up to the first IDAT (where acTL must appear).
-  if (bytes.size() < kSignature.size() + kChunkOverhead + 13) return bad("truncated header");
+  if (bytes.size() < kSignature.size() + kChunkOverhead + 13) return bad_png("truncated header");
   ChunkReader reader(bytes);
   Result<Chunk> first = reader.next();
   if (!first) return first.error();
@@ -343,7 +344,7 @@ Result<Raster> decode_png(std::span<const std::uint8_t> bytes, const DecodeLimit
   const std::size_t want = inflated_size(h);
   Result<std::vector<std::uint8_t>> data = zlib_inflate(parsed->idat, want);
   if (!data) return make_error(data.error().code, "PNG: image data: " + data.error().message);
-  if (data->size() != want) return bad("image data is shorter than the header implies");
+  if (data->size() != want) return bad_png("image data is shorter than the header implies");
   Raster out;
   out.width = h.width;
   out.height = h.height;

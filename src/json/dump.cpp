@@ -14,7 +14,7 @@ namespace {
 constexpr char kHexDigits[] = "0123456789abcdef";
 constexpr char32_t kLineSeparator = 0x2028, kParagraphSeparator = 0x2029;
 constexpr char32_t kFirstAstral = 0x10000;
-constexpr char32_t kHighSurrogateFirst = 0xD800, kLowSurrogateFirst = 0xDC00;
+using detail::kHighSurrogateFirst, detail::kLowSurrogateFirst;
 // Written for bytes that are not UTF-8 (a std::string built by the caller may hold anything):
 // printing them raw would make the output invalid JSON.
 constexpr std::string_view kReplacementEscape = "\\ufffd";

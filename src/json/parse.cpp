@@ -21,8 +21,7 @@ namespace {
 
 // A \uXXXX escape is six bytes; a surrogate pair is two of them.
 constexpr std::size_t kUnicodeEscapeLength = 6;
-constexpr char32_t kHighSurrogateFirst = 0xD800, kLowSurrogateFirst = 0xDC00;
-constexpr char32_t kSurrogateEnd = 0xE000;
+using detail::kHighSurrogateFirst, detail::kLowSurrogateFirst, detail::kSurrogateEnd;
 
 struct Frame {
   bool is_object;

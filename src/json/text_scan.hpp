@@ -14,6 +14,10 @@
 
 namespace agentkit::json::detail {
 
+// The UTF-16 surrogate ranges a \uXXXX escape may name: high D800-DBFF, low DC00-DFFF.
+inline constexpr char32_t kHighSurrogateFirst = 0xD800, kLowSurrogateFirst = 0xDC00;
+inline constexpr char32_t kSurrogateEnd = 0xE000;
+
 // The per-word helpers run once per eight bytes of every string; an out-of-line call there costs
 // more than the work (measured: a quarter of the parse time on prose).
 #if defined(__GNUC__) || defined(__clang__)

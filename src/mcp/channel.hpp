@@ -16,6 +16,8 @@
 
 namespace agentkit::mcp::detail {
 
+inline bool is_success(int http_status) { return http_status >= 200 && http_status < 300; }
+
 // What an HTTP channel needs to know to route a frame: the routing headers of 2026-07-28 are
 // derived from the body by the sender, never accepted from a caller (seed: routing headers).
 struct HttpRouting {

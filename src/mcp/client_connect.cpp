@@ -19,7 +19,7 @@ namespace {
 constexpr std::string_view kDiscover = "server/discover";
 constexpr std::string_view kInitialize = "initialize";
 constexpr std::string_view kInitialized = "notifications/initialized";
-constexpr std::string_view kListen = "subscriptions/listen";
+using detail::kListen;
 // A listen stream that ends with an error is re-opened after this pause, at most this many times.
 constexpr std::chrono::milliseconds kRelistenPause{1000};
 constexpr int kMaxRelistens = 3;

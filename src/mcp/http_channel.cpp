@@ -24,8 +24,6 @@ constexpr std::chrono::milliseconds kExchangeSilenceCeiling{24LL * 60 * 60 * 100
 constexpr std::chrono::milliseconds kSessionDeleteTimeout{2000};
 constexpr int kHttpNotFound = 404;
 constexpr int kHttpAccepted = 202;
-constexpr int kHttpUnauthorized = 401;
-constexpr int kHttpForbidden = 403;
 // 2025-11-25 resumption (SEP-1699): the wait before reconnecting when the server sent no `retry`,
 // how many times one request's stream is resumed, and how many empty standalone streams in a row
 // end listening.
@@ -58,8 +56,6 @@ bool answers(std::string_view frame, const RequestId& id) {
   auto parsed = RequestId::from_json(*got);
   return parsed && *parsed == id;
 }
-
-bool is_success(int status) { return status >= 200 && status < 300; }
 
 Error http_error(int status, std::string_view where, std::string_view body) {
   const Errc code = (status == kHttpUnauthorized || status == kHttpForbidden) ? Errc::unauthenticated

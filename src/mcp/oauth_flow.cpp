@@ -14,8 +14,6 @@ namespace {
 
 constexpr int kHttpOk = 200;
 constexpr int kHttpCreated = 201;
-constexpr int kHttpUnauthorized = 401;
-constexpr int kHttpForbidden = 403;
 // Refused tokens in a row before the request fails: the first refusal may be an expired or
 // revoked token, a second one after a fresh login means the server will never accept us.
 constexpr int kMaxRefusals = 2;
@@ -133,7 +131,7 @@ bool is_json(const http::Response& resp) {
          (media.size() > 5 && iequals(media.substr(media.size() - 5), "+json"));
 }
 
-std::string media_of(const http::Response& resp) {
+std::string media_or_none(const http::Response& resp) {
   const auto type = std::string(resp.headers().get("Content-Type").value_or("no Content-Type"));
   return std::string(trim_ows(std::string_view(type).substr(0, type.find(';'))));
 }
@@ -670,7 +668,8 @@ Result<TokenAnswer> OAuthSession::token_request(const std::string& endpoint, std
   }
   if (!is_json(*resp)) {
     return error(Errc::protocol_error, "the token endpoint " + endpoint + " answered " +
-                                           media_of(*resp) + ", not JSON (is it a login page?)");
+                                           media_or_none(*resp) +
+                                           ", not JSON (is it a login page?)");
   }
   auto answer = parse_token_answer(*body);
   if (!answer) return error(Errc::protocol_error, answer.error().message);

@@ -15,6 +15,10 @@
 
 namespace agentkit::mcp::detail {
 
+// The statuses by which a server refuses a request's authorization.
+inline constexpr int kHttpUnauthorized = 401;
+inline constexpr int kHttpForbidden = 403;
+
 struct OAuthContext {
   std::string server;        // configured name (the token store key)
   std::string label;         // "MCP server 'x'"

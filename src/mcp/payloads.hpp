@@ -8,6 +8,7 @@
 #include <cstdint>
 #include <optional>
 #include <string>
+#include <string_view>
 #include <tuple>
 #include <vector>
 
@@ -15,6 +16,10 @@
 #include "agentkit/wire/binder.hpp"
 
 namespace agentkit::mcp::detail {
+
+// Methods of the 2026-07-28 subscriptions extension that both the client and the servers name.
+inline constexpr std::string_view kListen = "subscriptions/listen";
+inline constexpr std::string_view kResourceUpdated = "notifications/resources/updated";
 
 struct ImplementationInfo {
   std::string name;

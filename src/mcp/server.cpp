@@ -7,6 +7,7 @@
 #include <mutex>
 
 #include "agentkit/base/condition_variable.hpp"
+#include "payloads.hpp"
 #include "server_core.hpp"
 #include "stdio_channel.hpp"
 
@@ -37,9 +38,8 @@ json::Value elicitation_request(std::string message, json::Value requested_schem
 namespace agentkit::mcp::detail {
 namespace {
 
-constexpr std::string_view kListen = "subscriptions/listen";
+using detail::kListen, detail::kResourceUpdated;
 constexpr std::string_view kAcknowledged = "notifications/subscriptions/acknowledged";
-constexpr std::string_view kResourceUpdated = "notifications/resources/updated";
 // Listen streams one stdio client may hold open; each occupies a handler thread (not a gate slot).
 constexpr std::size_t kMaxListensPerConnection = 16;
 

@@ -17,6 +17,7 @@
 #include "agentkit/base/strings.hpp"
 #include "agentkit/http/server.hpp"
 #include "agentkit/mcp/server.hpp"
+#include "payloads.hpp"
 #include "server_core.hpp"
 
 namespace agentkit::mcp::detail {
@@ -35,8 +36,7 @@ constexpr int kPayloadTooLarge = 413;
 constexpr int kUnsupportedMediaType = 415;
 constexpr int kUnavailable = 503;
 constexpr std::size_t kSessionIdBytes = 16;  // 128 random bits, hex: unguessable, visible ASCII
-constexpr std::string_view kListen = "subscriptions/listen";
-constexpr std::string_view kResourceUpdated = "notifications/resources/updated";
+using detail::kListen, detail::kResourceUpdated;
 
 // Runs over the whole key whatever was presented, so the time taken says nothing about how much
 // of a guess was right.

@@ -20,8 +20,6 @@ constexpr std::chrono::milliseconds kStreamSilenceCeiling{24LL * 60 * 60 * 1000}
 constexpr std::string_view kEndpointEvent = "endpoint";
 constexpr std::string_view kMessageEvent = "message";
 
-bool is_success(int status) { return status >= 200 && status < 300; }
-
 std::string media_of(const http::Response& resp) {
   const std::string type(resp.headers().get("Content-Type").value_or(""));
   return std::string(trim_ows(std::string_view(type).substr(0, type.find(';'))));

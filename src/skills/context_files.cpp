@@ -11,7 +11,7 @@ namespace agentkit::skills {
 namespace fs = std::filesystem;
 namespace {
 
-constexpr std::string_view kBom = "\xEF\xBB\xBF";
+using detail::kBom;
 
 bool has_git(const fs::path& dir) {
   std::error_code ec;

@@ -6,10 +6,14 @@
 #include <cstdint>
 #include <filesystem>
 #include <string>
+#include <string_view>
 
 #include "agentkit/base/result.hpp"
 
 namespace agentkit::skills::detail {
+
+// The UTF-8 byte order mark some editors put before a file's first line.
+inline constexpr std::string_view kBom = "\xEF\xBB\xBF";
 
 struct FileBytes {
   std::string bytes;       // at most the cap

@@ -9,6 +9,7 @@
 #include <optional>
 
 #include "agentkit/base/utf8.hpp"
+#include "file_reader.hpp"
 
 namespace agentkit::skills {
 
@@ -57,7 +58,7 @@ const YamlValue* YamlValue::find(std::string_view key) const noexcept {
 
 namespace {
 
-constexpr std::string_view kBom = "\xEF\xBB\xBF";
+using detail::kBom;
 
 struct Line {
   std::string_view text;  // without the line break (and without a trailing CR)

@@ -25,7 +25,7 @@ constexpr std::size_t kMaxDescriptionChars = 1024;
 constexpr std::size_t kMaxCompatibilityChars = 500;
 constexpr std::string_view kSkillFileName = "SKILL.md";
 
-std::string_view trim(std::string_view s) {
+std::string_view trim_whitespace(std::string_view s) {
   auto space = [](char c) { return c == ' ' || c == '\t' || c == '\r' || c == '\n'; };
   std::size_t b = 0, e = s.size();
   while (b < e && space(s[b])) ++b;
@@ -108,7 +108,7 @@ class FieldReader {
 
 void settle_name(LoadedSkill& out, const YamlValue* declared, std::string_view folder_name,
                  FieldReader& r) {
-  const std::string name = declared ? std::string(trim(declared->text)) : std::string();
+  const std::string name = declared ? std::string(trim_whitespace(declared->text)) : std::string();
   const std::size_t line = declared ? declared->line : 0;
   out.skill.name = std::string(folder_name);
   if (name.empty()) {
@@ -134,7 +134,8 @@ void settle_name(LoadedSkill& out, const YamlValue* declared, std::string_view f
 
 Result<void> settle_description(LoadedSkill& out, const YamlValue* d, std::string_view file,
                                 FieldReader& r) {
-  std::string text = d && d->kind == YamlValue::Kind::scalar ? std::string(trim(d->text)) : "";
+  std::string text =
+      d && d->kind == YamlValue::Kind::scalar ? std::string(trim_whitespace(d->text)) : "";
   if (text.empty()) {
     return Unexpected(make_error(Errc::invalid_argument,
                                  std::string(file) + ": no 'description'; a skill needs one so "
@@ -281,7 +282,7 @@ class BundleLister {
 // paths (also drive letters and leading backslashes), NUL, any ".." segment and the folders a
 // listing skips.
 std::optional<std::string> bundled_path(std::string_view raw, std::string& why) {
-  std::string p(trim(raw));
+  std::string p(trim_whitespace(raw));
   if (p.find('\0') != std::string::npos) {
     why = "the path contains a NUL byte";
     return std::nullopt;

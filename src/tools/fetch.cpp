@@ -22,7 +22,7 @@ constexpr int kMovedPermanently = 301, kFound = 302;
 // Header fields the client owns (framing, routing); a caller setting them is refused.
 constexpr std::array<std::string_view, 4> kClientOwnedHeaders = {"host", "content-length", "transfer-encoding",
                                                                  "connection"};
-constexpr std::size_t kReadChunk = 16 * 1024;
+constexpr std::size_t kBodyReadChunk = 16 * 1024;
 
 bool is_redirect(int status) {
   return std::find(kRedirectStatuses.begin(), kRedirectStatuses.end(), status) != kRedirectStatuses.end();
@@ -147,7 +147,7 @@ Error timed_out(const std::string& url, std::chrono::milliseconds limit) {
 // endless body costs what the cap costs (REQ-TOOL-07).
 Result<void> read_capped(http::Response& response, std::size_t cap, Clock::time_point deadline,
                          const std::string& url, std::chrono::milliseconds limit, FetchResult& out) {
-  std::array<char, kReadChunk> buffer{};
+  std::array<char, kBodyReadChunk> buffer{};
   while (out.body.size() < cap) {
     if (Clock::now() >= deadline) return timed_out(url, limit);
     std::size_t want = std::min(buffer.size(), cap - out.body.size());

@@ -12,8 +12,7 @@ using detail::count;
 
 namespace {
 
-// git's binary heuristic (a NUL in the first 8000 bytes), as read_file uses it.
-constexpr std::size_t kBinarySniffBytes = 8000;
+using detail::kBinarySniffBytes;
 
 Schema headers_schema() {
   json::Object doc{{"type", "object"},

@@ -20,9 +20,8 @@ namespace fs = std::filesystem;
 
 namespace {
 
-// git's binary heuristic looks for a NUL in the first 8000 bytes (FIRST_FEW_BYTES in xdiff).
-constexpr std::size_t kBinarySniffBytes = 8000;
-constexpr std::size_t kReadChunk = 64 * 1024;
+using detail::kBinarySniffBytes;
+constexpr std::size_t kFileReadChunk = 64 * 1024;
 constexpr int kLineNumberWidth = 6;  // the `cat -n` layout
 
 Error io_failure(std::string_view what, const fs::path& p) {
@@ -51,7 +50,7 @@ class FileHandle {
 // Sequential line reader over a descriptor, one chunk in memory at a time.
 class LineReader {
  public:
-  explicit LineReader(int fd) : fd_(fd), buf_(kReadChunk, '\0') {}
+  explicit LineReader(int fd) : fd_(fd), buf_(kFileReadChunk, '\0') {}
 
   // Reads the next line without its '\n'. Keeps at most `keep` bytes in `out` and reports the
   // line's full length, scanning at most `scan_limit` bytes of it (`length_capped` when it
@@ -115,7 +114,7 @@ class LineReader {
 };
 
 std::uint64_t count_lines(int fd, std::uint64_t size) {
-  std::string buf(kReadChunk * 16, '\0');
+  std::string buf(kFileReadChunk * 16, '\0');
   std::uint64_t lines = 0, off = 0;
   char last = '\n';
   while (off < size) {

@@ -8,6 +8,10 @@
 
 namespace agentkit::tools::detail {
 
+// git's binary heuristic looks for a NUL in the first 8000 bytes (FIRST_FEW_BYTES in xdiff);
+// read_file and fetch sniff the same prefix.
+inline constexpr std::size_t kBinarySniffBytes = 8000;
+
 // Replaces every invalid UTF-8 sequence with U+FFFD, so the text is safe in a JSON string.
 inline void append_sanitized(std::string& out, std::string_view bytes) {
   constexpr std::string_view kReplacement = "\xEF\xBF\xBD";

@@ -12,8 +12,7 @@
 namespace agentkit::wire {
 namespace {
 
-constexpr char kCR = '\r';
-constexpr char kLF = '\n';
+using detail::kCR, detail::kLF;
 constexpr std::string_view kContentLength = "content-length";
 
 bool iequals(std::string_view a, std::string_view lower) {

@@ -17,6 +17,9 @@
 
 namespace agentkit::wire::detail {
 
+inline constexpr char kCR = '\r';
+inline constexpr char kLF = '\n';
+
 class NextByte {
  public:
   NextByte(std::string_view bytes, char wanted) : bytes_(bytes), wanted_(wanted) {}

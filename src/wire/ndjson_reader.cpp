@@ -3,11 +3,11 @@
 #include <utility>
 
 #include "bounded_growth.hpp"
+#include "line_scan.hpp"
 
 namespace agentkit::wire {
 namespace {
-constexpr char kCR = '\r';
-constexpr char kLF = '\n';
+using detail::kCR, detail::kLF;
 }  // namespace
 
 NdjsonReader::NdjsonReader(NdjsonReaderOptions options) : options_(options) {}

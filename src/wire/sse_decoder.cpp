@@ -9,8 +9,7 @@
 namespace agentkit::wire {
 namespace {
 
-constexpr char kCR = '\r';
-constexpr char kLF = '\n';
+using detail::kCR, detail::kLF;
 // WHATWG: the UTF-8 decoder strips one leading byte order mark.
 constexpr std::string_view kUtf8Bom = "\xEF\xBB\xBF";
 

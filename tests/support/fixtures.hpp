@@ -39,4 +39,20 @@ std::optional<std::string> find_program(const std::string& name);
 // Reads a whole file; empty when it cannot be read.
 std::string read_file(const std::filesystem::path& path);
 
+// True in a ThreadSanitizer build. There a process start costs a few hundred milliseconds (the
+// runtime's fork), so the differential tests that start a peer per case compare fewer generated
+// cases: the other builds run them all, and TSan needs the threads exercised, not the count.
+constexpr bool kUnderThreadSanitizer =
+#if defined(__SANITIZE_THREAD__)
+    true;
+#elif defined(__has_feature)
+#if __has_feature(thread_sanitizer)
+    true;
+#else
+    false;
+#endif
+#else
+    false;
+#endif
+
 }  // namespace agentkit::testing

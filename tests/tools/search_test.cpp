@@ -219,7 +219,8 @@ TEST_CASE("the two backends agree on generated trees, patterns and options") {
       "foo_?bar", "(gamma|delta) ", "\\(x\\)", "na[iï]ve", "\\d", "end;$", "(?i)todo", "^$", "[^a-z ]{3}", "l{2}"};
   const std::vector<std::optional<std::string>> globs = {std::nullopt, "*.txt", "**/*.{md,txt}", "d1/**", "[!b]*"};
   std::size_t compared = 0, nonempty = 0;
-  for (int round = 0; round < 12; ++round) {
+  const int rounds = agentkit::testing::kUnderThreadSanitizer ? 3 : 12;
+  for (int round = 0; round < rounds; ++round) {
     TempDir t;
     fs::create_directories(t.path() / ".git");
     t.write(".gitignore", "*.skip\nd2/gen/\n");
@@ -263,8 +264,8 @@ TEST_CASE("the two backends agree on generated trees, patterns and options") {
       nonempty += native->matches.empty() ? 0 : 1;
     }
   }
-  CHECK(compared == 120);
-  CHECK(nonempty > 60);  // agreement on empty results alone would prove little
+  CHECK(compared == static_cast<std::size_t>(10 * rounds));
+  CHECK(nonempty > compared / 2);  // agreement on empty results alone would prove little
 }
 
 // ---- find_files and list_files -----------------------------------------------------------------

@@ -13,7 +13,7 @@ constexpr std::int64_t kMinThinkingBudget = 1024;
 // The compaction edit's type, paired with kAnthropicCompactionBeta.
 constexpr std::string_view kCompactionEdit = "compact_20260112";
 
-json::Value tool_choice(const ToolChoice& choice) {
+json::Value anthropic_tool_choice(const ToolChoice& choice) {
   switch (choice.mode) {
     case ToolChoice::Mode::automatic: return json::Object{{"type", "auto"}};
     case ToolChoice::Mode::none: return json::Object{{"type", "none"}};
@@ -42,7 +42,8 @@ class AnthropicClient final : public WireClientBase {
         request.max_tokens ? *request.max_tokens : default_max_tokens(request, view);
     if (!request.tools.empty()) {
       body.append_unique("tools", tools(request, marks));
-      if (request.tool_choice) body.append_unique("tool_choice", tool_choice(*request.tool_choice));
+      if (request.tool_choice)
+        body.append_unique("tool_choice", anthropic_tool_choice(*request.tool_choice));
     }
     if (request.temperature) body.append_unique("temperature", number(*request.temperature));
     if (request.top_p) body.append_unique("top_p", number(*request.top_p));

@@ -12,7 +12,7 @@ constexpr std::string_view kCompaction = "compaction";
 // our tables (REQ-SEC-11's spirit; real replies hold a handful of blocks).
 constexpr std::size_t kMaxContentBlocks = 10'000;
 
-StopReason stop_reason_of(std::string_view raw) {
+StopReason anthropic_stop_reason(std::string_view raw) {
   if (raw == "end_turn" || raw == "pause_turn") return StopReason::stop;
   if (raw == "max_tokens" || raw == "model_context_window_exceeded") return StopReason::length;
   if (raw == "tool_use") return StopReason::tool_use;
@@ -67,7 +67,7 @@ void AnthropicDecoder::read_usage(const json::Value* usage) {
 void AnthropicDecoder::read_stop(const json::Value* reason) {
   if (!reason || !reason->is_string()) return;
   out_.message().raw_stop_reason = reason->as_string();
-  out_.message().stop_reason = stop_reason_of(reason->as_string());
+  out_.message().stop_reason = anthropic_stop_reason(reason->as_string());
 }
 
 void AnthropicDecoder::on_message_start(const json::Value& message) {

@@ -18,7 +18,7 @@ json::Value image_block(const ImageBlock& image) {
 
 // User content: a single text block travels as a plain string (the SDK's own form); the rolling
 // breakpoint turns it back into a block when it needs one.
-json::Value user_content(const std::vector<ContentBlock>& blocks) {
+json::Value anthropic_user_content(const std::vector<ContentBlock>& blocks) {
   if (blocks.size() == 1) {
     if (const auto* t = std::get_if<TextBlock>(&blocks[0])) return t->text;
   }
@@ -81,7 +81,7 @@ std::size_t append_result_run(json::Array& messages, std::span<const Message> vi
   }
   if (i < view.size()) {
     if (const auto* user = std::get_if<UserMessage>(&view[i])) {
-      json::Value content = user_content(user->content);
+      json::Value content = anthropic_user_content(user->content);
       if (content.is_string()) trailing.push_back(text_block(content.as_string()));
       else for (auto& b : content.as_array()) trailing.push_back(std::move(b));
       ++i;
@@ -160,7 +160,8 @@ json::Array anthropic_messages(std::span<const Message> view, bool replay_compac
       continue;
     }
     if (const auto* user = std::get_if<UserMessage>(&view[i])) {
-      messages.push_back(json::Object{{"role", "user"}, {"content", user_content(user->content)}});
+      messages.push_back(
+          json::Object{{"role", "user"}, {"content", anthropic_user_content(user->content)}});
     } else if (const auto* a = std::get_if<AssistantMessage>(&view[i])) {
       json::Array blocks;
       for (const auto& b : a->content) append_assistant_block(blocks, b, replay_compaction);

@@ -6,6 +6,7 @@
 #include "agentkit/base/sha256.hpp"
 #include "agentkit/json/value.hpp"
 #include "agentkit/wire/decode.hpp"
+#include "../wire_common/json_span.hpp"
 
 namespace agentkit::providers::detail::gemini {
 namespace {
@@ -19,11 +20,7 @@ constexpr std::size_t kMaxRejectionBodyBytes = 64 * 1024;
 constexpr int kBadRequest = 400;
 constexpr int kNotFound = 404;
 
-std::string json_string(std::string_view text) {
-  std::string out;
-  json::append_quoted(out, text);
-  return out;
-}
+using detail::json_string;
 
 // Collects the create reply.
 class WholeReply final : public BodyDecoder {

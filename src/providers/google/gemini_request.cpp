@@ -6,6 +6,7 @@
 #include "../wire_common/wire_client_base.hpp"
 #include "agentkit/base/strings.hpp"
 #include "agentkit/json/value.hpp"
+#include "../wire_common/json_span.hpp"
 
 namespace agentkit::providers::detail::gemini {
 namespace {
@@ -13,11 +14,7 @@ namespace {
 constexpr std::string_view kUserRole = "user";
 constexpr std::string_view kModelRole = "model";
 
-std::string json_string(std::string_view text) {
-  std::string out;
-  json::append_quoted(out, text);
-  return out;
-}
+using detail::json_string;
 
 // Contents in order. A part for the same role as the previous content joins it: Gemini turns
 // alternate, and a run of tool results with the user text after it is one user turn.

@@ -6,15 +6,12 @@
 #include "../wire_common/wire_client_base.hpp"
 #include "agentkit/base/strings.hpp"
 #include "agentkit/json/value.hpp"
+#include "../wire_common/json_span.hpp"
 
 namespace agentkit::providers::detail::ollama {
 namespace {
 
-std::string json_string(std::string_view text) {
-  std::string out;
-  json::append_quoted(out, text);
-  return out;
-}
+using detail::json_string;
 
 // Writes one JSON object member by member; values are JSON text.
 class ObjectWriter {

@@ -9,7 +9,7 @@
 namespace agentkit::providers::detail {
 namespace {
 
-json::Value tool_choice(const ToolChoice& choice) {
+json::Value completions_tool_choice(const ToolChoice& choice) {
   switch (choice.mode) {
     case ToolChoice::Mode::automatic: return "auto";
     case ToolChoice::Mode::none: return "none";
@@ -77,7 +77,8 @@ class CompletionsClient final : public WireClientBase {
     json::Object body;
     if (!tools.empty()) {
       body.append_unique("tools", std::move(tools));
-      if (request.tool_choice) body.append_unique("tool_choice", tool_choice(*request.tool_choice));
+      if (request.tool_choice)
+        body.append_unique("tool_choice", completions_tool_choice(*request.tool_choice));
     }
     if (request.answer &&
         catalog::answer_support(model).mode == catalog::AnswerSupport::Mode::json_object) {

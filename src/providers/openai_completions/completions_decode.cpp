@@ -11,7 +11,7 @@ namespace {
 // A tool_calls index past this is refused rather than allocated for (REQ-SEC-11's spirit).
 constexpr std::size_t kMaxToolCallIndex = 10'000;
 
-StopReason stop_reason_of(std::string_view raw) {
+StopReason completions_stop_reason(std::string_view raw) {
   if (raw == "length") return StopReason::length;
   if (raw == "tool_calls" || raw == "function_call") return StopReason::tool_use;
   if (raw == "content_filter") return StopReason::refusal;
@@ -84,7 +84,7 @@ void CompletionsDecoder::close_all() {
 void CompletionsDecoder::finish(std::string_view reason) {
   finished_ = true;
   out_.message().raw_stop_reason = std::string(reason);
-  out_.message().stop_reason = refused_ ? StopReason::refusal : stop_reason_of(reason);
+  out_.message().stop_reason = refused_ ? StopReason::refusal : completions_stop_reason(reason);
   close_all();
 }
 

@@ -50,15 +50,6 @@ json::Value assistant_message(const AssistantMessage& a, const CompletionsProfil
   return m;
 }
 
-std::string prose_declaration(const std::vector<ToolBytes>& tools) {
-  std::string out = "New tools are available from this point on (JSON declarations):";
-  for (const auto& t : tools) {
-    out += '\n';
-    out += *t;
-  }
-  return out;
-}
-
 }  // namespace
 
 CompletionsProfile CompletionsProfile::of(const Model& model) {

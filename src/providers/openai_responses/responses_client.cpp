@@ -14,7 +14,7 @@ constexpr std::string_view kLongRetention = "24h";
 // Asks the API to return reasoning encrypted, so it can be replayed without server-side storage.
 constexpr std::string_view kEncryptedReasoning = "reasoning.encrypted_content";
 
-json::Value tool_choice(const ToolChoice& choice) {
+json::Value responses_tool_choice(const ToolChoice& choice) {
   switch (choice.mode) {
     case ToolChoice::Mode::automatic: return "auto";
     case ToolChoice::Mode::none: return "none";
@@ -55,7 +55,8 @@ class ResponsesClient final : public WireClientBase {
     json::Object body;
     if (!tools.empty()) {
       body.append_unique("tools", std::move(tools));
-      if (request.tool_choice) body.append_unique("tool_choice", tool_choice(*request.tool_choice));
+      if (request.tool_choice)
+        body.append_unique("tool_choice", responses_tool_choice(*request.tool_choice));
     }
     if (auto answer = native_answer(request, SchemaDialect::openai_strict); !answer) {
       return answer.error();

@@ -7,7 +7,7 @@
 namespace agentkit::providers::detail {
 namespace {
 
-json::Value user_content(const std::vector<ContentBlock>& blocks) {
+json::Value responses_user_content(const std::vector<ContentBlock>& blocks) {
   if (blocks.size() == 1) {
     if (const auto* t = std::get_if<TextBlock>(&blocks[0])) return t->text;
   }
@@ -54,15 +54,6 @@ void append_assistant(json::Array& out, const AssistantMessage& a) {
   flush_text();
 }
 
-std::string prose_declaration(const std::vector<ToolBytes>& tools) {
-  std::string out = "New tools are available from this point on (JSON declarations):";
-  for (const auto& t : tools) {
-    out += '\n';
-    out += *t;
-  }
-  return out;
-}
-
 }  // namespace
 
 ResponsesCallId split_call_id(std::string_view id) {
@@ -90,7 +81,8 @@ json::Array responses_input(std::span<const Message> view,
   out.reserve(view.size());
   for (std::size_t i = 0; i < view.size();) {
     if (const auto* user = std::get_if<UserMessage>(&view[i])) {
-      out.push_back(json::Object{{"role", "user"}, {"content", user_content(user->content)}});
+      out.push_back(
+          json::Object{{"role", "user"}, {"content", responses_user_content(user->content)}});
       ++i;
     } else if (const auto* a = std::get_if<AssistantMessage>(&view[i])) {
       append_assistant(out, *a);

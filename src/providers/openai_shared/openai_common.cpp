@@ -46,4 +46,13 @@ bool accepts_prompt_cache_key(const Model& model) {
          host == "api.openai.com" || host == "openrouter.ai" || host.ends_with(".openai.azure.com");
 }
 
+std::string prose_declaration(const std::vector<ToolBytes>& tools) {
+  std::string out = "New tools are available from this point on (JSON declarations):";
+  for (const auto& t : tools) {
+    out += '\n';
+    out += *t;
+  }
+  return out;
+}
+
 }  // namespace agentkit::providers::detail

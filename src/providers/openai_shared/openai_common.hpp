@@ -4,7 +4,9 @@
 
 #include <string>
 #include <string_view>
+#include <vector>
 
+#include "../cache/tool_schema_cache.hpp"
 #include "agentkit/core/message.hpp"
 #include "agentkit/core/provider.hpp"
 #include "agentkit/json/value.hpp"
@@ -27,5 +29,9 @@ bool accepts_prompt_cache_key(const Model& model);
 // make same-model replay of DeepSeek's reasoning_content unreachable (REQ-PROV-12 post-PRD trap).
 // Rule 3 still strips it when the model changes.
 inline constexpr std::string_view kClearReasoningSignature = "agentkit:clear-reasoning";
+
+// The system message that declares tools added after tool results, on a host that would refuse a
+// changed tool list mid-conversation: the tools' JSON declarations, one per line.
+std::string prose_declaration(const std::vector<ToolBytes>& tools);
 
 }  // namespace agentkit::providers::detail

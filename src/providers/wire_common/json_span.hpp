@@ -12,12 +12,21 @@
 // Thread safety: pure functions.
 #pragma once
 
+#include <string>
 #include <string_view>
 #include <vector>
 
 #include "agentkit/base/result.hpp"
+#include "agentkit/json/value.hpp"
 
 namespace agentkit::providers::detail {
+
+// The JSON text of a string: `text` quoted and escaped.
+inline std::string json_string(std::string_view text) {
+  std::string out;
+  json::append_quoted(out, text);
+  return out;
+}
 
 // The bytes of the value of member `key` of the object `object_text`; Errc::not_found when absent.
 Result<std::string_view> member_span(std::string_view object_text, std::string_view key);
