@@ -738,6 +738,22 @@ TEST_CASE(
 }
 
 TEST_CASE(
+    "a Responses request writes the members around its history as text: no tree of them is built "
+    "and destroyed") {
+  // The head (model, instructions) and the options after the history were json::Value trees built
+  // for each request, dumped into the body and destroyed: an allocation for each object's members,
+  // for each key past 15 bytes (prompt_cache_key), each copied value past 15 (the system prompt,
+  // the session's cache key) and the tools' list.
+  const std::vector<WireCase> all = wires();
+  const WireCase& w = all.front();
+  REQUIRE(w.name == "openai-responses");
+  const SchemaCosts costs = schema_costs(w);
+  // 24 with the trees, 16 without (libstdc++); two of room for another library's growth steps.
+  // An upper bound: under ThreadSanitizer the counter reads 0.
+  CHECK(costs.small.count <= 18);
+}
+
+TEST_CASE(
     "an agent's run encodes each message once: steady-state requests re-encode nothing already "
     "sent") {
   // Through make_agent and the loop: five tool turns then an answer, over loopback HTTP. Request k

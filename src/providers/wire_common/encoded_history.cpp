@@ -426,4 +426,20 @@ std::string object_around(json::Value head, std::string_view key,
   return out;
 }
 
+std::string& MemberWriter::open(std::string_view key) {
+  if (!first_) out_ += ',';
+  first_ = false;
+  json::append_quoted(out_, key);
+  out_ += ':';
+  return out_;
+}
+
+void MemberWriter::add(std::string_view key, std::string_view string_value) {
+  json::append_quoted(open(key), string_value);
+}
+
+void MemberWriter::add_value(std::string_view key, const json::Value& value) {
+  json::dump_to(open(key), value);
+}
+
 }  // namespace agentkit::providers::detail

@@ -205,6 +205,30 @@ std::string object_around(json::Value head, std::string_view key,
                           const std::function<void(std::string&, std::size_t)>& write,
                           json::Value tail);
 
+// Writes an object's members as JSON text in the order given, into a body being built: for the
+// head and tail a wire writes around its history every request, where a tree would cost an
+// allocation per member, per key past 15 bytes and per copied value (the system prompt), and the
+// tools' bytes a copy more, only to be dumped and destroyed.
+//
+//   std::string body = "{";
+//   MemberWriter members(body);
+//   members.add("model", model.id);
+//   members.add_value("stream", true);
+//   body += '}';
+class MemberWriter {
+ public:
+  // `first`: no member precedes the next one written (false: a comma goes before it).
+  explicit MemberWriter(std::string& out, bool first = true) : out_(out), first_(first) {}
+  void add(std::string_view key, std::string_view string_value);   // written as a JSON string
+  void add_value(std::string_view key, const json::Value& value);  // dumped
+  // Writes the key and returns the body, for the caller to append the value's JSON text to.
+  std::string& open(std::string_view key);
+
+ private:
+  std::string& out_;
+  bool first_;
+};
+
 // What an encoder reads of a message: all of it but an assistant message's usage, every
 // timestamp and a tool result's metadata (figures for people, never sent). The reuse check
 // compares only this, and an entry keeps only this (kept_copy). An encoder that starts reading
