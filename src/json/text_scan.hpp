@@ -14,7 +14,7 @@
 
 namespace agentkit::json::detail {
 
-// The UTF-16 surrogate ranges a \uXXXX escape may name: high D800-DBFF, low DC00-DFFF.
+// The UTF-16 surrogate ranges a JSON \u escape may name: high D800-DBFF, low DC00-DFFF.
 inline constexpr char32_t kHighSurrogateFirst = 0xD800, kLowSurrogateFirst = 0xDC00;
 inline constexpr char32_t kSurrogateEnd = 0xE000;
 

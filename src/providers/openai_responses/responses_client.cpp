@@ -90,7 +90,8 @@ class ResponsesClient final : public WireClientBase {
   }
 
  private:
-  // Room for every member after the history but the tools and the answer format.
+  // Room for the members around the history, beyond the model, the system prompt, the tools and
+  // the answer format (whose sizes are added where the body is sized).
   static constexpr std::size_t kMembersRoom = 256;
 
   void write_options(const Request& request, const std::vector<ToolBytes>& tools,
