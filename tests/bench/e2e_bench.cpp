@@ -250,6 +250,7 @@ struct PerTurn {
   double cpu_us;
   double sys_us;       // the kernel's part of cpu_us
   double allocations;  // operator new calls
+  double faults;       // pages touched for the first time (minor faults)
 };
 
 // The measured run alone, in a function of its own so that a profiler can be pointed at it
@@ -272,10 +273,12 @@ PerTurn run_turns(Agent& agent, int turns, int depth) {
   const double c0 = cpu_ms();
   const double s0 = sys_ms();
   const std::size_t a0 = bench_support::allocations();
+  const long f0 = minor_faults();
   const auto t0 = std::chrono::steady_clock::now();
   auto r = measured_run(*session, turns);
   const auto t1 = std::chrono::steady_clock::now();
   const std::size_t a1 = bench_support::allocations();
+  const long f1 = minor_faults();
   const double c1 = cpu_ms();
   const double s1 = sys_ms();
   if (std::getenv("E2E_DEBUG") && r)
@@ -288,7 +291,8 @@ PerTurn run_turns(Agent& agent, int turns, int depth) {
     std::exit(1);
   }
   return {std::chrono::duration<double, std::micro>(t1 - t0).count() / turns,
-          (c1 - c0) * 1e3 / turns, (s1 - s0) * 1e3 / turns, static_cast<double>(a1 - a0) / turns};
+          (c1 - c0) * 1e3 / turns, (s1 - s0) * 1e3 / turns, static_cast<double>(a1 - a0) / turns,
+          static_cast<double>(f1 - f0) / turns};
 }
 
 // ---- the peer -----------------------------------------------------------------------------------
@@ -458,18 +462,20 @@ int main(int argc, char** argv) {
       double sys = 0;
       double all = 0;
       double allocations = 0;  // the same every run: the last one's
+      double faults = 0;       // the mean over the runs
       const Spread d = spread_of(repeat, [&] {
         const PerTurn t = run_turns(*agent, 10, depth);
         sys += t.sys_us;
         all += t.cpu_us;
         allocations = t.allocations;
+        faults += t.faults / repeat;
         return t.cpu_us;
       });
       if (depth0 == 0) depth0 = d.best;  // the first depth asked is the reference
       std::printf(
           "  depth %4d        ours: %6.1f / %6.1f us CPU/turn (best %.2fx depth 0; kernel %2.0f%%; "
-          "%.1f allocations)",
-          depth, d.best, d.median, d.best / depth0, 100 * sys / all, allocations);
+          "%.1f allocations, %.1f page faults)",
+          depth, d.best, d.median, d.best / depth0, 100 * sys / all, allocations, faults);
       if (have_peer) {
         const std::string j = peer({b.base, "depth", std::to_string(depth), "10"});
         const double cpu = num(j, "cpu_ms") * 1e3 / 10;

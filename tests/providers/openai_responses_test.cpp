@@ -453,3 +453,17 @@ TEST_CASE("an event's type is compared where it lies: ten more progress events c
   // ThreadSanitizer the counter reads 0.
   CHECK(eleven - one <= 10 * 3 + 4);
 }
+
+TEST_CASE("an event whose type member disagrees with its name is still read for what it is") {
+  // What an event's reader skips is chosen by its event line's name; its type member decides
+  // what it is. An error under another event's name still says what went wrong.
+  const std::string created = sse_event(
+      "response.created", R"("response":{"id":"resp_1","status":"in_progress","output":[]})");
+  const AssistantMessage m =
+      streamed_reply(created +
+                     "event: response.completed\n"
+                     R"(data: {"type":"error","code":"server_error","message":"Try again."})"
+                     "\n\n");
+  CHECK(m.stop_reason == StopReason::error);
+  CHECK(m.error_message == "server_error: Try again.");
+}
