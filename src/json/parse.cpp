@@ -970,6 +970,7 @@ Result<bool> Parser::run_flat(std::vector<FlatSlot>& slots, std::string& bytes) 
             failed());
   }
   const std::size_t opened_at = static_cast<std::size_t>(p_ - begin_);
+  std::uint64_t key_classes[kKeyClasses / 64] = {};
   ++p_;
   skip_whitespace();
   bool closed = p_ != end_ && *p_ == '}';
@@ -985,7 +986,13 @@ Result<bool> Parser::run_flat(std::vector<FlatSlot>& slots, std::string& bytes) 
     const char* key_start = p_;
     std::string_view key;
     if (!scan_string(key)) return failed();
-    if (options_.reject_duplicate_keys) {
+    // As begin_member: a key whose class no earlier key had cannot repeat one, so most keys of
+    // an event skip the comparisons.
+    const unsigned cls = key_class(key);
+    const std::uint64_t bit = std::uint64_t{1} << (cls % 64);
+    const bool maybe_seen = (key_classes[cls / 64] & bit) != 0;
+    key_classes[cls / 64] |= bit;
+    if (options_.reject_duplicate_keys && maybe_seen) {
       for (const FlatSlot& other : slots) {
         const PendingKey& k = other.key;
         const std::string_view seen = k.data != nullptr

@@ -8,6 +8,7 @@
 #include "conformance/conversation.hpp"
 #include "support/alloc/alloc_counter.hpp"
 #include "support/catch.hpp"
+#include "openai_responses/responses_wire.hpp"
 #include "wire_common/message_assembler.hpp"
 
 using namespace agentkit;
@@ -466,4 +467,46 @@ TEST_CASE("an event whose type member disagrees with its name is still read for 
                      "\n\n");
   CHECK(m.stop_reason == StopReason::error);
   CHECK(m.error_message == "server_error: Try again.");
+}
+
+TEST_CASE("a Responses request writes its new items as text: no tree of them is built") {
+  // A call with 3 KB of arguments, its result and the answer after it. As trees, the items were
+  // an object apiece with the arguments copied in, a key or value past 15 bytes allocated
+  // ("function_call_output"), the list, then the dump: 9 allocations. As text, the segment's
+  // buffer alone.
+  const std::string args = lorem_arguments();
+  AssistantMessage call;
+  call.content.push_back(ToolUseBlock{"call_1|fc_1", "write_note", json::Raw(args), {}});
+  ToolResultMessage result;
+  result.tool_use_id = "call_1|fc_1";
+  result.tool_name = "write_note";
+  result.content.push_back(TextBlock{"ok"});
+  AssistantMessage answer;
+  answer.content.push_back(TextBlock{"All "});
+  answer.content.push_back(TextBlock{"done."});
+  const std::vector<Message> view{UserMessage{{TextBlock{"go"}}}, call, result, answer};
+  providers::detail::EncodedHistory::Segment items;
+  testing::AllocStats stats;
+  {
+    agentkit::testing::AllocCounter counter;
+    items = providers::detail::responses_items(view, {});
+    stats = counter.stats();
+  }
+  // Upper bounds: under ThreadSanitizer the counter reads 0. The joined answer text is one more.
+  CHECK(stats.count <= 2);
+  // The text is what dumping the items gives: canonical JSON, read back whole.
+  REQUIRE(items.items.back() == ',');
+  const std::string array = "[" + items.items.substr(0, items.items.size() - 1) + "]";
+  const json::Value read = json::parse(array).value();
+  CHECK(json::dump(read) == array);
+  REQUIRE(read.as_array().size() == 4);
+  CHECK(read.as_array()[0] == json::parse(R"({"role":"user","content":"go"})").value());
+  const json::Value& fc = read.as_array()[1];
+  CHECK(*fc.find("type") == "function_call");
+  CHECK(*fc.find("id") == "fc_1");
+  CHECK(*fc.find("call_id") == "call_1");
+  CHECK(fc.find("arguments")->as_string() == args);
+  CHECK(read.as_array()[2] ==
+        json::parse(R"({"type":"function_call_output","call_id":"call_1","output":"ok"})").value());
+  CHECK(read.as_array()[3] == json::parse(R"({"role":"assistant","content":"All done."})").value());
 }

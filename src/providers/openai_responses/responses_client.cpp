@@ -59,7 +59,7 @@ class ResponsesClient final : public WireClientBase {
     }
     call.wire.path = "/responses";
     EncodedHistory::Wire wire{splits_result_runs, [&](std::span<const Message> segment, bool) {
-                                return dump_items(responses_input(segment, declared_after));
+                                return responses_items(segment, declared_after);
                               }};
     std::string context = model.vendor + '/' + model.id + '\0' + declared_context(declared_after);
     // {"model", "instructions", "input": [history], the options}: written in place, so the

@@ -2,6 +2,7 @@
 #include <variant>
 
 #include "../openai_shared/openai_common.hpp"
+#include "../wire_common/encoded_history.hpp"
 #include "responses_wire.hpp"
 
 namespace agentkit::providers::detail {
@@ -22,15 +23,57 @@ json::Value responses_user_content(const std::vector<ContentBlock>& blocks) {
   return parts;
 }
 
-void append_assistant(json::Array& out, const AssistantMessage& a) {
-  std::string text;
+// Writes items straight into `out` as JSON text, each followed by ',': no tree of them is built,
+// copied into and dumped. An item of a rarer kind (with images, reasoning, re-declared tools) is
+// built as a tree and dumped in place; the bytes are those of dumping every item's tree.
+class ItemWriter {
+ public:
+  explicit ItemWriter(std::string& out) : out_(out) {}
+
+  MemberWriter open() {
+    out_ += '{';
+    return MemberWriter(out_);
+  }
+  void close() { out_ += "},"; }
+  void tree(const json::Value& item) {
+    json::dump_to(out_, item);
+    out_ += ',';
+  }
+  // {"role":<role>,"content":<text>}
+  void message(std::string_view role, std::string_view text) {
+    MemberWriter m = open();
+    m.add("role", role);
+    m.add("content", text);
+    close();
+  }
+
+ private:
+  std::string& out_;
+};
+
+void write_assistant(ItemWriter& out, const AssistantMessage& a) {
+  // A run of text blocks is one message; a lone block (the usual case) is written from its own
+  // bytes, several are joined first.
+  const TextBlock* lone = nullptr;
+  std::string joined;
   auto flush_text = [&] {
-    if (!text.empty()) out.push_back(json::Object{{"role", "assistant"}, {"content", std::move(text)}});
-    text.clear();
+    if (!joined.empty()) {
+      out.message("assistant", joined);
+    } else if (lone != nullptr && !lone->text.empty()) {
+      out.message("assistant", lone->text);
+    }
+    lone = nullptr;
+    joined.clear();
   };
   for (const auto& b : a.content) {
     if (const auto* t = std::get_if<TextBlock>(&b)) {
-      text += t->text;
+      if (lone == nullptr && joined.empty()) {
+        lone = t;
+      } else {
+        if (lone != nullptr) joined = lone->text;
+        lone = nullptr;
+        joined += t->text;
+      }
     } else if (const auto* th = std::get_if<ThinkingBlock>(&b)) {
       // Replayed with its id and encrypted content, or not at all: an item without them is
       // rejected, and send-time repair already turned foreign reasoning into text.
@@ -38,17 +81,20 @@ void append_assistant(json::Array& out, const AssistantMessage& a) {
       flush_text();
       json::Array summary;
       if (!th->thinking.empty()) summary.push_back(json::Object{{"type", "summary_text"}, {"text", th->thinking}});
-      out.push_back(json::Object{{"type", "reasoning"}, {"id", th->id}, {"summary", std::move(summary)},
-                                 {"encrypted_content", th->signature}});
+      out.tree(json::Object{{"type", "reasoning"},
+                            {"id", th->id},
+                            {"summary", std::move(summary)},
+                            {"encrypted_content", th->signature}});
     } else if (const auto* call = std::get_if<ToolUseBlock>(&b)) {
       flush_text();
-      ResponsesCallId id = split_call_id(call->id);
-      json::Object item{{"type", "function_call"}};
-      if (!id.item_id.empty()) item.append_unique("id", id.item_id);
-      item.append_unique("call_id", id.call_id);
-      item.append_unique("name", call->name);
-      item.append_unique("arguments", call->input.str());  // the bytes as received (REQ-PROV-17)
-      out.push_back(std::move(item));
+      const ResponsesCallId id = split_call_id(call->id);
+      MemberWriter item = out.open();
+      item.add("type", "function_call");
+      if (!id.item_id.empty()) item.add("id", id.item_id);
+      item.add("call_id", id.call_id);
+      item.add("name", call->name);
+      item.add("arguments", call->input.bytes());  // the bytes as received (REQ-PROV-17)
+      out.close();
     }
   }
   flush_text();
@@ -58,8 +104,8 @@ void append_assistant(json::Array& out, const AssistantMessage& a) {
 
 ResponsesCallId split_call_id(std::string_view id) {
   const auto bar = id.find('|');
-  if (bar == std::string_view::npos) return {std::string(id), {}};
-  return {std::string(id.substr(0, bar)), std::string(id.substr(bar + 1))};
+  if (bar == std::string_view::npos) return {id, {}};
+  return {id.substr(0, bar), id.substr(bar + 1)};
 }
 
 std::string join_call_id(std::string_view call_id, std::string_view item_id) {
@@ -75,17 +121,27 @@ std::string responses_tool_form(const ToolSpec& tool) {
                                  {"strict", false}});
 }
 
-json::Array responses_input(std::span<const Message> view,
-                            const std::map<std::string, std::vector<ToolBytes>, std::less<>>& declared_after) {
-  json::Array out;
-  out.reserve(view.size());
+EncodedHistory::Segment responses_items(
+    std::span<const Message> view,
+    const std::map<std::string, std::vector<ToolBytes>, std::less<>>& declared_after) {
+  // A roomy buffer that is itself the segment, as dump_items makes.
+  constexpr std::size_t kScratchBytes = 8 * 1024;
+  std::string text;
+  text.reserve(kScratchBytes);
+  ItemWriter out(text);
   for (std::size_t i = 0; i < view.size();) {
     if (const auto* user = std::get_if<UserMessage>(&view[i])) {
-      out.push_back(
-          json::Object{{"role", "user"}, {"content", responses_user_content(user->content)}});
+      const auto* lone =
+          user->content.size() == 1 ? std::get_if<TextBlock>(&user->content[0]) : nullptr;
+      if (lone != nullptr) {
+        out.message("user", lone->text);
+      } else {
+        out.tree(
+            json::Object{{"role", "user"}, {"content", responses_user_content(user->content)}});
+      }
       ++i;
     } else if (const auto* a = std::get_if<AssistantMessage>(&view[i])) {
-      append_assistant(out, *a);
+      write_assistant(out, *a);
       ++i;
     } else {
       json::Array images;
@@ -94,9 +150,11 @@ json::Array responses_input(std::span<const Message> view,
         const auto* r = std::get_if<ToolResultMessage>(&view[i]);
         if (!r) break;
         // The output names the call id only, never the item id (REQ-PROV-02).
-        out.push_back(json::Object{{"type", "function_call_output"},
-                                   {"call_id", split_call_id(r->tool_use_id).call_id},
-                                   {"output", result_text(*r, true)}});
+        MemberWriter item = out.open();
+        item.add("type", "function_call_output");
+        item.add("call_id", split_call_id(r->tool_use_id).call_id);
+        item.add("output", result_text(*r, true));
+        out.close();
         for (const auto& b : r->content) {
           if (const auto* img = std::get_if<ImageBlock>(&b)) {
             images.push_back(json::Object{{"type", "input_image"}, {"image_url", data_url(*img)}, {"detail", "auto"}});
@@ -106,15 +164,15 @@ json::Array responses_input(std::span<const Message> view,
           declared.insert(declared.end(), it->second.begin(), it->second.end());
         }
       }
-      if (!declared.empty()) out.push_back(json::Object{{"role", "system"}, {"content", prose_declaration(declared)}});
+      if (!declared.empty()) out.message("system", prose_declaration(declared));
       if (!images.empty()) {
         json::Array parts{json::Object{{"type", "input_text"}, {"text", "(images returned by the tool calls above)"}}};
         for (auto& img : images) parts.push_back(std::move(img));
-        out.push_back(json::Object{{"role", "user"}, {"content", std::move(parts)}});
+        out.tree(json::Object{{"role", "user"}, {"content", std::move(parts)}});
       }
     }
   }
-  return out;
+  return EncodedHistory::Segment{std::move(text), {}};
 }
 
 }  // namespace agentkit::providers::detail

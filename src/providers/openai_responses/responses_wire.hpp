@@ -7,15 +7,17 @@
 #include <vector>
 
 #include "../cache/tool_schema_cache.hpp"
+#include "../wire_common/encoded_history.hpp"
 #include "../wire_common/wire_client_base.hpp"
 
 namespace agentkit::providers::detail {
 
 // A canonical Responses call id is "call_id|item_id": the call id pairs the output, the item id
 // names the function_call item when it is replayed (REQ-PROV-02).
+// Both are views of the canonical id they were split from.
 struct ResponsesCallId {
-  std::string call_id;
-  std::string item_id;
+  std::string_view call_id;
+  std::string_view item_id;
 };
 ResponsesCallId split_call_id(std::string_view id);
 std::string join_call_id(std::string_view call_id, std::string_view item_id);
@@ -24,10 +26,12 @@ std::string join_call_id(std::string_view call_id, std::string_view item_id);
 // stated because this API defaults it to true (REQ-PROV-16).
 std::string responses_tool_form(const ToolSpec& tool);
 
-// The repaired view as input items (results after the assistant turn, images after the results,
-// prose re-declarations of tools first offered mid-session as in Chat Completions, ruling L-8).
-json::Array responses_input(std::span<const Message> view,
-                            const std::map<std::string, std::vector<ToolBytes>, std::less<>>& declared_after);
+// The repaired view as input items, written as JSON text, each followed by ',' (results after the
+// assistant turn, images after the results, prose re-declarations of tools first offered
+// mid-session as in Chat Completions, ruling L-8).
+EncodedHistory::Segment responses_items(
+    std::span<const Message> view,
+    const std::map<std::string, std::vector<ToolBytes>, std::less<>>& declared_after);
 
 class ResponsesDecoder final : public ReplyDecoder {
  public:
