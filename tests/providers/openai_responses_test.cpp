@@ -472,8 +472,8 @@ TEST_CASE("an event whose type member disagrees with its name is still read for 
 TEST_CASE("a Responses request writes its new items as text: no tree of them is built") {
   // A call with 3 KB of arguments, its result and the answer after it. As trees, the items were
   // an object apiece with the arguments copied in, a key or value past 15 bytes allocated
-  // ("function_call_output"), the list, then the dump: 9 allocations. As text, the segment's
-  // buffer alone.
+  // ("function_call_output"), the list, then the dump (the call's item alone as a tree is 6
+  // allocations here). As text, the segment's buffer alone.
   const std::string args = lorem_arguments();
   AssistantMessage call;
   call.content.push_back(ToolUseBlock{"call_1|fc_1", "write_note", json::Raw(args), {}});

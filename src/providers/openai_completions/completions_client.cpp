@@ -121,10 +121,10 @@ class CompletionsClient final : public WireClientBase {
         json::dump_to(lead, completions_system(request, profile));
         lead += ',';
       }
-      EncodedHistory::Wire wire{
-          splits_result_runs_and_following_user, [&](std::span<const Message> segment, bool) {
-            return dump_items(completions_items(segment, profile, declared_after));
-          }};
+      EncodedHistory::Wire wire{splits_result_runs_and_following_user,
+                                [&](std::span<const Message> segment, bool) {
+                                  return completions_item_text(segment, profile, declared_after);
+                                }};
       std::string context = model.vendor + '/' + model.id + '\0' + model.base_url + '\0' +
                             (profile.allows_null_assistant_content ? "n" : "-") +
                             (profile.allows_user_after_tool_result ? "u" : "-") +

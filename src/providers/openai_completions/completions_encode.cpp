@@ -2,6 +2,7 @@
 #include <variant>
 
 #include "../openai_shared/openai_common.hpp"
+#include "../wire_common/encoded_history.hpp"
 #include "completions_wire.hpp"
 
 namespace agentkit::providers::detail {
@@ -48,6 +49,96 @@ json::Value assistant_message(const AssistantMessage& a, const CompletionsProfil
   if (!calls.empty()) m.append_unique("tool_calls", std::move(calls));
   if (m.size() == 1) return nullptr;  // nothing to say
   return m;
+}
+
+// assistant_message, written as text: {"role":"assistant", content, reasoning_content,
+// tool_calls}, or nothing when it has nothing to say. The calls are read in a second pass over
+// the blocks rather than gathered into a list.
+void write_assistant(ItemWriter& out, const AssistantMessage& a,
+                     const CompletionsProfile& profile) {
+  TextRun text;
+  std::string reasoning;
+  bool any_call = false;
+  for (const auto& b : a.content) {
+    if (const auto* t = std::get_if<TextBlock>(&b)) {
+      text.add(t->text);
+    } else if (const auto* th = std::get_if<ThinkingBlock>(&b)) {
+      if (th->signature == kClearReasoningSignature) reasoning += th->thinking;
+    } else {
+      any_call = any_call || std::holds_alternative<ToolUseBlock>(b);
+    }
+  }
+  const bool empty_content =
+      text.view().empty() && any_call && !profile.allows_null_assistant_content;
+  // DeepSeek expects its own reasoning back on the turn that produced it (REQ-PROV-12).
+  const bool says_reasoning = profile.thinking_format == "deepseek" && !reasoning.empty();
+  if (text.view().empty() && !empty_content && !says_reasoning && !any_call) return;
+  MemberWriter m = out.open();
+  m.add("role", "assistant");
+  if (!text.view().empty() || empty_content) m.add("content", text.view());
+  if (says_reasoning) m.add("reasoning_content", reasoning);
+  if (any_call) {
+    std::string& list = m.open("tool_calls");
+    char separator = '[';
+    for (const auto& b : a.content) {
+      const auto* call = std::get_if<ToolUseBlock>(&b);
+      if (call == nullptr) continue;
+      list += separator;
+      separator = ',';
+      list += '{';
+      MemberWriter c(list);
+      c.add("id", call->id);
+      c.add("type", "function");
+      c.open("function") += '{';
+      MemberWriter function(list);
+      function.add("name", call->name);
+      function.add("arguments", call->input.bytes());  // the bytes as they arrived (REQ-PROV-17)
+      list += "}}";
+    }
+    list += ']';
+  }
+  out.close();
+}
+
+// What a run of results brings besides its role:"tool" messages: the images they carry and the
+// tools re-declared after them.
+struct ResultRun {
+  json::Array images;
+  std::vector<ToolBytes> declared;
+};
+
+void note_result(const ToolResultMessage& r,
+                 const std::map<std::string, std::vector<ToolBytes>, std::less<>>& declared_after,
+                 ResultRun& run) {
+  for (const auto& b : r.content) {
+    if (const auto* img = std::get_if<ImageBlock>(&b)) {
+      run.images.push_back(json::Object{{"type", "image_url"},
+                                        {"image_url", json::Object{{"url", data_url(*img)}}}});
+    }
+  }
+  if (auto it = declared_after.find(r.tool_use_id); it != declared_after.end()) {
+    run.declared.insert(run.declared.end(), it->second.begin(), it->second.end());
+  }
+}
+
+// The messages after a run of results: the prose re-declaration, the assistant filler a profile
+// without user-after-tool needs before a user message, and the images in one user message, after
+// every result of the run.
+json::Array after_results(ResultRun run, bool user_next, const CompletionsProfile& profile) {
+  json::Array out;
+  const bool user_follows = user_next || !run.images.empty();
+  if (!run.declared.empty())
+    out.push_back(json::Object{{"role", "system"}, {"content", prose_declaration(run.declared)}});
+  if (user_follows && !profile.allows_user_after_tool_result) {
+    out.push_back(json::Object{{"role", "assistant"}, {"content", "(tool results received)"}});
+  }
+  if (!run.images.empty()) {
+    json::Array parts{
+        json::Object{{"type", "text"}, {"text", "(images returned by the tool calls above)"}}};
+    for (auto& img : run.images) parts.push_back(std::move(img));
+    out.push_back(json::Object{{"role", "user"}, {"content", std::move(parts)}});
+  }
+  return out;
 }
 
 }  // namespace
@@ -114,47 +205,58 @@ json::Array completions_items(
     const std::map<std::string, std::vector<ToolBytes>, std::less<>>& declared_after) {
   json::Array out;
   out.reserve(view.size());
-  for (std::size_t i = 0; i < view.size();) {
-    if (const auto* user = std::get_if<UserMessage>(&view[i])) {
-      out.push_back(json::Object{{"role", "user"}, {"content", user_parts(user->content)}});
-      ++i;
-    } else if (const auto* a = std::get_if<AssistantMessage>(&view[i])) {
-      json::Value m = assistant_message(*a, profile);
-      if (!m.is_null()) out.push_back(std::move(m));
-      ++i;
-    } else {
-      // A run of results: one role:"tool" message per call, keyed by tool_call_id (REQ-LOOP-02);
-      // the images they carry follow in one user message, after every result of the run.
-      json::Array images;
-      std::vector<ToolBytes> declared;
-      for (; i < view.size(); ++i) {
-        const auto* r = std::get_if<ToolResultMessage>(&view[i]);
-        if (!r) break;
-        json::Object m{{"role", "tool"}, {"tool_call_id", r->tool_use_id}, {"content", result_text(*r, true)}};
-        if (profile.requires_tool_result_name) m.append_unique("name", r->tool_name);
-        out.push_back(std::move(m));
-        for (const auto& b : r->content) {
-          if (const auto* img = std::get_if<ImageBlock>(&b)) {
-            images.push_back(json::Object{{"type", "image_url"}, {"image_url", json::Object{{"url", data_url(*img)}}}});
-          }
+  for_each_group(
+      view,
+      [&](const UserMessage& u) {
+        out.push_back(json::Object{{"role", "user"}, {"content", user_parts(u.content)}});
+      },
+      [&](const AssistantMessage& a) {
+        json::Value m = assistant_message(a, profile);
+        if (!m.is_null()) out.push_back(std::move(m));
+      },
+      [&](std::span<const Message> results, bool user_next) {
+        // One role:"tool" message per call, keyed by tool_call_id (REQ-LOOP-02); the images they
+        // carry follow in one user message, after every result of the run.
+        ResultRun run;
+        for (const Message& message : results) {
+          const auto& r = std::get<ToolResultMessage>(message);
+          json::Object m{
+              {"role", "tool"}, {"tool_call_id", r.tool_use_id}, {"content", result_text(r, true)}};
+          if (profile.requires_tool_result_name) m.append_unique("name", r.tool_name);
+          out.push_back(std::move(m));
+          note_result(r, declared_after, run);
         }
-        if (auto it = declared_after.find(r->tool_use_id); it != declared_after.end()) {
-          declared.insert(declared.end(), it->second.begin(), it->second.end());
-        }
-      }
-      const bool user_follows = !images.empty() || (i < view.size() && std::holds_alternative<UserMessage>(view[i]));
-      if (!declared.empty()) out.push_back(json::Object{{"role", "system"}, {"content", prose_declaration(declared)}});
-      if (user_follows && !profile.allows_user_after_tool_result) {
-        out.push_back(json::Object{{"role", "assistant"}, {"content", "(tool results received)"}});
-      }
-      if (!images.empty()) {
-        json::Array parts{json::Object{{"type", "text"}, {"text", "(images returned by the tool calls above)"}}};
-        for (auto& img : images) parts.push_back(std::move(img));
-        out.push_back(json::Object{{"role", "user"}, {"content", std::move(parts)}});
-      }
-    }
-  }
+        for (auto& m : after_results(std::move(run), user_next, profile))
+          out.push_back(std::move(m));
+      });
   return out;
+}
+
+EncodedHistory::Segment completions_item_text(
+    std::span<const Message> view, const CompletionsProfile& profile,
+    const std::map<std::string, std::vector<ToolBytes>, std::less<>>& declared_after) {
+  std::string text;
+  text.reserve(ItemWriter::kScratchBytes);
+  ItemWriter out(text);
+  for_each_group(
+      view, [&](const UserMessage& u) { out.user(u, user_parts); },
+      [&](const AssistantMessage& a) { write_assistant(out, a, profile); },
+      [&](std::span<const Message> results, bool user_next) {
+        // As completions_items, each result written as text.
+        ResultRun run;
+        for (const Message& message : results) {
+          const auto& r = std::get<ToolResultMessage>(message);
+          MemberWriter m = out.open();
+          m.add("role", "tool");
+          m.add("tool_call_id", r.tool_use_id);
+          m.add("content", result_text(r, true));
+          if (profile.requires_tool_result_name) m.add("name", r.tool_name);
+          out.close();
+          note_result(r, declared_after, run);
+        }
+        for (const auto& m : after_results(std::move(run), user_next, profile)) out.tree(m);
+      });
+  return EncodedHistory::Segment{std::move(text), {}};
 }
 
 }  // namespace agentkit::providers::detail

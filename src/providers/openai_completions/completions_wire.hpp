@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "../cache/tool_schema_cache.hpp"
+#include "../wire_common/encoded_history.hpp"
 #include "../wire_common/wire_client_base.hpp"
 
 namespace agentkit::providers::detail {
@@ -50,6 +51,12 @@ CompletionsEncoding completions_messages(const Request& request, std::span<const
 // The system (or developer) message of the request.
 json::Value completions_system(const Request& request, const CompletionsProfile& profile);
 // The messages of `view` alone (no system message): what completions_messages appends after it.
+// completions_item_text writes the same messages as JSON text, each followed by ',', with no
+// tree (the kept history's segments); the tree form serves the requests that are stamped with
+// cache_control markers.
+EncodedHistory::Segment completions_item_text(
+    std::span<const Message> view, const CompletionsProfile& profile,
+    const std::map<std::string, std::vector<ToolBytes>, std::less<>>& declared_after);
 json::Array completions_items(
     std::span<const Message> view, const CompletionsProfile& profile,
     const std::map<std::string, std::vector<ToolBytes>, std::less<>>& declared_after);

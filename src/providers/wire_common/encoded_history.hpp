@@ -229,6 +229,103 @@ class MemberWriter {
   bool first_;
 };
 
+// Walks `view` in the groups every wire encodes: each user message, each assistant message, and
+// each run of consecutive tool results (whose messages the wire writes after the run; `user_next`
+// says a user message follows it).
+template <class OnUser, class OnAssistant, class OnResults>
+void for_each_group(std::span<const Message> view, OnUser&& on_user, OnAssistant&& on_assistant,
+                    OnResults&& on_results) {
+  for (std::size_t i = 0; i < view.size();) {
+    if (const auto* user = std::get_if<UserMessage>(&view[i])) {
+      on_user(*user);
+      ++i;
+    } else if (const auto* assistant = std::get_if<AssistantMessage>(&view[i])) {
+      on_assistant(*assistant);
+      ++i;
+    } else {
+      std::size_t end = i;
+      while (end < view.size() && std::holds_alternative<ToolResultMessage>(view[end])) ++end;
+      on_results(view.subspan(i, end - i),
+                 end < view.size() && std::holds_alternative<UserMessage>(view[end]));
+      i = end;
+    }
+  }
+}
+
+// Writes a segment's items as JSON text, each followed by ',': an item a wire writes often (a
+// call, a result, a message of one text) goes in member by member, with no tree built, copied
+// into and dumped; a rarer one is built as a tree and dumped in place (`tree`). Either way its
+// bytes are those of dumping its tree.
+//
+//   std::string items;
+//   ItemWriter out(items);
+//   out.message("user", text);                 // {"role":"user","content":"..."},
+//   MemberWriter call = out.open();
+//   call.add("type", "function_call");
+//   out.close();                               // },
+class ItemWriter {
+ public:
+  // A roomy buffer that is itself the segment, as dump_items makes: a segment lives only until
+  // its bytes are copied into the body.
+  static constexpr std::size_t kScratchBytes = 8 * 1024;
+
+  explicit ItemWriter(std::string& out) : out_(out) {}
+  MemberWriter open() {
+    out_ += '{';
+    return MemberWriter(out_);
+  }
+  void close() { out_ += "},"; }
+  void tree(const json::Value& item) {
+    json::dump_to(out_, item);
+    out_ += ',';
+  }
+  // {"role":<role>,"content":<text>}
+  void message(std::string_view role, std::string_view text) {
+    MemberWriter m = open();
+    m.add("role", role);
+    m.add("content", text);
+    close();
+  }
+  // A user message: its one text block's bytes as the content, or else the tree `parts` makes of
+  // its blocks (the wire's content parts).
+  template <class Parts>
+  void user(const UserMessage& message, Parts&& parts) {
+    const std::vector<ContentBlock>& content = message.content;
+    const auto* lone = content.size() == 1 ? std::get_if<TextBlock>(&content[0]) : nullptr;
+    if (lone != nullptr) return this->message("user", lone->text);
+    tree(json::Object{{"role", "user"}, {"content", parts(content)}});
+  }
+
+ private:
+  std::string& out_;
+};
+
+// The text of a run of text blocks, as the wires join them into one message: a lone block's own
+// bytes (the usual case, no copy), several joined. `view()` is empty for an empty run.
+class TextRun {
+ public:
+  void add(const std::string& text) {
+    if (lone_ == nullptr && joined_.empty()) {
+      lone_ = &text;
+      return;
+    }
+    if (lone_ != nullptr) joined_ = *lone_;
+    lone_ = nullptr;
+    joined_ += text;
+  }
+  std::string_view view() const {
+    return lone_ != nullptr ? std::string_view(*lone_) : std::string_view(joined_);
+  }
+  void clear() {
+    lone_ = nullptr;
+    joined_.clear();
+  }
+
+ private:
+  const std::string* lone_ = nullptr;
+  std::string joined_;
+};
+
 // What an encoder reads of a message: all of it but an assistant message's usage, every
 // timestamp and a tool result's metadata (figures for people, never sent). The reuse check
 // compares only this, and an entry keeps only this (kept_copy). An encoder that starts reading
