@@ -72,7 +72,7 @@ void write_assistant(ItemWriter& out, const AssistantMessage& a,
       text.view().empty() && any_call && !profile.allows_null_assistant_content;
   // DeepSeek expects its own reasoning back on the turn that produced it (REQ-PROV-12).
   const bool says_reasoning = profile.thinking_format == "deepseek" && !reasoning.empty();
-  if (text.view().empty() && !empty_content && !says_reasoning && !any_call) return;
+  if (text.view().empty() && !says_reasoning && !any_call) return;  // nothing to say
   MemberWriter m = out.open();
   m.add("role", "assistant");
   if (!text.view().empty() || empty_content) m.add("content", text.view());
