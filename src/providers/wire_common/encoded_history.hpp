@@ -289,11 +289,14 @@ class ItemWriter {
   // A user message: its one text block's bytes as the content, or else the tree `parts` makes of
   // its blocks (the wire's content parts).
   template <class Parts>
-  void user(const UserMessage& message, Parts&& parts) {
-    const std::vector<ContentBlock>& content = message.content;
+  void user(const UserMessage& user_message, Parts&& parts) {
+    const std::vector<ContentBlock>& content = user_message.content;
     const auto* lone = content.size() == 1 ? std::get_if<TextBlock>(&content[0]) : nullptr;
-    if (lone != nullptr) return this->message("user", lone->text);
-    tree(json::Object{{"role", "user"}, {"content", parts(content)}});
+    if (lone != nullptr) {
+      message("user", lone->text);
+    } else {
+      tree(json::Object{{"role", "user"}, {"content", parts(content)}});
+    }
   }
 
  private:
