@@ -8,9 +8,10 @@
 // at history depth ~0, ~500 and ~1,000; 200 concurrent sessions x 10 turns with a 50 ms model
 // delay (wall, throughput, peak RSS, threads, connections opened); time from process start to the
 // first request; and what this machine charges for a system call, a page's first touch and a
-// thread, with the concurrent run's share of its CPU at those prices; the heap still in use once
-// the concurrent sessions closed; and what one session holds after its turns (heap, the stack its
-// thread touched, and how deep its deepest frame went). Client CPU is the process's own
+// thread, with the concurrent run's share of its CPU at those prices; the heap at the concurrent
+// run's peak (in use, and taken from the system) and still in use once its sessions closed; and
+// what one session holds after its turns (heap, the stack its thread touched, and how deep its
+// deepest frame went). Client CPU is the process's own
 // (getrusage), the server's is never in it. The peer is skipped with a message when node or its
 // packages are missing.
 //
@@ -169,6 +170,17 @@ long stack_use(F work, bool deepest) {
 long long heap_in_use() {
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33)
   return static_cast<long long>(mallinfo2().uordblks);
+#else
+  return -1;
+#endif
+}
+
+// What malloc has taken from the system (its arenas and mmapped blocks): the heap's share of the
+// RSS, holes between live blocks included. -1 where mallinfo2 is missing.
+long long heap_held() {
+#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33)
+  const struct mallinfo2 m = mallinfo2();
+  return static_cast<long long>(m.arena + m.hblkhd);
 #else
   return -1;
 #endif
@@ -493,9 +505,13 @@ int main(int argc, char** argv) {
     b.http->close_idle_connections();
     std::atomic<int> peak_threads{threads_now()};
     std::atomic<bool> sampling{true};
+    std::atomic<long long> peak_heap_used{heap_in_use()};
+    std::atomic<long long> peak_heap_held{heap_held()};
     std::thread sampler([&] {
       while (sampling.load()) {
         peak_threads = std::max(peak_threads.load(), threads_now());
+        peak_heap_used = std::max(peak_heap_used.load(), heap_in_use());
+        peak_heap_held = std::max(peak_heap_held.load(), heap_held());
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
       }
     });
@@ -545,8 +561,11 @@ int main(int argc, char** argv) {
         faults, faults * machine.page_fault_us / 1e6, sessions, sessions * machine.thread_us / 1e6);
     if (heap0 >= 0)  // glibc only
       std::printf(
-          "                                       heap still in use once every session closed: "
-          "%.1f MiB\n",
+          "                                       heap at its peak (5 ms samples): %.1f MiB in "
+          "use, "
+          "%.1f MiB taken from the system; still in use once every session closed: %.1f MiB\n",
+          static_cast<double>(peak_heap_used.load()) / (1024 * 1024),
+          static_cast<double>(peak_heap_held.load()) / (1024 * 1024),
           static_cast<double>(heap_kept) / (1024 * 1024));
     // What one session holds at the end of its turns, alone: the floor under each session's
     // share of the peak. Read as what closing and destroying it frees (its result, a copy of its
