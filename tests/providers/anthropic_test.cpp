@@ -1,9 +1,13 @@
 // anthropic-messages beyond the shared conformance rules: level-1 breakpoints, deferred tools,
 // server-side compaction, thinking styles and the request shapes only this wire has.
+#include <random>
+
 #include "agentkit/catalog/catalog.hpp"
 #include "agentkit/providers/anthropic.hpp"
 #include "agentkit/wire/decode.hpp"
+#include "anthropic/anthropic_wire.hpp"
 #include "conformance/conversation.hpp"
+#include "support/alloc/alloc_counter.hpp"
 #include "support/catch.hpp"
 
 using namespace agentkit;
@@ -369,4 +373,128 @@ TEST_CASE(
       "{\"type\":\"message_delta\",\"delta\":{\"stop_reason\":\"end_turn\"},\"usage\":" +
       usage + "}\n\nevent: message_stop\ndata: {\"type\":\"message_stop\"}\n\n";
   CHECK(streamed_reply(sse).usage.reasoning_tokens == 65);
+}
+
+namespace {
+
+// A transcript drawn from the shapes Anthropic encodes differently: a user message of one text
+// (empty or not) or of several blocks (empty texts, images), text, cleartext, signed and redacted
+// thinking, calls whose input is flat, nested, cut off or missing, compaction and other unknown
+// blocks, results with and without text, failed, with images, and a user message after a run.
+std::vector<Message> anthropic_transcript(std::mt19937& rng) {
+  auto pick = [&](unsigned n) { return static_cast<unsigned>(rng() % n); };
+  const std::vector<std::string> texts = {"", "plain", "quote \" and \\ and \n", "caf\u00e9 \u2028",
+                                          std::string(40, 'x')};
+  const std::vector<std::string> inputs = {R"({"q":"a \"b\""})",
+                                           "{}",
+                                           R"({"a":{"b":[1,2]}})",
+                                           R"({"cut":"off)",
+                                           "",
+                                           R"( [1] )",
+                                           R"({"a":1,"a":2})",
+                                           R"({"a":{"b":)"};
+  const ImageBlock image{"image/png", "iVBORw0KGgo="};
+  auto user_message = [&] {
+    UserMessage user;
+    switch (pick(4)) {
+      case 0: user.content.push_back(TextBlock{texts[pick(5)]}); break;
+      case 1: user.content.push_back(image); break;
+      case 2: break;  // no blocks at all
+      default:
+        for (unsigned b = 0, n = 1 + pick(3); b < n; ++b)
+          user.content.push_back(pick(2) ? ContentBlock{image}
+                                         : ContentBlock{TextBlock{texts[pick(5)]}});
+    }
+    return user;
+  };
+  std::vector<Message> out;
+  int calls = 0;
+  for (unsigned turn = 0, turns = 1 + pick(5); turn < turns; ++turn) {
+    out.push_back(user_message());
+    AssistantMessage a;
+    std::vector<std::string> ids;
+    for (unsigned b = 0, n = pick(5); b < n; ++b) {
+      switch (pick(6)) {
+        case 0: a.content.push_back(TextBlock{texts[pick(5)]}); break;
+        case 1: a.content.push_back(ThinkingBlock{texts[pick(5)], "sig", pick(3) == 0, ""}); break;
+        case 2: {
+          UnknownBlock other;
+          other.type = pick(2) ? "compaction" : "server_tool_use";
+          other.raw = json::Object{{"type", other.type}, {"content", texts[pick(5)]}};
+          a.content.push_back(std::move(other));
+          break;
+        }
+        default: {
+          ids.push_back("toolu_" + std::to_string(++calls));
+          a.content.push_back(ToolUseBlock{
+              ids.back(), "tool_" + std::to_string(pick(3)), json::Raw(inputs[pick(8)]), {}});
+        }
+      }
+    }
+    out.push_back(std::move(a));
+    for (const auto& id : ids) {
+      ToolResultMessage r;
+      r.tool_use_id = id;
+      r.tool_name = "tool_0";
+      r.is_error = pick(4) == 0;
+      for (unsigned b = 0, n = pick(3); b < n; ++b) r.content.push_back(TextBlock{texts[pick(5)]});
+      if (pick(4) == 0) r.content.push_back(image);
+      out.push_back(std::move(r));
+    }
+    if (!ids.empty() && pick(3) == 0) out.push_back(user_message());
+  }
+  return out;
+}
+
+}  // namespace
+
+TEST_CASE("Anthropic items written as text are the bytes of their trees and carry the same stamp") {
+  // The kept history's segments are written as text; a whole-view fallback still builds trees.
+  // Both must say the same, byte for byte, and the rolling breakpoint must land where
+  // stamp_rolling_breakpoint puts it on the trees.
+  std::mt19937 rng(40);
+  int stamped = 0;
+  for (int round = 0; round < 500; ++round) {
+    const std::vector<Message> view = anthropic_transcript(rng);
+    // Every tail of the view ends a segment some request encodes.
+    const std::size_t from = rng() % view.size();
+    const std::span<const Message> segment = std::span<const Message>(view).subspan(from);
+    for (int flags = 0; flags < 4; ++flags) {
+      const bool compaction = (flags & 1) != 0;
+      providers::detail::Breakpoints marks;
+      marks.enabled = (flags & 2) != 0;
+      const auto text = providers::detail::anthropic_item_text(segment, compaction, &marks);
+      json::Array trees = providers::detail::anthropic_messages(segment, compaction);
+      REQUIRE(text.items == providers::detail::dump_items(trees).items);
+      const bool marked = providers::detail::stamp_rolling_breakpoint(trees, marks);
+      REQUIRE(text.body_items == (marked ? providers::detail::dump_items(trees).items : ""));
+      stamped += marked ? 1 : 0;
+    }
+  }
+  CHECK(stamped > 200);  // the stamped forms were exercised, not only the plain ones
+}
+
+TEST_CASE("Anthropic writes its new items as text: no tree of them is built") {
+  // A call with 3 KB of input and its result, the last segment of a request: as trees, the
+  // messages, their blocks' objects and lists, the input checked by parsing it into a tree, the
+  // dump, the stamp and a second dump (21 allocations, 21,843 bytes under libstdc++); as text,
+  // the segment's buffer and the body's stamped form (2 allocations, 11,429 bytes).
+  AssistantMessage call;
+  call.content.push_back(ToolUseBlock{
+      "toolu_1", "write_note", json::Raw(R"({"text":")" + std::string(3000, 'a') + "\"}"), {}});
+  ToolResultMessage result;
+  result.tool_use_id = "toolu_1";
+  result.tool_name = "write_note";
+  result.content.push_back(TextBlock{"ok"});
+  const std::vector<Message> view{call, result};
+  providers::detail::Breakpoints marks;
+  (void)providers::detail::anthropic_item_text(view, false, &marks);  // the parser's scratch warm
+  testing::AllocStats stats;
+  {
+    agentkit::testing::AllocCounter counter;
+    (void)providers::detail::anthropic_item_text(view, false, &marks);
+    stats = counter.stats();
+  }
+  INFO(stats.count << " allocations, " << stats.bytes << " bytes");
+  CHECK(stats.count <= 2);  // an upper bound: under ThreadSanitizer the counter reads 0
 }

@@ -98,17 +98,13 @@ class AnthropicClient final : public WireClientBase {
                        std::size_t after) const {
     const bool compaction = options().anthropic.server_compaction;
     bool marked_tail = !marks.enabled;
-    EncodedHistory::Wire wire{splits_result_runs_and_following_user,
-                              [&](std::span<const Message> segment, bool last) {
-                                json::Array items = anthropic_messages(segment, compaction);
-                                EncodedHistory::Segment encoded = dump_items(items);
-                                if (last && !items.empty()) {
-                                  marked_tail = true;
-                                  if (stamp_rolling_breakpoint(items, marks))
-                                    encoded.body_items = dump_items(items).items;
-                                }
-                                return encoded;
-                              }};
+    EncodedHistory::Wire wire{
+        splits_result_runs_and_following_user, [&](std::span<const Message> segment, bool last) {
+          EncodedHistory::Segment encoded =
+              anthropic_item_text(segment, compaction, last ? &marks : nullptr);
+          if (last && !encoded.items.empty()) marked_tail = true;
+          return encoded;
+        }};
     const std::size_t start = out.size();
     std::string context =
         request.model->vendor + '/' + request.model->id + (compaction ? "\0c" : "\0-");

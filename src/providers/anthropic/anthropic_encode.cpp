@@ -1,6 +1,7 @@
 // Canonical request -> Anthropic Messages JSON.
 #include <variant>
 
+#include "../wire_common/encoded_history.hpp"
 #include "anthropic_wire.hpp"
 
 namespace agentkit::providers::detail {
@@ -191,6 +192,227 @@ int count_breakpoints(const json::Value& body) {
   int n = 0;
   count_in(body, n);
   return n;
+}
+
+// ---- The items as text ---------------------------------------------------------------------
+// The bytes anthropic_messages' trees dump to, written member by member: the usual items (a
+// call with kilobytes of input, its result) go into the segment without a tree, a copy of the
+// input or of an image's data, or a dump.
+
+namespace {
+
+// A JSON array of blocks being written: '[' on construction, ',' between blocks, ']' at end().
+class BlockList {
+ public:
+  explicit BlockList(std::string& out) : out_(out) { out_ += '['; }
+  MemberWriter open() {
+    if (count_++ != 0) out_ += ',';
+    out_ += '{';
+    return MemberWriter(out_);
+  }
+  void close() { out_ += '}'; }
+  void tree(const json::Value& block) {
+    if (count_++ != 0) out_ += ',';
+    json::dump_to(out_, block);
+  }
+  void end() { out_ += ']'; }
+  std::size_t size() const { return count_; }
+
+ private:
+  std::string& out_;
+  std::size_t count_ = 0;
+};
+
+void write_text_block(BlockList& blocks, std::string_view text) {
+  MemberWriter b = blocks.open();
+  b.add("type", "text");
+  b.add("text", text);
+  blocks.close();
+}
+
+void write_image_block(BlockList& blocks, const ImageBlock& image) {
+  MemberWriter b = blocks.open();
+  b.add("type", "image");
+  std::string& out = b.open("source");
+  out += '{';
+  MemberWriter source(out);
+  source.add("type", "base64");
+  source.add("media_type", image.mime_type);
+  source.add("data", image.data_base64);
+  out += '}';
+  blocks.close();
+}
+
+// anthropic_user_content's array form.
+void write_user_blocks(BlockList& blocks, const std::vector<ContentBlock>& content) {
+  for (const auto& b : content) {
+    if (const auto* t = std::get_if<TextBlock>(&b)) {
+      if (!t->text.empty()) write_text_block(blocks, t->text);
+    } else if (const auto* image = std::get_if<ImageBlock>(&b)) {
+      write_image_block(blocks, *image);
+    }
+  }
+}
+
+// Raw::valid() for a call's input, without the tree: the usual input, one object of scalar
+// members, is checked whole by parse_flat (whose verdicts are json::parse's); any other shape is
+// parsed.
+bool input_replayable(const json::Raw& input) {
+  auto flat = json::parse_flat(input.bytes(), {}, [](const json::FlatMember&) {});
+  if (!flat) return false;
+  return *flat || input.valid();
+}
+
+void write_assistant_block(BlockList& blocks, const ContentBlock& block, bool replay_compaction) {
+  if (const auto* t = std::get_if<TextBlock>(&block)) {
+    if (!t->text.empty()) write_text_block(blocks, t->text);
+  } else if (const auto* th = std::get_if<ThinkingBlock>(&block)) {
+    MemberWriter b = blocks.open();
+    if (th->redacted) {
+      b.add("type", "redacted_thinking");
+      b.add("data", th->signature);
+    } else {
+      b.add("type", "thinking");
+      b.add("thinking", th->thinking);
+      b.add("signature", th->signature);
+    }
+    blocks.close();
+  } else if (const auto* call = std::get_if<ToolUseBlock>(&block)) {
+    MemberWriter b = blocks.open();
+    b.add("type", "tool_use");
+    b.add("id", call->id);
+    b.add("name", call->name);
+    const bool replayable = !call->input.empty() && input_replayable(call->input);
+    b.open("input") += replayable ? call->input.bytes() : std::string_view("{}");
+    blocks.close();
+  } else if (const auto* other = std::get_if<UnknownBlock>(&block)) {
+    if (replay_compaction && other->type == kCompactionBlock) blocks.tree(other->raw);
+  }
+}
+
+void write_result_block(BlockList& blocks, const ToolResultMessage& result) {
+  MemberWriter b = blocks.open();
+  b.add("type", "tool_result");
+  b.add("tool_use_id", result.tool_use_id);
+  TextRun text;
+  for (const auto& block : result.content) {
+    if (const auto* t = std::get_if<TextBlock>(&block)) text.add(t->text);
+  }
+  if (!text.view().empty()) b.add("content", text.view());
+  if (result.is_error) b.open("is_error") += "true";
+  blocks.close();
+}
+
+// How the last item written can take the rolling breakpoint, read as stamp_rolling_breakpoint
+// reads its tree: a user message whose content is one string, or whose last block is a text,
+// image or tool_result (every block a user message carries is one of those).
+enum class Tail { none, user_string, user_blocks };
+
+// Breakpoints::rolling() as the member the stamp adds (a test holds the two equal).
+constexpr std::string_view kRollingMarkMember = R"(,"cache_control":{"type":"ephemeral"})";
+
+// `items` with the rolling breakpoint on the last item, which is a user message (`tail`) that
+// begins at `start`.
+std::string stamp_text(const std::string& items, Tail tail, std::size_t start) {
+  constexpr std::string_view mark = kRollingMarkMember;
+  std::string out;
+  if (tail == Tail::user_blocks) {
+    // ...}]}, : the mark goes before the last block's closing brace.
+    const std::size_t at = items.size() - 4;
+    out.reserve(items.size() + mark.size());
+    out.append(items, 0, at).append(mark).append(items, at);
+    return out;
+  }
+  // {"role":"user","content":"..."}, : the string becomes one text block carrying the mark.
+  constexpr std::string_view kHead = R"({"role":"user","content":)";
+  constexpr std::string_view kOpen = R"([{"type":"text","text":)";
+  const std::size_t text_at = start + kHead.size();
+  const std::size_t text_end = items.size() - 2;
+  out.reserve(items.size() + kOpen.size() + mark.size() + 2);
+  out.append(items, 0, text_at).append(kOpen).append(items, text_at, text_end - text_at);
+  out.append(mark).append("}]").append(items, text_end);
+  return out;
+}
+
+}  // namespace
+
+EncodedHistory::Segment anthropic_item_text(std::span<const Message> segment,
+                                            bool replay_compaction, const Breakpoints* stamp) {
+  std::string text;
+  text.reserve(ItemWriter::kScratchBytes);
+  ItemWriter out(text);
+  Tail tail = Tail::none;
+  std::size_t tail_start = 0;
+  for (std::size_t i = 0; i < segment.size();) {
+    const std::size_t start = text.size();
+    if (const auto* user = std::get_if<UserMessage>(&segment[i])) {
+      const std::vector<ContentBlock>& content = user->content;
+      const auto* lone = content.size() == 1 ? std::get_if<TextBlock>(&content[0]) : nullptr;
+      if (lone != nullptr) {
+        out.message("user", lone->text);
+        tail = Tail::user_string;
+      } else {
+        MemberWriter m = out.open();
+        m.add("role", "user");
+        BlockList blocks(m.open("content"));
+        write_user_blocks(blocks, content);
+        blocks.end();
+        out.close();
+        tail = blocks.size() != 0 ? Tail::user_blocks : Tail::none;
+      }
+      tail_start = start;
+      ++i;
+    } else if (const auto* a = std::get_if<AssistantMessage>(&segment[i])) {
+      MemberWriter m = out.open();
+      m.add("role", "assistant");
+      BlockList blocks(m.open("content"));
+      for (const auto& b : a->content) write_assistant_block(blocks, b, replay_compaction);
+      if (blocks.size() == 0) {
+        text.resize(start);  // no message at all, as the tree leaves it out
+      } else {
+        blocks.end();
+        out.close();
+        tail = Tail::none;
+      }
+      ++i;
+    } else {
+      // A run of results, as append_result_run: every tool_result block in call order, then the
+      // images they carry, then a user message right after them.
+      std::size_t end = i;
+      while (end < segment.size() && std::holds_alternative<ToolResultMessage>(segment[end])) ++end;
+      MemberWriter m = out.open();
+      m.add("role", "user");
+      BlockList blocks(m.open("content"));
+      for (std::size_t k = i; k < end; ++k)
+        write_result_block(blocks, std::get<ToolResultMessage>(segment[k]));
+      for (std::size_t k = i; k < end; ++k) {
+        for (const auto& b : std::get<ToolResultMessage>(segment[k]).content) {
+          if (const auto* image = std::get_if<ImageBlock>(&b)) write_image_block(blocks, *image);
+        }
+      }
+      if (end < segment.size()) {
+        if (const auto* follower = std::get_if<UserMessage>(&segment[end])) {
+          const std::vector<ContentBlock>& content = follower->content;
+          const auto* lone = content.size() == 1 ? std::get_if<TextBlock>(&content[0]) : nullptr;
+          if (lone != nullptr) {
+            write_text_block(blocks, lone->text);
+          } else {
+            write_user_blocks(blocks, content);
+          }
+          ++end;
+        }
+      }
+      blocks.end();
+      out.close();
+      tail = Tail::user_blocks;
+      tail_start = start;
+      i = end;
+    }
+  }
+  EncodedHistory::Segment encoded{std::move(text), {}};
+  if (stamp != nullptr && stamp->enabled && tail != Tail::none)
+    encoded.body_items = stamp_text(encoded.items, tail, tail_start);
+  return encoded;
 }
 
 }  // namespace agentkit::providers::detail

@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "../cache/tool_schema_cache.hpp"
+#include "../wire_common/encoded_history.hpp"
 #include "../wire_common/wire_client_base.hpp"
 #include "agentkit/json/value.hpp"
 
@@ -37,6 +38,12 @@ json::Array anthropic_messages(std::span<const Message> view, bool replay_compac
 // Puts the rolling breakpoint on the last block of the last message when it is a user message.
 // Answers whether a marker was placed.
 bool stamp_rolling_breakpoint(json::Array& messages, const Breakpoints& marks);
+// The messages of `segment` as JSON text, each followed by ',': the bytes dump_items makes of
+// anthropic_messages(segment, replay_compaction), with no tree built. With `stamp` (enabled), the
+// body's form too (body_items) when stamp_rolling_breakpoint would place the rolling breakpoint
+// on those trees.
+EncodedHistory::Segment anthropic_item_text(std::span<const Message> segment,
+                                            bool replay_compaction, const Breakpoints* stamp);
 // Counts cache_control members anywhere in `body` (tests and the budget check).
 int count_breakpoints(const json::Value& body);
 
