@@ -3,7 +3,10 @@
 // to the fresh one byte for byte over long randomised sessions on all five wires, count the
 // messages encoded per request, and check each invalidation (compaction, branch switch, model
 // change, a send-time repair that rewrites a sent message).
+#include <filesystem>
+#include <fstream>
 #include <functional>
+#include <iterator>
 #include <random>
 #include <string>
 #include <vector>
@@ -19,6 +22,7 @@
 #include "provider_test_support.hpp"
 #include "support/alloc/alloc_counter.hpp"
 #include "support/catch.hpp"
+#include "support/shared_testdata.hpp"
 #include "wire_common/encoded_history.hpp"
 
 using namespace agentkit;
@@ -963,4 +967,28 @@ TEST_CASE(
   const CacheStats copied = others.kept->meter()->stats("s-1");
   CHECK(lent.messages_reused > 0);
   CHECK(lent.messages_reused == copied.messages_reused);
+}
+
+TEST_CASE("a call's arguments count as JSON exactly when Raw::valid says so") {
+  // valid_arguments checks the usual flat object without a tree and parses every other shape:
+  // its verdict must be Raw::valid's on every document of JSONTestSuite, and on each of them put
+  // as the value of an object's member (a flat object when the document is a scalar).
+  AGENTKIT_SHARED_TESTDATA(suite, "JSONTestSuite/test_parsing");
+  int documents = 0;
+  int flat_valid = 0;
+  for (const auto& entry : std::filesystem::directory_iterator(suite)) {
+    std::ifstream in(entry.path(), std::ios::binary);
+    const std::string bytes{std::istreambuf_iterator<char>(in), std::istreambuf_iterator<char>()};
+    for (const std::string& text : {bytes, R"({"a":1,"b":)" + bytes + "}"}) {
+      const json::Raw raw(text);
+      INFO(entry.path().filename().string() << ": " << text.substr(0, 80));
+      REQUIRE(providers::detail::valid_arguments(raw) == raw.valid());
+      if (text.front() == '{' && raw.valid() &&
+          json::parse_flat(text, {}, [](const auto&) {}).value_or(false))
+        ++flat_valid;
+    }
+    ++documents;
+  }
+  CHECK(documents >= 318);
+  CHECK(flat_valid >= 10);  // the shortcut itself was taken, not only the parse behind it
 }

@@ -254,15 +254,6 @@ void write_user_blocks(BlockList& blocks, const std::vector<ContentBlock>& conte
   }
 }
 
-// Raw::valid() for a call's input, without the tree: the usual input, one object of scalar
-// members, is checked whole by parse_flat (whose verdicts are json::parse's); any other shape is
-// parsed.
-bool input_replayable(const json::Raw& input) {
-  auto flat = json::parse_flat(input.bytes(), {}, [](const json::FlatMember&) {});
-  if (!flat) return false;
-  return *flat || input.valid();
-}
-
 void write_assistant_block(BlockList& blocks, const ContentBlock& block, bool replay_compaction) {
   if (const auto* t = std::get_if<TextBlock>(&block)) {
     if (!t->text.empty()) write_text_block(blocks, t->text);
@@ -282,7 +273,7 @@ void write_assistant_block(BlockList& blocks, const ContentBlock& block, bool re
     b.add("type", "tool_use");
     b.add("id", call->id);
     b.add("name", call->name);
-    const bool replayable = !call->input.empty() && input_replayable(call->input);
+    const bool replayable = !call->input.empty() && valid_arguments(call->input);
     b.open("input") += replayable ? call->input.bytes() : std::string_view("{}");
     blocks.close();
   } else if (const auto* other = std::get_if<UnknownBlock>(&block)) {

@@ -3,6 +3,7 @@
 #include <functional>
 #include <utility>
 
+#include "../wire_common/encoded_history.hpp"
 #include "../wire_common/wire_client_base.hpp"
 #include "agentkit/base/strings.hpp"
 #include "agentkit/json/value.hpp"
@@ -56,7 +57,7 @@ std::string json_list(const std::vector<std::string>& items) {
 // arguments) cannot be expressed and is sent as {}; that call's result already says it failed.
 std::string_view replayable_args(const ToolUseBlock& call) {
   std::string_view bytes = trim_ows(call.input.bytes());
-  if (bytes.empty() || bytes.front() != '{' || !call.input.valid()) return "{}";
+  if (bytes.empty() || bytes.front() != '{' || !valid_arguments(call.input)) return "{}";
   return call.input.bytes();
 }
 

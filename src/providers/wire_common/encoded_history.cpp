@@ -426,6 +426,12 @@ std::string object_around(json::Value head, std::string_view key,
   return out;
 }
 
+bool valid_arguments(const json::Raw& arguments) {
+  auto flat = json::parse_flat(arguments.bytes(), {}, [](const json::FlatMember&) {});
+  if (!flat) return false;
+  return *flat || arguments.valid();
+}
+
 std::string& MemberWriter::open(std::string_view key) {
   if (!first_) out_ += ',';
   first_ = false;

@@ -229,6 +229,11 @@ class MemberWriter {
   bool first_;
 };
 
+// Raw::valid() without the tree for the usual shape of a call's arguments, one object of scalar
+// members, which parse_flat checks whole (its verdicts are json::parse's); any other shape is
+// parsed. The wires replay a call's arguments only when they are JSON (REQ-PROV-17).
+bool valid_arguments(const json::Raw& arguments);
+
 // Walks `view` in the groups every wire encodes: each user message, each assistant message, and
 // each run of consecutive tool results (whose messages the wire writes after the run; `user_next`
 // says a user message follows it).
