@@ -17,44 +17,51 @@ constexpr std::string_view kModelRole = "model";
 
 using detail::json_string;
 
-// Contents in order. A part for the same role as the previous content joins it: Gemini turns
-// alternate, and a run of tool results with the user text after it is one user turn.
+// Contents in order, written as JSON text into one buffer, each followed by ','. A part for the
+// same role as the previous content joins it: Gemini turns alternate, and a run of tool results
+// with the user text after it is one user turn. No part is a string of its own.
 class ContentsWriter {
  public:
-  void add(std::string_view role, std::string part) {
-    if (contents_.empty() || contents_.back().role != role) contents_.push_back(Content{std::string(role), {}});
-    contents_.back().parts.push_back(std::move(part));
-  }
-
-  std::string json() const {
-    std::string out = "[";
-    for (std::size_t i = 0; i < contents_.size(); ++i) {
-      if (i > 0) out += ',';
-      out += R"({"parts":[)";
-      for (std::size_t p = 0; p < contents_[i].parts.size(); ++p) {
-        if (p > 0) out += ',';
-        out += contents_[i].parts[p];
-      }
-      out += R"(],"role":)";
-      out += json_string(contents_[i].role);
-      out += '}';
+  explicit ContentsWriter(std::string& out) : out_(out) {}
+  // Starts a part of `role`; the caller appends the part's JSON object to the buffer answered.
+  std::string& part(std::string_view role) {
+    if (!role_.empty() && role_ == role) {
+      out_ += ',';
+      return out_;
     }
-    out += ']';
-    return out;
+    if (!role_.empty()) close();
+    out_ += R"({"parts":[)";
+    role_ = role;
+    return out_;
+  }
+  // Closes the last content.
+  void finish() {
+    if (!role_.empty()) close();
+    role_ = {};
   }
 
  private:
-  struct Content {
-    std::string role;
-    std::vector<std::string> parts;
-  };
-  std::vector<Content> contents_;
+  void close() {
+    out_ += R"(],"role":)";
+    json::append_quoted(out_, role_);
+    out_ += "},";
+  }
+  std::string& out_;
+  std::string_view role_;  // the open content's (one of the role constants), empty when none
 };
 
-std::string text_part(std::string_view text) { return R"({"text":)" + json_string(text) + "}"; }
+void text_part(std::string& out, std::string_view text) {
+  out += R"({"text":)";
+  json::append_quoted(out, text);
+  out += '}';
+}
 
-std::string image_part(const ImageBlock& image) {
-  return R"({"inlineData":{"mimeType":)" + json_string(image.mime_type) + R"(,"data":)" + json_string(image.data_base64) + "}}";
+void image_part(std::string& out, const ImageBlock& image) {
+  out += R"({"inlineData":{"mimeType":)";
+  json::append_quoted(out, image.mime_type);
+  out += R"(,"data":)";
+  json::append_quoted(out, image.data_base64);
+  out += "}}";
 }
 
 // Gemini's args is a JSON object: the bytes the model produced go back unchanged (REQ-PROV-17).
@@ -66,13 +73,17 @@ std::string_view replayable_args(const ToolUseBlock& call) {
   return call.input.bytes();
 }
 
-std::string function_call_part(const ToolUseBlock& call) {
-  std::string out = R"({"functionCall":{"name":)" + json_string(call.name) + R"(,"args":)";
+void function_call_part(std::string& out, const ToolUseBlock& call) {
+  out += R"({"functionCall":{"name":)";
+  json::append_quoted(out, call.name);
+  out += R"(,"args":)";
   out += replayable_args(call);
   out += '}';
-  if (!call.thought_signature.empty()) out += R"(,"thoughtSignature":)" + json_string(call.thought_signature);
+  if (!call.thought_signature.empty()) {
+    out += R"(,"thoughtSignature":)";
+    json::append_quoted(out, call.thought_signature);
+  }
   out += '}';
-  return out;
 }
 
 // Only thoughts the service signed are read back; the rest stay out of the request (see
@@ -81,64 +92,90 @@ bool replayable(const ThinkingBlock& thought) {
   return !thought.redacted && !thought.signature.empty() && thought.signature != kUnsignedThoughtMarker;
 }
 
-std::string thought_part(const ThinkingBlock& thought) {
-  return R"({"text":)" + json_string(thought.thinking) + R"(,"thought":true,"thoughtSignature":)" + json_string(thought.signature) + "}";
+void thought_part(std::string& out, const ThinkingBlock& thought) {
+  out += R"({"text":)";
+  json::append_quoted(out, thought.thinking);
+  out += R"(,"thought":true,"thoughtSignature":)";
+  json::append_quoted(out, thought.signature);
+  out += '}';
 }
 
 void add_user(ContentsWriter& out, const UserMessage& m) {
   for (const auto& block : m.content) {
-    if (const auto* t = std::get_if<TextBlock>(&block); t && !t->text.empty()) out.add(kUserRole, text_part(t->text));
-    else if (const auto* image = std::get_if<ImageBlock>(&block)) out.add(kUserRole, image_part(*image));
+    if (const auto* t = std::get_if<TextBlock>(&block); t && !t->text.empty())
+      text_part(out.part(kUserRole), t->text);
+    else if (const auto* image = std::get_if<ImageBlock>(&block))
+      image_part(out.part(kUserRole), *image);
   }
 }
 
 void add_assistant(ContentsWriter& out, const AssistantMessage& m) {
   for (const auto& block : m.content) {
-    if (const auto* t = std::get_if<TextBlock>(&block); t && !t->text.empty()) out.add(kModelRole, text_part(t->text));
-    else if (const auto* thought = std::get_if<ThinkingBlock>(&block); thought && replayable(*thought)) out.add(kModelRole, thought_part(*thought));
-    else if (const auto* call = std::get_if<ToolUseBlock>(&block)) out.add(kModelRole, function_call_part(*call));
-    else if (const auto* image = std::get_if<ImageBlock>(&block)) out.add(kModelRole, image_part(*image));
+    if (const auto* t = std::get_if<TextBlock>(&block); t && !t->text.empty())
+      text_part(out.part(kModelRole), t->text);
+    else if (const auto* thought = std::get_if<ThinkingBlock>(&block);
+             thought && replayable(*thought))
+      thought_part(out.part(kModelRole), *thought);
+    else if (const auto* call = std::get_if<ToolUseBlock>(&block))
+      function_call_part(out.part(kModelRole), *call);
+    else if (const auto* image = std::get_if<ImageBlock>(&block))
+      image_part(out.part(kModelRole), *image);
   }
 }
 
 // One functionResponse per result, paired with its call by name and position: the wire has no id.
 // Gemini's convention puts a failure under "error" and a success under "output".
-std::string function_response_part(const ToolResultMessage& r) {
-  return R"({"functionResponse":{"name":)" + json_string(r.tool_name) + R"(,"response":{)" +
-         (r.is_error ? R"("error":)" : R"("output":)") + json_string(text_of(r.content)) + "}}}";
+void function_response_part(std::string& out, const ToolResultMessage& r) {
+  TextRun text;  // text_of's join, without a copy of a lone block
+  for (const auto& block : r.content) {
+    if (const auto* t = std::get_if<TextBlock>(&block)) text.add(t->text);
+  }
+  out += R"({"functionResponse":{"name":)";
+  json::append_quoted(out, r.tool_name);
+  out += r.is_error ? R"(,"response":{"error":)" : R"(,"response":{"output":)";
+  json::append_quoted(out, text.view());
+  out += "}}}";
 }
 
 // A run of consecutive results: N functionResponse parts in call order, then whatever else the
 // results carried (images), after all of them (REQ-LOOP-02).
 std::size_t add_result_run(ContentsWriter& out, std::span<const Message> view, std::size_t first) {
-  std::vector<std::string> extras;
-  std::size_t i = first;
-  for (; i < view.size(); ++i) {
-    const auto* r = std::get_if<ToolResultMessage>(&view[i]);
-    if (r == nullptr) break;
-    out.add(kUserRole, function_response_part(*r));
-    for (const auto& block : r->content) {
-      if (const auto* image = std::get_if<ImageBlock>(&block)) extras.push_back(image_part(*image));
+  std::size_t end = first;
+  while (end < view.size() && std::holds_alternative<ToolResultMessage>(view[end])) ++end;
+  for (std::size_t i = first; i < end; ++i)
+    function_response_part(out.part(kUserRole), std::get<ToolResultMessage>(view[i]));
+  for (std::size_t i = first; i < end; ++i) {
+    for (const auto& block : std::get<ToolResultMessage>(view[i]).content) {
+      if (const auto* image = std::get_if<ImageBlock>(&block))
+        image_part(out.part(kUserRole), *image);
     }
   }
-  for (auto& part : extras) out.add(kUserRole, std::move(part));
-  return i;
+  return end;
+}
+
+// The contents of `view`, each followed by ','.
+void write_contents(std::string& out, std::span<const Message> view) {
+  ContentsWriter contents(out);
+  for (std::size_t i = 0; i < view.size();) {
+    if (const auto* u = std::get_if<UserMessage>(&view[i])) {
+      add_user(contents, *u);
+      ++i;
+    } else if (const auto* a = std::get_if<AssistantMessage>(&view[i])) {
+      add_assistant(contents, *a);
+      ++i;
+    } else {
+      i = add_result_run(contents, view, i);
+    }
+  }
+  contents.finish();
 }
 
 std::string contents_json(std::span<const Message> view) {
-  ContentsWriter out;
-  for (std::size_t i = 0; i < view.size();) {
-    if (const auto* u = std::get_if<UserMessage>(&view[i])) {
-      add_user(out, *u);
-      ++i;
-    } else if (const auto* a = std::get_if<AssistantMessage>(&view[i])) {
-      add_assistant(out, *a);
-      ++i;
-    } else {
-      i = add_result_run(out, view, i);
-    }
-  }
-  return out.json();
+  std::string out = "[";
+  write_contents(out, view);
+  if (out.back() == ',') out.back() = ']';
+  else out += ']';
+  return out;
 }
 
 // Level style ("low") or token budget (a number); the catalog row's thinking map decides which.
@@ -206,7 +243,10 @@ std::string prefix_members(const Request& request, std::span<const ToolBytes> to
   };
   if (!request.system.empty()) {
     // The SDK states role "user" for the system instruction; the service accepts it either way.
-    member("systemInstruction", R"({"parts":[)" + text_part(request.system) + R"(],"role":"user"})");
+    std::string instruction = R"({"parts":[)";
+    text_part(instruction, request.system);
+    instruction += R"(],"role":"user"})";
+    member("systemInstruction", instruction);
   }
   if (!tool_bytes.empty()) {
     // The cached forms copied once, into a prefix sized for them.
@@ -242,11 +282,11 @@ RequestParts encode_request(const Request& request, std::span<const Message> vie
 }
 
 std::string contents_items(std::span<const Message> segment) {
-  std::string json = contents_json(segment);  // "[...]"
-  if (json.size() <= 2) return {};
-  json.back() = ',';
-  json.erase(0, 1);
-  return json;
+  // A roomy buffer that is itself the segment (ItemWriter's reasoning).
+  std::string items;
+  items.reserve(ItemWriter::kScratchBytes);
+  write_contents(items, segment);
+  return items;
 }
 
 namespace {
