@@ -43,15 +43,6 @@ class ObjectWriter {
   std::string out_ = "{";
 };
 
-std::string json_list(const std::vector<std::string>& items) {
-  std::string out = "[";
-  for (std::size_t i = 0; i < items.size(); ++i) {
-    if (i > 0) out += ',';
-    out += items[i];
-  }
-  return out + "]";
-}
-
 // Ollama's arguments are a JSON object: the bytes the model produced go back unchanged
 // (REQ-PROV-17). Anything else (a call cut off by the output limit, another wire's non-object
 // arguments) cannot be expressed and is sent as {}; that call's result already says it failed.
@@ -61,81 +52,137 @@ std::string_view replayable_args(const ToolUseBlock& call) {
   return call.input.bytes();
 }
 
-std::string images_of(const std::vector<ContentBlock>& content) {
-  std::vector<std::string> images;
+// "images":[...] with the images' data, when `content` carries any.
+void add_images(MemberWriter& m, std::string& out, const std::vector<ContentBlock>& content) {
+  bool first = true;
   for (const auto& block : content) {
-    if (const auto* image = std::get_if<ImageBlock>(&block)) images.push_back(json_string(image->data_base64));
+    const auto* image = std::get_if<ImageBlock>(&block);
+    if (image == nullptr) continue;
+    if (first) m.open("images") += '[';
+    else out += ',';
+    first = false;
+    json::append_quoted(out, image->data_base64);
   }
-  return images.empty() ? std::string() : json_list(images);
+  if (!first) out += ']';
 }
 
-std::string user_message(const UserMessage& m) {
-  ObjectWriter out;
-  out.text("role", "user").text("content", text_of(m.content));
-  if (std::string images = images_of(m.content); !images.empty()) out.member("images", images);
-  return out.done();
+// The text of `content`'s text blocks, joined (text_of), without a copy of a lone block.
+TextRun text_run(const std::vector<ContentBlock>& content) {
+  TextRun text;
+  for (const auto& block : content) {
+    if (const auto* t = std::get_if<TextBlock>(&block)) text.add(t->text);
+  }
+  return text;
 }
 
-std::string assistant_message(const AssistantMessage& m) {
-  std::string thinking;
-  std::vector<std::string> calls;
-  for (const auto& block : m.content) {
-    if (const auto* t = std::get_if<ThinkingBlock>(&block)) thinking += t->thinking;
-    if (const auto* call = std::get_if<ToolUseBlock>(&block)) {
-      std::string function = ObjectWriter().text("name", call->name).member("arguments", replayable_args(*call)).done();
-      calls.push_back(ObjectWriter().member("function", function).done());
-    }
-  }
-  ObjectWriter out;
-  out.text("role", "assistant").text("content", text_of(m.content));
+// Each message is written straight into `out` as a JSON object followed by ','.
+void write_user(std::string& out, const UserMessage& m) {
+  out += '{';
+  MemberWriter w(out);
+  w.add("role", "user");
+  w.add("content", text_run(m.content).view());
+  add_images(w, out, m.content);
+  out += "},";
+}
+
+void write_assistant(std::string& out, const AssistantMessage& m) {
+  out += '{';
+  MemberWriter w(out);
+  w.add("role", "assistant");
+  w.add("content", text_run(m.content).view());
   // Thinking the view still holds is this model's own (others' became text in repair).
-  if (!thinking.empty()) out.text("thinking", thinking);
-  if (!calls.empty()) out.member("tool_calls", json_list(calls));
-  return out.done();
+  TextRun thinking;
+  for (const auto& block : m.content) {
+    if (const auto* t = std::get_if<ThinkingBlock>(&block)) thinking.add(t->thinking);
+  }
+  if (!thinking.view().empty()) w.add("thinking", thinking.view());
+  bool first = true;
+  for (const auto& block : m.content) {
+    const auto* call = std::get_if<ToolUseBlock>(&block);
+    if (call == nullptr) continue;
+    if (first) w.open("tool_calls") += '[';
+    else out += ',';
+    first = false;
+    out += R"({"function":{"name":)";
+    json::append_quoted(out, call->name);
+    out += R"(,"arguments":)";
+    out += replayable_args(*call);
+    out += "}}";
+  }
+  if (!first) out += ']';
+  out += "},";
 }
 
 // A run of consecutive results: N role:"tool" messages in call order, paired by position (the wire
 // has no id); is_error becomes an "Error: " prefix (the wire has no slot for it). Images the
 // results carried follow the whole run in one user message, never between results (REQ-LOOP-02).
-std::size_t add_result_run(std::vector<std::string>& out, std::span<const Message> view, std::size_t first) {
-  std::string images = "[";
-  std::size_t i = first;
-  for (; i < view.size(); ++i) {
-    const auto* r = std::get_if<ToolResultMessage>(&view[i]);
-    if (r == nullptr) break;
-    out.push_back(ObjectWriter().text("role", "tool").text("content", result_text(*r, true)).text("tool_name", r->tool_name).done());
-    if (std::string more = images_of(r->content); !more.empty()) {
-      images += images.size() > 1 ? "," : "";
-      images += std::string_view(more).substr(1, more.size() - 2);
+std::size_t write_result_run(std::string& out, std::span<const Message> view, std::size_t first) {
+  std::size_t end = first;
+  while (end < view.size() && std::holds_alternative<ToolResultMessage>(view[end])) ++end;
+  bool images = false;
+  for (std::size_t i = first; i < end; ++i) {
+    const auto& r = std::get<ToolResultMessage>(view[i]);
+    out += '{';
+    MemberWriter w(out);
+    w.add("role", "tool");
+    TextRun text = text_run(r.content);
+    if (r.is_error) {
+      std::string& content = w.open("content");
+      content += R"("Error: )";
+      const std::size_t at = content.size();
+      json::append_quoted(content, text.view());
+      content.erase(at, 1);  // the quote append_quoted opened with: one string, prefixed
+    } else {
+      w.add("content", text.view());
     }
+    w.add("tool_name", r.tool_name);
+    out += "},";
+    for (const auto& block : r.content)
+      images = images || std::holds_alternative<ImageBlock>(block);
   }
-  if (images.size() > 1) out.push_back(ObjectWriter().text("role", "user").text("content", "").member("images", images + "]").done());
-  return i;
+  if (images) {
+    out += R"({"role":"user","content":"","images":[)";
+    bool first_image = true;
+    for (std::size_t i = first; i < end; ++i) {
+      for (const auto& block : std::get<ToolResultMessage>(view[i]).content) {
+        const auto* image = std::get_if<ImageBlock>(&block);
+        if (image == nullptr) continue;
+        if (!first_image) out += ',';
+        first_image = false;
+        json::append_quoted(out, image->data_base64);
+      }
+    }
+    out += "]},";
+  }
+  return end;
 }
 
 std::string system_message(const Request& request) {
   return ObjectWriter().text("role", "system").text("content", request.system).done();
 }
 
-void add_messages(std::vector<std::string>& out, std::span<const Message> view) {
+// The messages of `view`, each followed by ','.
+void write_messages(std::string& out, std::span<const Message> view) {
   for (std::size_t i = 0; i < view.size();) {
     if (const auto* u = std::get_if<UserMessage>(&view[i])) {
-      out.push_back(user_message(*u));
+      write_user(out, *u);
       ++i;
     } else if (const auto* a = std::get_if<AssistantMessage>(&view[i])) {
-      out.push_back(assistant_message(*a));
+      write_assistant(out, *a);
       ++i;
     } else {
-      i = add_result_run(out, view, i);
+      i = write_result_run(out, view, i);
     }
   }
 }
 
 std::string messages_json(const Request& request, std::span<const Message> view) {
-  std::vector<std::string> out;
-  if (!request.system.empty()) out.push_back(system_message(request));
-  add_messages(out, view);
-  return json_list(out);
+  std::string out = "[";
+  if (!request.system.empty()) out += system_message(request) + ',';
+  write_messages(out, view);
+  if (out.back() == ',') out.back() = ']';
+  else out += ']';
+  return out;
 }
 
 // Sampling and limits go under "options"; unset fields are omitted, explicit zeros sent (REQ-PROV-16).
@@ -177,11 +224,7 @@ OllamaRequest encode_request(const Request& request, std::span<const Message> vi
   if (history && meter) {
     const std::string lead = request.system.empty() ? std::string() : system_message(request) + ',';
     const EncodedHistory::Wire wire{splits_result_runs, [](std::span<const Message> segment, bool) {
-                                      EncodedHistory::Segment encoded;
-                                      std::vector<std::string> items;
-                                      add_messages(items, segment);
-                                      for (const auto& item : items) encoded.items += item + ',';
-                                      return encoded;
+                                      return EncodedHistory::Segment{message_items(segment), {}};
                                     }};
     body.member_written("messages", [&](std::string& into) {
       history->append_array(request.session_id, request.model->vendor + '/' + request.model->id,
@@ -211,6 +254,13 @@ OllamaRequest encode_request(const Request& request, std::span<const Message> vi
   body.member("stream", "true");
   out.body = std::move(body).done();
   return out;
+}
+
+std::string message_items(std::span<const Message> segment) {
+  std::string items;
+  items.reserve(ItemWriter::kScratchBytes);  // a roomy buffer that is itself the segment
+  write_messages(items, segment);
+  return items;
 }
 
 std::string render_tool(const ToolSpec& tool) {
