@@ -478,7 +478,7 @@ TEST_CASE("Anthropic writes its new items as text: no tree of them is built") {
   // A call with 3 KB of input and its result, the last segment of a request: as trees, the
   // messages, their blocks' objects and lists, the input checked by parsing it into a tree, the
   // dump, the stamp and a second dump (21 allocations, 21,843 bytes under libstdc++); as text,
-  // the segment's buffer and the body's stamped form (2 allocations, 11,429 bytes).
+  // the segment's buffer and the body's stamped form (2 allocations, 7,445 bytes).
   AssistantMessage call;
   call.content.push_back(ToolUseBlock{
       "toolu_1", "write_note", json::Raw(R"({"text":")" + std::string(3000, 'a') + "\"}"), {}});

@@ -658,7 +658,7 @@ TEST_CASE("Gemini writes its new contents into one buffer: no string of each par
   // A call with 3 KB of arguments and its result, the segment a steady-state request adds: each
   // part was a string of its own (and the result's text a copy), kept in a list per content, then
   // joined into the contents and trimmed into the segment (12 allocations, 18,837 bytes under
-  // libstdc++); now the segment's buffer alone (1 allocation, 8,193 bytes).
+  // libstdc++); now the segment's buffer alone (1 allocation, 4,207 bytes).
   AssistantMessage call;
   call.content.push_back(ToolUseBlock{
       "call_1", "write_note", json::Raw(R"({"text":")" + std::string(3000, 'a') + "\"}"), {}});

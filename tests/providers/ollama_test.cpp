@@ -297,7 +297,7 @@ TEST_CASE("Ollama writes its new messages into one buffer: no string of each mes
   // A call with 3 KB of arguments and its result, the segment a steady-state request adds: each
   // message and call was a string of its own, the calls listed and joined, the result's text
   // copied, then each message copied into the segment with its comma (25 allocations, 62,251
-  // bytes under libstdc++); now the segment's buffer alone (1 allocation, 8,193 bytes).
+  // bytes under libstdc++); now the segment's buffer alone (1 allocation, 4,207 bytes).
   AssistantMessage call;
   call.content.push_back(ToolUseBlock{
       "call_1", "write_note", json::Raw(R"({"text":")" + std::string(3000, 'a') + "\"}"), {}});

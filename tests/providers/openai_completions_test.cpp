@@ -313,7 +313,8 @@ TEST_CASE(
 TEST_CASE("Chat Completions writes its new items as text: no tree of them is built") {
   // A call with 3 KB of arguments and its result: as trees, objects for the message, the call and
   // its function, the calls' list, the arguments copied in, then the dump (12 allocations, 18,285
-  // bytes under libstdc++); as text, the segment's buffer alone (8,193 bytes).
+  // bytes under libstdc++); as text, the segment's buffer alone (8,193 bytes when it was a fixed
+  // 8 KB; sized from its messages since stop 40).
   AssistantMessage call;
   call.content.push_back(ToolUseBlock{
       "call_1", "write_note", json::Raw(R"({"text":")" + std::string(3000, 'a') + "\"}"), {}});

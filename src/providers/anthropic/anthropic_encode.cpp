@@ -330,7 +330,7 @@ std::string stamp_text(const std::string& items, Tail tail, std::size_t start) {
 EncodedHistory::Segment anthropic_item_text(std::span<const Message> segment,
                                             bool replay_compaction, const Breakpoints* stamp) {
   std::string text;
-  text.reserve(ItemWriter::kScratchBytes);
+  text.reserve(segment_bytes_hint(segment));
   ItemWriter out(text);
   Tail tail = Tail::none;
   std::size_t tail_start = 0;

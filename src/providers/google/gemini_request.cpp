@@ -282,9 +282,8 @@ RequestParts encode_request(const Request& request, std::span<const Message> vie
 }
 
 std::string contents_items(std::span<const Message> segment) {
-  // A roomy buffer that is itself the segment (ItemWriter's reasoning).
   std::string items;
-  items.reserve(ItemWriter::kScratchBytes);
+  items.reserve(segment_bytes_hint(segment));
   write_contents(items, segment);
   return items;
 }

@@ -258,7 +258,7 @@ OllamaRequest encode_request(const Request& request, std::span<const Message> vi
 
 std::string message_items(std::span<const Message> segment) {
   std::string items;
-  items.reserve(ItemWriter::kScratchBytes);  // a roomy buffer that is itself the segment
+  items.reserve(segment_bytes_hint(segment));
   write_messages(items, segment);
   return items;
 }

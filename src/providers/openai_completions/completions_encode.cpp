@@ -236,7 +236,7 @@ EncodedHistory::Segment completions_item_text(
     std::span<const Message> view, const CompletionsProfile& profile,
     const std::map<std::string, std::vector<ToolBytes>, std::less<>>& declared_after) {
   std::string text;
-  text.reserve(ItemWriter::kScratchBytes);
+  text.reserve(segment_bytes_hint(view));
   ItemWriter out(text);
   for_each_group(
       view, [&](const UserMessage& u) { out.user(u, user_parts); },

@@ -83,7 +83,7 @@ EncodedHistory::Segment responses_items(
     std::span<const Message> view,
     const std::map<std::string, std::vector<ToolBytes>, std::less<>>& declared_after) {
   std::string text;
-  text.reserve(ItemWriter::kScratchBytes);
+  text.reserve(segment_bytes_hint(view));
   ItemWriter out(text);
   auto results = [&](std::span<const Message> run, bool) {
     json::Array images;

@@ -426,6 +426,40 @@ std::string object_around(json::Value head, std::string_view key,
   return out;
 }
 
+namespace {
+
+// What a block puts into an item besides its keys: its texts, ids and bytes.
+std::size_t block_bytes(const ContentBlock& block) {
+  constexpr std::size_t kUnknownBytes = 256;  // a kept raw block's size is unknown until dumped
+  if (const auto* t = std::get_if<TextBlock>(&block)) return t->text.size();
+  if (const auto* t = std::get_if<ThinkingBlock>(&block))
+    return t->thinking.size() + t->signature.size() + t->id.size();
+  if (const auto* c = std::get_if<ToolUseBlock>(&block))
+    return c->id.size() + c->name.size() + c->input.bytes().size() + c->thought_signature.size();
+  if (const auto* i = std::get_if<ImageBlock>(&block))
+    return i->mime_type.size() + i->data_base64.size();
+  return kUnknownBytes;
+}
+
+}  // namespace
+
+std::size_t segment_bytes_hint(std::span<const Message> segment) {
+  constexpr std::size_t kMessageBytes = 96;  // role, keys, punctuation of a message
+  constexpr std::size_t kBlockBytes = 64;    // the same of a block, call or part
+  std::size_t bytes = 0;
+  for (const Message& message : segment) {
+    bytes += kMessageBytes;
+    std::visit(
+        [&](const auto& m) {
+          for (const ContentBlock& block : m.content) bytes += kBlockBytes + block_bytes(block);
+        },
+        message);
+    if (const auto* r = std::get_if<ToolResultMessage>(&message))
+      bytes += r->tool_use_id.size() + r->tool_name.size();
+  }
+  return bytes + bytes / 4;  // escapes: a call's arguments are quoted again on some wires
+}
+
 bool valid_arguments(const json::Raw& arguments) {
   auto flat = json::parse_flat(arguments.bytes(), {}, [](const json::FlatMember&) {});
   if (!flat) return false;

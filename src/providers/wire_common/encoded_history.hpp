@@ -229,6 +229,12 @@ class MemberWriter {
   bool first_;
 };
 
+// About the bytes of a segment's items, from what its messages carry, with room for keys,
+// punctuation and escapes: a writer sizes its buffer with it once. Not a fixed roomy buffer: a
+// request that encodes a whole history holds every segment until the body is built, and 8 KB a
+// segment was megabytes of fresh pages for a thousand short messages.
+std::size_t segment_bytes_hint(std::span<const Message> segment);
+
 // Raw::valid() without the tree for the usual shape of a call's arguments, one object of scalar
 // members, which parse_flat checks whole (its verdicts are json::parse's); any other shape is
 // parsed. The wires replay a call's arguments only when they are JSON (REQ-PROV-17).
@@ -263,6 +269,7 @@ void for_each_group(std::span<const Message> view, OnUser&& on_user, OnAssistant
 // bytes are those of dumping its tree.
 //
 //   std::string items;
+//   items.reserve(segment_bytes_hint(segment));
 //   ItemWriter out(items);
 //   out.message("user", text);                 // {"role":"user","content":"..."},
 //   MemberWriter call = out.open();
@@ -270,10 +277,6 @@ void for_each_group(std::span<const Message> view, OnUser&& on_user, OnAssistant
 //   out.close();                               // },
 class ItemWriter {
  public:
-  // A roomy buffer that is itself the segment, as dump_items makes: a segment lives only until
-  // its bytes are copied into the body.
-  static constexpr std::size_t kScratchBytes = 8 * 1024;
-
   explicit ItemWriter(std::string& out) : out_(out) {}
   MemberWriter open() {
     out_ += '{';
