@@ -23,6 +23,11 @@
 #include "support/alloc/alloc_counter.hpp"
 #include "support/catch.hpp"
 #include "support/shared_testdata.hpp"
+#include "anthropic/anthropic_wire.hpp"
+#include "google/gemini_request.hpp"
+#include "ollama/ollama_request.hpp"
+#include "openai_completions/completions_wire.hpp"
+#include "openai_responses/responses_wire.hpp"
 #include "wire_common/encoded_history.hpp"
 
 using namespace agentkit;
@@ -991,4 +996,38 @@ TEST_CASE("a call's arguments count as JSON exactly when Raw::valid says so") {
   }
   CHECK(documents >= 318);
   CHECK(flat_valid >= 10);  // the shortcut itself was taken, not only the parse behind it
+}
+
+TEST_CASE("every wire's segment is sized from its messages and not a fixed roomy buffer") {
+  // A request that encodes a whole history holds every segment until the body is built: a
+  // segment's buffer must be about its bytes (it was 8 KB each, 8 MB for 1,000 short messages),
+  // and made once (the allocation counts of the text writers' tests hold that part).
+  std::vector<Message> shapes;
+  shapes.push_back(UserMessage{{TextBlock{"Refactor the parser and run the tests."}}});
+  AssistantMessage call;
+  call.content.push_back(TextBlock{"Reading the next file."});
+  call.content.push_back(
+      ToolUseBlock{"call_1", "read_file", json::Raw(R"({"path": "src/a.cpp", "limit": 200})"), {}});
+  shapes.push_back(call);
+  ToolResultMessage result;
+  result.tool_use_id = "call_1";
+  result.tool_name = "read_file";
+  result.content.push_back(TextBlock{std::string(400, 'x')});
+  shapes.push_back(result);
+  providers::detail::Breakpoints marks;
+  providers::detail::CompletionsProfile profile;
+  for (std::size_t i = 0; i < shapes.size(); ++i) {
+    const std::span<const Message> one(&shapes[i], 1);
+    // Moved in, not copied (a copy's capacity is its size).
+    std::vector<std::string> segments;
+    segments.push_back(providers::detail::anthropic_item_text(one, false, nullptr).items);
+    segments.push_back(providers::detail::responses_items(one, {}).items);
+    segments.push_back(providers::detail::completions_item_text(one, profile, {}).items);
+    segments.push_back(providers::detail::gemini::contents_items(one));
+    segments.push_back(providers::detail::ollama::message_items(one));
+    for (const std::string& segment : segments) {
+      INFO("message " << i << ": " << segment.size() << " bytes in " << segment.capacity());
+      CHECK(segment.capacity() <= 2 * segment.size() + 256);
+    }
+  }
 }
