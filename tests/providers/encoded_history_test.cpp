@@ -1014,7 +1014,6 @@ TEST_CASE("every wire's segment is sized from its messages and not a fixed roomy
   result.tool_name = "read_file";
   result.content.push_back(TextBlock{std::string(400, 'x')});
   shapes.push_back(result);
-  providers::detail::Breakpoints marks;
   providers::detail::CompletionsProfile profile;
   for (std::size_t i = 0; i < shapes.size(); ++i) {
     const std::span<const Message> one(&shapes[i], 1);
