@@ -7,6 +7,7 @@
 #include "agentkit/wire/decode.hpp"
 #include "anthropic/anthropic_wire.hpp"
 #include "conformance/conversation.hpp"
+#include "provider_test_support.hpp"
 #include "support/alloc/alloc_counter.hpp"
 #include "support/catch.hpp"
 
@@ -479,14 +480,7 @@ TEST_CASE("Anthropic writes its new items as text: no tree of them is built") {
   // messages, their blocks' objects and lists, the input checked by parsing it into a tree, the
   // dump, the stamp and a second dump (21 allocations, 21,843 bytes under libstdc++); as text,
   // the segment's buffer and the body's stamped form (2 allocations, 7,445 bytes).
-  AssistantMessage call;
-  call.content.push_back(ToolUseBlock{
-      "toolu_1", "write_note", json::Raw(R"({"text":")" + std::string(3000, 'a') + "\"}"), {}});
-  ToolResultMessage result;
-  result.tool_use_id = "toolu_1";
-  result.tool_name = "write_note";
-  result.content.push_back(TextBlock{"ok"});
-  const std::vector<Message> view{call, result};
+  const std::vector<Message> view = testing::call_with_3kb_arguments("toolu_1");
   providers::detail::Breakpoints marks;
   (void)providers::detail::anthropic_item_text(view, false, &marks);  // the parser's scratch warm
   testing::AllocStats stats;

@@ -659,14 +659,7 @@ TEST_CASE("Gemini writes its new contents into one buffer: no string of each par
   // part was a string of its own (and the result's text a copy), kept in a list per content, then
   // joined into the contents and trimmed into the segment (12 allocations, 18,837 bytes under
   // libstdc++); now the segment's buffer alone (1 allocation, 4,207 bytes).
-  AssistantMessage call;
-  call.content.push_back(ToolUseBlock{
-      "call_1", "write_note", json::Raw(R"({"text":")" + std::string(3000, 'a') + "\"}"), {}});
-  ToolResultMessage result;
-  result.tool_use_id = "call_1";
-  result.tool_name = "write_note";
-  result.content.push_back(TextBlock{"ok"});
-  const std::vector<Message> view{call, result};
+  const std::vector<Message> view = testing::call_with_3kb_arguments("call_1");
   (void)providers::detail::gemini::contents_items(view);  // the parser's scratch warm
   testing::AllocStats stats;
   {

@@ -298,14 +298,7 @@ TEST_CASE("Ollama writes its new messages into one buffer: no string of each mes
   // message and call was a string of its own, the calls listed and joined, the result's text
   // copied, then each message copied into the segment with its comma (25 allocations, 62,251
   // bytes under libstdc++); now the segment's buffer alone (1 allocation, 4,207 bytes).
-  AssistantMessage call;
-  call.content.push_back(ToolUseBlock{
-      "call_1", "write_note", json::Raw(R"({"text":")" + std::string(3000, 'a') + "\"}"), {}});
-  ToolResultMessage result;
-  result.tool_use_id = "call_1";
-  result.tool_name = "write_note";
-  result.content.push_back(TextBlock{"ok"});
-  const std::vector<Message> view{call, result};
+  const std::vector<Message> view = testing::call_with_3kb_arguments("call_1");
   (void)providers::detail::ollama::message_items(view);  // the parser's scratch warm
   testing::AllocStats stats;
   {

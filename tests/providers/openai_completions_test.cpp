@@ -9,6 +9,7 @@
 #include "conformance/conversation.hpp"
 #include "openai_completions/completions_wire.hpp"
 #include "openai_shared/openai_common.hpp"
+#include "provider_test_support.hpp"
 #include "support/alloc/alloc_counter.hpp"
 #include "support/catch.hpp"
 
@@ -315,14 +316,7 @@ TEST_CASE("Chat Completions writes its new items as text: no tree of them is bui
   // its function, the calls' list, the arguments copied in, then the dump (12 allocations, 18,285
   // bytes under libstdc++); as text, the segment's buffer alone (8,193 bytes when it was a fixed
   // 8 KB; sized from its messages since stop 40).
-  AssistantMessage call;
-  call.content.push_back(ToolUseBlock{
-      "call_1", "write_note", json::Raw(R"({"text":")" + std::string(3000, 'a') + "\"}"), {}});
-  ToolResultMessage result;
-  result.tool_use_id = "call_1";
-  result.tool_name = "write_note";
-  result.content.push_back(TextBlock{"ok"});
-  const std::vector<Message> view{call, result};
+  const std::vector<Message> view = testing::call_with_3kb_arguments("call_1");
   providers::detail::CompletionsProfile profile;
   testing::AllocStats stats;
   {

@@ -165,4 +165,15 @@ PythonPeer::~PythonPeer() {
   if (stdout_fd_ >= 0) ::close(stdout_fd_);
 }
 
+std::vector<Message> call_with_3kb_arguments(const std::string& call_id) {
+  AssistantMessage call;
+  call.content.push_back(ToolUseBlock{
+      call_id, "write_note", json::Raw(R"({"text":")" + std::string(3000, 'a') + "\"}"), {}});
+  ToolResultMessage result;
+  result.tool_use_id = call_id;
+  result.tool_name = "write_note";
+  result.content.push_back(TextBlock{"ok"});
+  return {call, result};
+}
+
 }  // namespace agentkit::testing

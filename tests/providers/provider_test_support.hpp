@@ -20,6 +20,7 @@
 #include <string>
 #include <vector>
 
+#include "agentkit/core/message.hpp"
 #include "agentkit/http/client.hpp"
 #include "agentkit/http/server.hpp"
 
@@ -116,5 +117,9 @@ class CountingTransport final : public http::HttpTransport {
  private:
   std::shared_ptr<http::HttpTransport> inner_;
 };
+
+// A call with 3 KB of arguments ({"text":"aaa..."}) and its result "ok": the messages a
+// steady-state request adds, for the encoders' allocation tests.
+std::vector<Message> call_with_3kb_arguments(const std::string& call_id);
 
 }  // namespace agentkit::testing
