@@ -15,8 +15,11 @@
 // (getrusage), the server's is never in it. The peer is skipped with a message when node or its
 // packages are missing.
 //
-//   bench_e2e [--sessions N] [--repeat R] [--parts turns,depth,concurrent,first] [--no-peer]
+//   bench_e2e [--sessions N] [--delay MS] [--repeat R] [--parts turns,depth,concurrent,first]
+//             [--no-peer]
 //     --sessions: the concurrent part's sessions (default 200; the bar is taken at 1000)
+//     --delay: the concurrent part's model delay in ms (default 50, the bar's; 0 shows what the
+//              sessions cost without the wait between their turns)
 //     --repeat: our runs of each per-turn figure (default 5; best and median printed)
 //     --depths: the history depths of the per-turn part (default 0,500,1000)
 #include <fcntl.h>
@@ -166,24 +169,32 @@ long stack_use(F work, bool deepest) {
   return out;
 }
 
-// Bytes the allocator has handed out and not had back (every arena); -1 where unknown.
-long long heap_in_use() {
+// The heap: bytes the allocator has handed out and not had back (every arena), and what it has
+// taken from the system (its arenas and mmapped blocks: the heap's share of the RSS, holes
+// between live blocks included). -1 each where mallinfo2 is missing. One call reads both:
+// mallinfo2 locks every arena in turn and walks its free lists, which the sampler of a run of a
+// thousand sessions should do once a sample, not twice.
+struct HeapFigures {
+  long long in_use = -1;
+  long long held = -1;
+};
+
+HeapFigures heap_now() {
 #if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33)
-  return static_cast<long long>(mallinfo2().uordblks);
+  const struct mallinfo2 m = mallinfo2();
+  return {static_cast<long long>(m.uordblks), static_cast<long long>(m.arena + m.hblkhd)};
 #else
-  return -1;
+  return {};
 #endif
 }
 
-// What malloc has taken from the system (its arenas and mmapped blocks): the heap's share of the
-// RSS, holes between live blocks included. -1 where mallinfo2 is missing.
-long long heap_held() {
-#if defined(__GLIBC__) && (__GLIBC__ > 2 || __GLIBC_MINOR__ >= 33)
-  const struct mallinfo2 m = mallinfo2();
-  return static_cast<long long>(m.arena + m.hblkhd);
-#else
-  return -1;
-#endif
+long long heap_in_use() { return heap_now().in_use; }
+
+// CPU time of the calling thread, in microseconds.
+double thread_cpu_us() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e6 + static_cast<double>(t.tv_nsec) / 1e3;
 }
 
 int threads_now() {
@@ -384,6 +395,7 @@ bool wanted(const std::string& parts, const char* part) {
 
 int main(int argc, char** argv) {
   int sessions = 200;
+  int delay = 50;
   int repeat = 5;
   std::string parts = "all";
   bool with_peer = true;
@@ -393,6 +405,7 @@ int main(int argc, char** argv) {
     if (arg == "--no-peer") with_peer = false;
     if (i + 1 >= argc) continue;
     if (arg == "--sessions") sessions = std::atoi(argv[i + 1]);
+    if (arg == "--delay") delay = std::max(0, std::atoi(argv[i + 1]));
     if (arg == "--repeat") repeat = std::max(1, std::atoi(argv[i + 1]));
     if (arg == "--parts") parts = argv[i + 1];
     if (arg == "--depths") {
@@ -500,39 +513,58 @@ int main(int argc, char** argv) {
   // 3. Concurrent sessions with a 50 ms model.
   if (wanted(parts, "concurrent")) {
     const int per_session = 10;
-    const int delay_ms = 50;
+    const int delay_ms = delay;
     control(b.base, "POST", "/reset");
     b.http->close_idle_connections();
     std::atomic<int> peak_threads{threads_now()};
     std::atomic<bool> sampling{true};
-    std::atomic<long long> peak_heap_used{heap_in_use()};
-    std::atomic<long long> peak_heap_held{heap_held()};
+    std::atomic<long long> peak_heap_used{heap_now().in_use};
+    std::atomic<long long> peak_heap_held{heap_now().held};
+    std::atomic<double> sampler_us{0};
     std::thread sampler([&] {
       while (sampling.load()) {
         peak_threads = std::max(peak_threads.load(), threads_now());
-        peak_heap_used = std::max(peak_heap_used.load(), heap_in_use());
-        peak_heap_held = std::max(peak_heap_held.load(), heap_held());
+        const HeapFigures heap = heap_now();
+        peak_heap_used = std::max(peak_heap_used.load(), heap.in_use);
+        peak_heap_held = std::max(peak_heap_held.load(), heap.held);
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
       }
+      sampler_us = thread_cpu_us();
     });
     const int threads_before = threads_now();
     const auto opened_before = b.http->stats().connections_opened;
     const long faults0 = minor_faults();
     const long long heap0 = heap_in_use();
     const long long server_us0 = stat_of(control(b.base, "GET", "/stats"), "cpu_us");
-    const double c0 = cpu_ms();
-    const auto t0 = std::chrono::steady_clock::now();
+    // Every runner thread is made first and waits for the start: the sessions run at the same
+    // time. Made as they are started, a thousand threads took 1.3-1.8 s to spawn beside the
+    // running sessions, so the first had finished before the last began (658-994 at peak): the
+    // wall time was mostly the spawning, and the peak RSS was that of fewer sessions.
+    const auto spawn0 = std::chrono::steady_clock::now();
     std::vector<std::thread> runners;
     std::atomic<int> failed{0};
+    std::atomic<bool> go{false};
+    std::atomic<double> runners_us{0};  // the runners' own CPU, summed over their threads
     for (int s = 0; s < sessions; ++s) {
       runners.emplace_back([&] {
-        auto session = agent->start();
-        if (!session) return void(++failed);
-        auto r = session->run(
-            Turn{"go turns=" + std::to_string(per_session) + " delay=" + std::to_string(delay_ms)});
-        if (!r || r->turn_count != per_session) ++failed;
+        go.wait(false);
+        const double own0 = thread_cpu_us();
+        {
+          auto session = agent->start();
+          if (!session) return void(++failed);
+          auto r = session->run(Turn{"go turns=" + std::to_string(per_session) +
+                                     " delay=" + std::to_string(delay_ms)});
+          if (!r || r->turn_count != per_session) ++failed;
+        }  // closed, as a server's session ends
+        runners_us.fetch_add(thread_cpu_us() - own0);
       });
     }
+    const double spawn_s =
+        std::chrono::duration<double>(std::chrono::steady_clock::now() - spawn0).count();
+    const double c0 = cpu_ms();
+    const auto t0 = std::chrono::steady_clock::now();
+    go = true;
+    go.notify_all();
     for (auto& t : runners) t.join();
     const double wall_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
@@ -549,16 +581,20 @@ int main(int argc, char** argv) {
     std::printf(
         "\n%d sessions x %d turns, %d ms model   ours: wall %.2f s (%.2fx ideal %.2f s), %.0f "
         "turns/s, CPU %.2f s, peak RSS %.1f MiB,\n"
+        "                                       the sessions' threads' own CPU %.0f us a turn (the "
+        "rest is this benchmark's sampler, %.2f s, and the process's other work); %d threads "
+        "made before the start in %.2f s, not timed\n"
         "                                       %d threads at peak (%d besides the runners' own), "
         "%lld connections opened, %d failed; the server's CPU %.2f s\n",
-        sessions, per_session, delay_ms, wall_s, wall_s / ideal, ideal,
-        sessions * per_session / wall_s, cpu_s, peak_rss_kb() / 1024.0, peak_threads.load(),
-        peak_threads.load() - threads_before - sessions, static_cast<long long>(opened),
-        failed.load(), server_s);
+        sessions, per_session, delay_ms, wall_s, ideal > 0 ? wall_s / ideal : 0.0, ideal,
+        sessions * per_session / wall_s, cpu_s, peak_rss_kb() / 1024.0,
+        runners_us.load() / (sessions * per_session), sampler_us.load() / 1e6, sessions, spawn_s,
+        peak_threads.load(), peak_threads.load() - threads_before - sessions,
+        static_cast<long long>(opened), failed.load(), server_s);
     std::printf(
         "                                       at this machine's prices, its %ld page faults are "
-        "about %.2f s of that CPU, its %d runner threads about %.2f s\n",
-        faults, faults * machine.page_fault_us / 1e6, sessions, sessions * machine.thread_us / 1e6);
+        "about %.2f s of that CPU\n",
+        faults, faults * machine.page_fault_us / 1e6);
     if (heap0 >= 0)  // glibc only
       std::printf(
           "                                       heap at its peak (5 ms samples): %.1f MiB in "
