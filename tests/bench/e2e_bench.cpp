@@ -522,11 +522,15 @@ int main(int argc, char** argv) {
     std::atomic<long long> peak_heap_held{heap_now().held};
     std::atomic<double> sampler_us{0};
     std::thread sampler([&] {
-      while (sampling.load()) {
+      // The threads every 5 ms; the heap every 20 ms: mallinfo2 locks every arena in turn and
+      // walks its free lists, 2.5 % of a 1,000-session run's CPU samples when taken every 5 ms.
+      for (int tick = 0; sampling.load(); ++tick) {
         peak_threads = std::max(peak_threads.load(), threads_now());
-        const HeapFigures heap = heap_now();
-        peak_heap_used = std::max(peak_heap_used.load(), heap.in_use);
-        peak_heap_held = std::max(peak_heap_held.load(), heap.held);
+        if (tick % 4 == 0) {
+          const HeapFigures heap = heap_now();
+          peak_heap_used = std::max(peak_heap_used.load(), heap.in_use);
+          peak_heap_held = std::max(peak_heap_held.load(), heap.held);
+        }
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
       }
       sampler_us = thread_cpu_us();
@@ -597,7 +601,7 @@ int main(int argc, char** argv) {
         faults, faults * machine.page_fault_us / 1e6);
     if (heap0 >= 0)  // glibc only
       std::printf(
-          "                                       heap at its peak (5 ms samples): %.1f MiB in "
+          "                                       heap at its peak (20 ms samples): %.1f MiB in "
           "use, "
           "%.1f MiB taken from the system; still in use once every session closed: %.1f MiB\n",
           static_cast<double>(peak_heap_used.load()) / (1024 * 1024),
