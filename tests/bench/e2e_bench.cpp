@@ -6,12 +6,13 @@
 //
 // Prints: wall and client CPU per turn over a 50-turn run; per-turn cost (CPU and heap allocations)
 // at history depth ~0, ~500 and ~1,000; 200 concurrent sessions x 10 turns with a 50 ms model
-// delay (wall, throughput, peak RSS, threads, connections opened); time from process start to the
-// first request; and what this machine charges for a system call, a page's first touch and a
-// thread, with the concurrent run's share of its CPU at those prices; the heap at the concurrent
-// run's peak (in use, and taken from the system) and still in use once its sessions closed; and
-// what one session holds after its turns (heap, the stack its thread touched, and how deep its
-// deepest frame went). Client CPU is the process's own
+// delay, each on a thread of its own made before the start and all started together (wall,
+// throughput, peak RSS, threads, connections opened, and the sessions' threads' own CPU beside the
+// process's); time from process start to the first request; and what this machine charges for a
+// system call, a page's first touch and a thread, with the concurrent run's page faults at that
+// price; the heap at the concurrent run's peak (in use, and taken from the system) and still in
+// use once its sessions closed; and what one session holds after its turns (heap, the stack its
+// thread touched, and how deep its deepest frame went). Client CPU is the process's own
 // (getrusage), the server's is never in it. The peer is skipped with a message when node or its
 // packages are missing.
 //
@@ -190,11 +191,11 @@ HeapFigures heap_now() {
 
 long long heap_in_use() { return heap_now().in_use; }
 
-// CPU time of the calling thread, in microseconds.
-double thread_cpu_us() {
+// CPU time of the calling thread, in nanoseconds.
+long long thread_cpu_ns() {
   timespec t{};
   clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
-  return static_cast<double>(t.tv_sec) * 1e6 + static_cast<double>(t.tv_nsec) / 1e3;
+  return static_cast<long long>(t.tv_sec) * 1'000'000'000 + t.tv_nsec;
 }
 
 int threads_now() {
@@ -520,7 +521,7 @@ int main(int argc, char** argv) {
     std::atomic<bool> sampling{true};
     std::atomic<long long> peak_heap_used{heap_now().in_use};
     std::atomic<long long> peak_heap_held{heap_now().held};
-    std::atomic<double> sampler_us{0};
+    std::atomic<long long> sampler_ns{0};
     std::thread sampler([&] {
       // The threads every 5 ms; the heap every 20 ms: mallinfo2 locks every arena in turn and
       // walks its free lists, 2.5 % of a 1,000-session run's CPU samples when taken every 5 ms.
@@ -533,7 +534,7 @@ int main(int argc, char** argv) {
         }
         std::this_thread::sleep_for(std::chrono::milliseconds(5));
       }
-      sampler_us = thread_cpu_us();
+      sampler_ns = thread_cpu_ns();
     });
     const int threads_before = threads_now();
     const auto opened_before = b.http->stats().connections_opened;
@@ -548,11 +549,11 @@ int main(int argc, char** argv) {
     std::vector<std::thread> runners;
     std::atomic<int> failed{0};
     std::atomic<bool> go{false};
-    std::atomic<double> runners_us{0};  // the runners' own CPU, summed over their threads
+    std::atomic<long long> runners_ns{0};  // the runners' own CPU, summed over their threads
     for (int s = 0; s < sessions; ++s) {
       runners.emplace_back([&] {
         go.wait(false);
-        const double own0 = thread_cpu_us();
+        const long long own0 = thread_cpu_ns();
         {
           auto session = agent->start();
           if (!session) return void(++failed);
@@ -560,7 +561,7 @@ int main(int argc, char** argv) {
                                      " delay=" + std::to_string(delay_ms)});
           if (!r || r->turn_count != per_session) ++failed;
         }  // closed, as a server's session ends
-        runners_us.fetch_add(thread_cpu_us() - own0);
+        runners_ns.fetch_add(thread_cpu_ns() - own0);
       });
     }
     const double spawn_s =
@@ -592,8 +593,8 @@ int main(int argc, char** argv) {
         "%lld connections opened, %d failed; the server's CPU %.2f s\n",
         sessions, per_session, delay_ms, wall_s, ideal > 0 ? wall_s / ideal : 0.0, ideal,
         sessions * per_session / wall_s, cpu_s, peak_rss_kb() / 1024.0,
-        runners_us.load() / (sessions * per_session), sampler_us.load() / 1e6, sessions, spawn_s,
-        peak_threads.load(), peak_threads.load() - threads_before - sessions,
+        runners_ns.load() / 1e3 / (sessions * per_session), sampler_ns.load() / 1e9, sessions,
+        spawn_s, peak_threads.load(), peak_threads.load() - threads_before - sessions,
         static_cast<long long>(opened), failed.load(), server_s);
     std::printf(
         "                                       at this machine's prices, its %ld page faults are "
