@@ -538,7 +538,6 @@ int main(int argc, char** argv) {
     });
     const int threads_before = threads_now();
     const auto opened_before = b.http->stats().connections_opened;
-    const long faults0 = minor_faults();
     const long long heap0 = heap_in_use();
     const long long server_us0 = stat_of(control(b.base, "GET", "/stats"), "cpu_us");
     // Every runner thread is made first and waits for the start: the sessions run at the same
@@ -566,6 +565,7 @@ int main(int argc, char** argv) {
     }
     const double spawn_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - spawn0).count();
+    const long faults0 = minor_faults();  // the spawn's own, like its CPU, not counted
     const double c0 = cpu_ms();
     const auto t0 = std::chrono::steady_clock::now();
     go = true;
