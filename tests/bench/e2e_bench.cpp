@@ -16,21 +16,32 @@
 // (getrusage), the server's is never in it. The peer is skipped with a message when node or its
 // packages are missing.
 //
+// The per-turn parts (the 50-turn run and the depths) run with the client, the server and the
+// peer on one CPU: each model call wakes the server and then the client, and on a virtual machine
+// a wakeup that crosses CPUs costs the woken side several times what one on the same CPU does
+// (the machine line prints both). Left to the scheduler, the same code measured about 55 or about
+// 100 us a turn from one run to the next, by where the two processes happened to land. The
+// concurrent part and the start-up are placed by the scheduler, on every CPU.
+//
 //   bench_e2e [--sessions N] [--delay MS] [--repeat R] [--parts turns,depth,concurrent,first]
-//             [--no-peer]
+//             [--no-peer] [--spread]
 //     --sessions: the concurrent part's sessions (default 200; the bar is taken at 1000)
 //     --delay: the concurrent part's model delay in ms (default 50, the bar's; 0 shows what the
 //              sessions cost without the wait between their turns)
 //     --repeat: our runs of each per-turn figure (default 5; best and median printed)
 //     --depths: the history depths of the per-turn part (default 0,500,1000)
+//     --spread: the per-turn parts too are placed by the scheduler
 #include <fcntl.h>
 #include <malloc.h>
 #include <poll.h>
 #include <pthread.h>
+#include <sched.h>
 #include <spawn.h>
 #include <sys/mman.h>
 #include <sys/resource.h>
+#include <sys/socket.h>
 #include <sys/wait.h>
+#include <time.h>
 #include <unistd.h>
 
 #include <algorithm>
@@ -91,6 +102,8 @@ struct MachineCosts {
   double syscall_us = 0;
   double page_fault_us = 0;
   double thread_us = 0;
+  double wake_same_us = 0;    // a wakeup round trip, both threads on one CPU
+  double wake_across_us = 0;  // the same across two CPUs; -1 with one CPU
 };
 
 double syscall_us() {
@@ -122,7 +135,80 @@ double thread_us() {
   return (cpu_ms() - c0) * 1e3 / kThreads;
 }
 
-MachineCosts probe_machine() { return {syscall_us(), page_fault_us(), thread_us()}; }
+double thread_cpu_us() {
+  timespec t{};
+  clock_gettime(CLOCK_THREAD_CPUTIME_ID, &t);
+  return static_cast<double>(t.tv_sec) * 1e6 + static_cast<double>(t.tv_nsec) / 1e3;
+}
+
+// The CPUs the calling thread may use.
+cpu_set_t thread_cpus() {
+  cpu_set_t all;
+  CPU_ZERO(&all);
+  sched_getaffinity(0, sizeof all, &all);
+  return all;
+}
+
+// The n-th CPU of `set` (from 0), or -1.
+int nth_cpu(const cpu_set_t& set, int n) {
+  for (int c = 0; c < CPU_SETSIZE; ++c)
+    if (CPU_ISSET(c, &set) && n-- == 0) return c;
+  return -1;
+}
+
+cpu_set_t just(int cpu) {
+  cpu_set_t one;
+  CPU_ZERO(&one);
+  CPU_SET(cpu, &one);
+  return one;
+}
+
+// What the calling thread's CPU pays for one round trip to a thread on CPU `there`: it writes a
+// byte and sleeps in read until the echo wakes it. The calling thread runs on CPU `here`.
+double wake_round_trip_us(int here, int there) {
+  constexpr int kTrips = 2000;
+  int pair[2];
+  if (socketpair(AF_UNIX, SOCK_STREAM, 0, pair) != 0) return -1;
+  const cpu_set_t before = thread_cpus();
+  std::thread echo([&] {
+    const cpu_set_t mine = just(there);
+    pthread_setaffinity_np(pthread_self(), sizeof mine, &mine);
+    char c = 0;
+    for (int i = 0; i < kTrips && read(pair[1], &c, 1) == 1; ++i)
+      if (write(pair[1], &c, 1) != 1) break;
+  });
+  const cpu_set_t mine = just(here);
+  sched_setaffinity(0, sizeof mine, &mine);
+  char c = 'x';
+  const double c0 = thread_cpu_us();
+  int done = 0;
+  for (; done < kTrips; ++done)
+    if (write(pair[0], &c, 1) != 1 || read(pair[0], &c, 1) != 1) break;
+  const double us = (thread_cpu_us() - c0) / std::max(done, 1);
+  shutdown(pair[0], SHUT_RDWR);  // an echo left waiting (a failed write above) reads the end
+  echo.join();
+  close(pair[0]);
+  close(pair[1]);
+  sched_setaffinity(0, sizeof before, &before);
+  return us;
+}
+
+MachineCosts probe_machine() {
+  MachineCosts m{syscall_us(), page_fault_us(), thread_us()};
+  const cpu_set_t all = thread_cpus();
+  const int first = nth_cpu(all, 0);
+  const int second = nth_cpu(all, 1);
+  m.wake_same_us = wake_round_trip_us(first, first);
+  m.wake_across_us = second < 0 ? -1 : wake_round_trip_us(first, second);
+  return m;
+}
+
+// Puts the calling thread (with the threads and processes it makes from now on) and the server
+// on `cpus`.
+void place(pid_t server, const cpu_set_t& cpus) {
+  sched_setaffinity(0, sizeof cpus, &cpus);
+  sched_setaffinity(server, sizeof cpus, &cpus);
+}
 
 // What `work` does to the stack of a thread it runs on, a stack this maps: the KB of it made
 // resident (mincore; the thread's own descriptor and TLS included, as every runner thread has
@@ -400,10 +486,12 @@ int main(int argc, char** argv) {
   int repeat = 5;
   std::string parts = "all";
   bool with_peer = true;
+  bool spread = false;
   std::vector<int> depths = {0, 500, 1000};
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--no-peer") with_peer = false;
+    if (arg == "--spread") spread = true;
     if (i + 1 >= argc) continue;
     if (arg == "--sessions") sessions = std::atoi(argv[i + 1]);
     if (arg == "--delay") delay = std::max(0, std::atoi(argv[i + 1]));
@@ -443,8 +531,23 @@ int main(int argc, char** argv) {
   const MachineCosts machine = probe_machine();
   std::printf(
       "this machine: a system call %.2f us, a page's first touch %.1f us, a thread created "
-      "and joined %.1f us\n",
-      machine.syscall_us, machine.page_fault_us, machine.thread_us);
+      "and joined %.1f us;\n"
+      "  a wakeup round trip costs the thread that waits %.1f us of CPU on one CPU, %.1f us "
+      "across two\n",
+      machine.syscall_us, machine.page_fault_us, machine.thread_us, machine.wake_same_us,
+      machine.wake_across_us);
+  const cpu_set_t all_cpus = thread_cpus();
+  const int shared_cpu = nth_cpu(all_cpus, 0);
+  if (spread || shared_cpu < 0) {
+    std::printf(
+        "the per-turn parts: the client, the server and the peer placed by the scheduler\n");
+  } else {
+    place(server.pid(), just(shared_cpu));
+    std::printf(
+        "the per-turn parts: the client, the server and the peer on CPU %d (--spread: placed by "
+        "the scheduler)\n",
+        shared_cpu);
+  }
   if (with_peer && !have_peer)
     std::printf(
         "  peer skipped: node or tests/bench/peers/node_modules missing (npm ci in "
@@ -510,6 +613,8 @@ int main(int argc, char** argv) {
       std::printf("\n");
     }
   }
+
+  place(server.pid(), all_cpus);  // from here on, where the scheduler puts it, on every CPU
 
   // 3. Concurrent sessions with a 50 ms model.
   if (wanted(parts, "concurrent")) {

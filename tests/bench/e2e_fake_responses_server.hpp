@@ -246,6 +246,9 @@ class FakeResponsesServer {
     close(fds[0]);
     return port;
   }
+  // The server's process (its one thread), for the benchmark to place on a CPU.
+  pid_t pid() const { return pid_; }
+
   ~FakeResponsesServer() {
     if (pid_ > 0) {
       kill(pid_, SIGTERM);
