@@ -455,6 +455,43 @@ TEST_CASE("an event's type is compared where it lies: ten more progress events c
   CHECK(eleven - one <= 10 * 3 + 4);
 }
 
+TEST_CASE("a content part opened or closed is checked but not built") {
+  // response.content_part.added and .done repeat the text the deltas carry, with its annotations;
+  // the reader takes nothing from their part. Each event still costs its root and its type (26
+  // bytes, past a string's own room); the part built was five more allocations here.
+  const std::string args = lorem_arguments();
+  const std::string part =
+      R"("part":{"type":"output_text","annotations":[{"type":"url_citation",)"
+      R"("url":"https://example.com/a/page/long/enough/to/need/a/buffer"}],"text":")" +
+      std::string(200, 't') + "\"}";
+  auto stream = [&](int parts) {
+    std::string s = call_events(args, kPiece.size(), true);
+    for (int i = 0; i < parts; ++i) {
+      s += sse_event("response.content_part.done",
+                     R"("item_id":"msg_1","output_index":1,"content_index":0,)" + part);
+    }
+    return s + kCompleted;
+  };
+  std::string read;
+  allocations_reading(stream(1), 0, read);  // the parser's scratch grown
+  const std::size_t one = allocations_reading(stream(1), 0, read);
+  const std::size_t eleven = allocations_reading(stream(11), 0, read);
+  CHECK(read == args);
+  REQUIRE(eleven >= one);
+  // Upper bound, as above (0 under ThreadSanitizer); with the part built it was 70 or more.
+  CHECK(eleven - one <= 10 * 2 + 4);
+}
+
+TEST_CASE("a malformed content part is still an error") {
+  const AssistantMessage m = streamed_reply(
+      call_events(lorem_arguments(), kPiece.size(), true) +
+      sse_event("response.content_part.done",
+                R"("item_id":"msg_1","output_index":1,"part":{"type":"output_text","text":01})") +
+      kCompleted);
+  CHECK(m.stop_reason == StopReason::error);
+  CHECK(m.error_message.find("response.content_part.done") != std::string::npos);
+}
+
 TEST_CASE("an event whose type member disagrees with its name is still read for what it is") {
   // What an event's reader skips is chosen by its event line's name; its type member decides
   // what it is. An error under another event's name still says what went wrong.

@@ -150,11 +150,17 @@ std::optional<std::size_t> flat_output_index(std::string_view literal) {
 constexpr std::string_view kResponseEchoes[] = {"/response/output", "/response/tools",
                                                 "/response/instructions"};
 constexpr std::string_view kItemEchoes[] = {"/item/content"};
+// A content or summary part opened or closed: its text is what the deltas said (the reader takes
+// only the output index of a summary part's opening).
+constexpr std::string_view kPartEchoes[] = {"/part"};
 
 // The echoes of an event, by the name its SSE event line gave it (an event named otherwise is
 // read whole: its type member decides what it is).
 std::span<const std::string_view> echoes_of(std::string_view event_name) {
   if (event_name.starts_with("response.output_item.")) return kItemEchoes;
+  if (event_name.starts_with("response.content_part.") ||
+      event_name.starts_with("response.reasoning_summary_part."))
+    return kPartEchoes;
   if (event_name == "response.created" || event_name == "response.in_progress" ||
       event_name == "response.completed" || event_name == "response.incomplete")
     return kResponseEchoes;
