@@ -345,6 +345,24 @@ std::size_t allocations_reading(const std::string& stream, std::size_t at_least,
   return count;
 }
 
+// What ten more copies of `event` add to the allocations of reading a call's stream the agent's
+// way (a first reading grows the parser's scratch and is not counted).
+std::size_t ten_more_cost(const std::string& event) {
+  const std::string args = lorem_arguments();
+  auto stream = [&](int copies) {
+    std::string s = call_events(args, kPiece.size(), true);
+    for (int i = 0; i < copies; ++i) s += event;
+    return s + kCompleted;
+  };
+  std::string read;
+  allocations_reading(stream(1), 0, read);
+  const std::size_t one = allocations_reading(stream(1), 0, read);
+  const std::size_t eleven = allocations_reading(stream(11), 0, read);
+  CHECK(read == args);
+  REQUIRE(eleven >= one);
+  return eleven - one;
+}
+
 }  // namespace
 
 TEST_CASE("a call's arguments joined from small deltas reallocate four times on the way to 3 KB") {
@@ -434,52 +452,27 @@ TEST_CASE("an event's type is compared where it lies: ten more progress events c
   // response.in_progress is a tree event whose type (20 bytes) outgrows a string's own room under
   // libstdc++: it was copied out of the tree to be compared, one allocation an event. What an
   // event costs now is its tree: the root's members, the type string, the response's members.
-  const std::string args = lorem_arguments();
-  auto stream = [&](int progress_events) {
-    std::string s = call_events(args, kPiece.size(), true);
-    for (int i = 0; i < progress_events; ++i) {
-      s += sse_event("response.in_progress",
-                     R"("response":{"id":"resp_1","status":"in_progress","output":[]})");
-    }
-    return s + kCompleted;
-  };
-  std::string read;
-  allocations_reading(stream(1), 0, read);  // the parser's scratch grown
-  const std::size_t one = allocations_reading(stream(1), 0, read);
-  const std::size_t eleven = allocations_reading(stream(11), 0, read);
-  CHECK(read == args);
-  REQUIRE(eleven >= one);
+  const std::size_t cost = ten_more_cost(sse_event(
+      "response.in_progress", R"("response":{"id":"resp_1","status":"in_progress","output":[]})"));
   // Where the reads split the stream moves a line or two into the reader's own buffer (0 or 2
   // more here from run to run); with the copy it was 40 or 42. Upper bounds: under
   // ThreadSanitizer the counter reads 0.
-  CHECK(eleven - one <= 10 * 3 + 4);
+  CHECK(cost <= 10 * 3 + 4);
 }
 
 TEST_CASE("a content part opened or closed is checked but not built") {
   // response.content_part.added and .done repeat the text the deltas carry, with its annotations;
   // the reader takes nothing from their part. Each event still costs its root and its type (26
   // bytes, past a string's own room); the part built was five more allocations here.
-  const std::string args = lorem_arguments();
   const std::string part =
       R"("part":{"type":"output_text","annotations":[{"type":"url_citation",)"
       R"("url":"https://example.com/a/page/long/enough/to/need/a/buffer"}],"text":")" +
       std::string(200, 't') + "\"}";
-  auto stream = [&](int parts) {
-    std::string s = call_events(args, kPiece.size(), true);
-    for (int i = 0; i < parts; ++i) {
-      s += sse_event("response.content_part.done",
-                     R"("item_id":"msg_1","output_index":1,"content_index":0,)" + part);
-    }
-    return s + kCompleted;
-  };
-  std::string read;
-  allocations_reading(stream(1), 0, read);  // the parser's scratch grown
-  const std::size_t one = allocations_reading(stream(1), 0, read);
-  const std::size_t eleven = allocations_reading(stream(11), 0, read);
-  CHECK(read == args);
-  REQUIRE(eleven >= one);
+  const std::size_t cost =
+      ten_more_cost(sse_event("response.content_part.done",
+                              R"("item_id":"msg_1","output_index":1,"content_index":0,)" + part));
   // Upper bound, as above (0 under ThreadSanitizer); with the part built it was 70 or more.
-  CHECK(eleven - one <= 10 * 2 + 4);
+  CHECK(cost <= 10 * 2 + 4);
 }
 
 TEST_CASE("a malformed content part is still an error") {
