@@ -12,9 +12,10 @@
 // system call, a page's first touch and a thread, with the concurrent run's page faults at that
 // price; the heap at the concurrent run's peak (in use, and taken from the system) and still in
 // use once its sessions closed; and what one session holds after its turns (heap, the stack its
-// thread touched, and how deep its deepest frame went). Client CPU is the process's own
-// (getrusage), the server's is never in it. The peer is skipped with a message when node or its
-// packages are missing.
+// thread touched, and how deep its deepest frame went); beside the concurrent run, its floor: the
+// same threads making the same model calls over plain sockets with no library (below), and what
+// ours costs beyond it. Client CPU is the process's own (getrusage), the server's is never in it.
+// The peer is skipped with a message when node or its packages are missing.
 //
 // The per-turn parts (the 50-turn run and the depths) run with the client, the server and the
 // peer on one CPU: each model call wakes the server and then the client, and on a virtual machine
@@ -24,15 +25,19 @@
 // concurrent part and the start-up are placed by the scheduler, on every CPU.
 //
 //   bench_e2e [--sessions N] [--delay MS] [--repeat R] [--parts turns,depth,concurrent,first]
-//             [--no-peer] [--spread]
+//             [--no-peer] [--no-floor] [--spread]
 //     --sessions: the concurrent part's sessions (default 200; the bar is taken at 1000)
 //     --delay: the concurrent part's model delay in ms (default 50, the bar's; 0 shows what the
 //              sessions cost without the wait between their turns)
 //     --repeat: our runs of each per-turn figure (default 5; best and median printed)
 //     --depths: the history depths of the per-turn part (default 0,500,1000)
 //     --spread: the per-turn parts too are placed by the scheduler
+//     --no-floor: the concurrent part without its floor (a run of its own process)
+#include <arpa/inet.h>
 #include <fcntl.h>
 #include <malloc.h>
+#include <netinet/in.h>
+#include <netinet/tcp.h>
 #include <poll.h>
 #include <pthread.h>
 #include <sched.h>
@@ -52,6 +57,7 @@
 #include <cstring>
 #include <filesystem>
 #include <fstream>
+#include <memory>
 #include <string>
 #include <thread>
 #include <vector>
@@ -405,6 +411,149 @@ PerTurn run_turns(Agent& agent, int turns, int depth) {
           static_cast<double>(f1 - f0) / turns};
 }
 
+// ---- the floor ----------------------------------------------------------------------------------
+//
+// What the concurrent part costs on this machine with no library at all: the same threads, made
+// before the start, each making its session's model calls over one plain blocking socket. Every
+// request is written whole from bytes made before the start, and every answer is read to its
+// Content-Length into a 16 KB buffer made once the answer has begun, then dropped: nothing is
+// decoded, kept or encoded. Run in its own process (bench_e2e --floor), so that its heap and
+// page faults are its own. What ours costs beyond it is what the library's work costs.
+
+// The model calls of one session as a client with nothing to decode or keep would send them: the
+// prompt, each earlier call with its output, the tool; head and body in one string each.
+std::vector<std::string> floor_requests(std::uint16_t port, int calls, int delay_ms) {
+  std::string quoted;  // the note's arguments as the body of a JSON string
+  for (char c : bench::note_arguments()) {
+    if (c == '"' || c == '\\') quoted += '\\';
+    quoted += c;
+  }
+  std::string items = R"({"role":"user","content":[{"type":"input_text","text":"go turns=)" +
+                      std::to_string(calls) + " delay=" + std::to_string(delay_ms) + R"("}]})";
+  std::vector<std::string> requests;
+  for (int k = 0; k < calls; ++k) {
+    const std::string body =
+        R"({"model":"gpt-6.2-sol","instructions":"bench","input":[)" + items +
+        R"(],"tools":[{"type":"function","name":"write_note","description":"Writes a note.",)"
+        R"("parameters":{"type":"object","properties":{"text":{"type":"string"}},)"
+        R"("required":["text"],"additionalProperties":false},"strict":true}],"stream":true,)"
+        R"("store":false})";
+    requests.push_back("POST /v1/responses HTTP/1.1\r\nhost: 127.0.0.1:" + std::to_string(port) +
+                       "\r\nauthorization: Bearer bench-key\r\ncontent-type: application/json\r\n"
+                       "content-length: " +
+                       std::to_string(body.size()) + "\r\n\r\n" + body);
+    const std::string call = "call_bench_" + std::to_string(k);
+    items += R"(,{"type":"function_call","call_id":")" + call +
+             R"(","name":"write_note","arguments":")" + quoted +
+             R"("},{"type":"function_call_output","call_id":")" + call + R"(","output":"ok"})";
+  }
+  return requests;
+}
+
+bool write_whole(int fd, std::string_view bytes) {
+  while (!bytes.empty()) {
+    const ssize_t n = send(fd, bytes.data(), bytes.size(), MSG_NOSIGNAL);
+    if (n < 0 && errno == EINTR) continue;
+    if (n <= 0) return false;
+    bytes.remove_prefix(static_cast<std::size_t>(n));
+  }
+  return true;
+}
+
+// Reads one answer to its end and drops it.
+bool read_answer(int fd) {
+  constexpr std::size_t kBytes = 16 * 1024;
+  pollfd ready{fd, POLLIN, 0};
+  while (poll(&ready, 1, -1) < 0) {
+    if (errno != EINTR) return false;
+  }
+  std::unique_ptr<char[]> buffer(new char[kBytes]);  // once the answer has begun, as ours does
+  std::size_t held = 0;                              // the head, and what came with it
+  for (;;) {
+    const ssize_t n = recv(fd, buffer.get() + held, kBytes - held, 0);
+    if (n <= 0) return false;
+    held += static_cast<std::size_t>(n);
+    const std::string_view seen(buffer.get(), held);
+    const std::size_t head_end = seen.find("\r\n\r\n");
+    if (head_end == std::string_view::npos) {
+      if (held == kBytes) return false;
+      continue;
+    }
+    const std::size_t length = bench::content_length(seen.substr(0, head_end));
+    std::size_t got = held - (head_end + 4);
+    while (got < length) {
+      const ssize_t m = recv(fd, buffer.get(), kBytes, 0);
+      if (m <= 0) return false;
+      got += static_cast<std::size_t>(m);
+    }
+    return got == length;
+  }
+}
+
+bool floor_session(std::uint16_t port, const std::vector<std::string>& requests) {
+  const int fd = socket(AF_INET, SOCK_STREAM | SOCK_CLOEXEC, 0);
+  if (fd < 0) return false;
+  const int one = 1;
+  setsockopt(fd, IPPROTO_TCP, TCP_NODELAY, &one, sizeof one);
+  sockaddr_in to{};
+  to.sin_family = AF_INET;
+  to.sin_port = htons(port);
+  to.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  bool ok = connect(fd, reinterpret_cast<const sockaddr*>(&to), sizeof to) == 0;
+  for (const std::string& r : requests) {
+    if (!ok) break;
+    ok = write_whole(fd, r) && read_answer(fd);
+  }
+  close(fd);
+  return ok;
+}
+
+// bench_e2e --floor PORT SESSIONS CALLS DELAY: the floor's run; prints one JSON line.
+int floor_main(std::uint16_t port, int sessions, int calls, int delay_ms) {
+  const std::vector<std::string> requests = floor_requests(port, calls, delay_ms);
+  std::atomic<bool> go{false};
+  std::atomic<int> failed{0};
+  std::atomic<long long> runners_ns{0};
+  std::vector<std::thread> runners;
+  for (int s = 0; s < sessions; ++s) {
+    runners.emplace_back([&] {
+      go.wait(false);
+      const long long own0 = thread_cpu_ns();
+      if (!floor_session(port, requests)) ++failed;
+      runners_ns.fetch_add(thread_cpu_ns() - own0);
+    });
+  }
+  const long faults0 = minor_faults();
+  const double c0 = cpu_ms();
+  const auto t0 = std::chrono::steady_clock::now();
+  go = true;
+  go.notify_all();
+  for (auto& t : runners) t.join();
+  const double wall_ms =
+      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  std::printf(
+      "{\"wall_ms\":%.3f,\"cpu_ms\":%.3f,\"runners_us\":%.1f,\"faults\":%ld,\"peak_rss_kb\":%ld,"
+      "\"failed\":%d}\n",
+      wall_ms, cpu_ms() - c0, runners_ns.load() / 1e3, minor_faults() - faults0, peak_rss_kb(),
+      failed.load());
+  return failed.load() == 0 ? 0 : 1;
+}
+
+// Runs the floor in a process of its own; returns its JSON line ("" on failure).
+std::string floor_run(std::uint16_t port, int sessions, int calls, int delay_ms) {
+  const std::string self = std::filesystem::canonical("/proc/self/exe").string();
+  const std::string cmd = "'" + self + "' --floor " + std::to_string(port) + " " +
+                          std::to_string(sessions) + " " + std::to_string(calls) + " " +
+                          std::to_string(delay_ms);
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return {};
+  std::string out;
+  char buf[512];
+  while (std::fgets(buf, sizeof buf, p)) out += buf;
+  pclose(p);
+  return out;
+}
+
 // ---- the peer -----------------------------------------------------------------------------------
 
 std::filesystem::path peer_dir() {
@@ -487,11 +636,13 @@ int main(int argc, char** argv) {
   std::string parts = "all";
   bool with_peer = true;
   bool spread = false;
+  bool with_floor = true;
   std::vector<int> depths = {0, 500, 1000};
   for (int i = 1; i < argc; ++i) {
     const std::string arg = argv[i];
     if (arg == "--no-peer") with_peer = false;
     if (arg == "--spread") spread = true;
+    if (arg == "--no-floor") with_floor = false;
     if (i + 1 >= argc) continue;
     if (arg == "--sessions") sessions = std::atoi(argv[i + 1]);
     if (arg == "--delay") delay = std::max(0, std::atoi(argv[i + 1]));
@@ -506,6 +657,10 @@ int main(int argc, char** argv) {
         if (end == p && *p) break;
       }
     }
+  }
+  if (argc >= 6 && std::string(argv[1]) == "--floor") {
+    return floor_main(static_cast<std::uint16_t>(std::atoi(argv[2])), std::atoi(argv[3]),
+                      std::atoi(argv[4]), std::atoi(argv[5]));
   }
   if (argc >= 3 && std::string(argv[1]) == "--first") {
     // The child of the start-up measurement: one model call, then exit.
@@ -685,8 +840,9 @@ int main(int argc, char** argv) {
     sampler.join();
     const auto opened = b.http->stats().connections_opened - opened_before;
     // The server shares the machine's cores: its CPU is part of what the wall time had to fit in.
-    const double server_s =
-        (stat_of(control(b.base, "GET", "/stats"), "cpu_us") - server_us0) / 1e6;
+    const std::string server_after = control(b.base, "GET", "/stats");
+    const double server_s = (stat_of(server_after, "cpu_us") - server_us0) / 1e6;
+    const double sent_kb = stat_of(server_after, "request_bytes") / 1024.0 / sessions;
     const double ideal = per_session * delay_ms / 1e3;
     std::printf(
         "\n%d sessions x %d turns, %d ms model   ours: wall %.2f s (%.2fx ideal %.2f s), %.0f "
@@ -695,12 +851,13 @@ int main(int argc, char** argv) {
         "rest is this benchmark's sampler, %.2f s, and the process's other work); %d threads "
         "made before the start in %.2f s, not timed\n"
         "                                       %d threads at peak (%d besides the runners' own), "
-        "%lld connections opened, %d failed; the server's CPU %.2f s\n",
+        "%lld connections opened, %d failed; the server's CPU %.2f s; requests of %.1f KB a "
+        "session\n",
         sessions, per_session, delay_ms, wall_s, ideal > 0 ? wall_s / ideal : 0.0, ideal,
         sessions * per_session / wall_s, cpu_s, peak_rss_kb() / 1024.0,
         runners_ns.load() / 1e3 / (sessions * per_session), sampler_ns.load() / 1e9, sessions,
         spawn_s, peak_threads.load(), peak_threads.load() - threads_before - sessions,
-        static_cast<long long>(opened), failed.load(), server_s);
+        static_cast<long long>(opened), failed.load(), server_s, sent_kb);
     std::printf(
         "                                       at this machine's prices, its %ld page faults are "
         "about %.2f s of that CPU\n",
@@ -737,6 +894,26 @@ int main(int argc, char** argv) {
         "deepest frame %ld bytes below the top)\n",
         per_session, heap0 >= 0 ? static_cast<double>(held) / 1024 : -1.0, session_kb, idle_kb,
         deepest);
+    if (with_floor) {
+      control(b.base, "POST", "/reset");
+      const long long before_us = stat_of(control(b.base, "GET", "/stats"), "cpu_us");
+      const std::string f = floor_run(port, sessions, per_session, delay_ms);
+      const std::string after = control(b.base, "GET", "/stats");
+      const double f_wall = num(f, "wall_ms") / 1e3;
+      const double f_cpu = num(f, "cpu_ms") / 1e3;
+      const double f_rss = num(f, "peak_rss_kb") / 1024.0;
+      const double calls = static_cast<double>(sessions) * per_session;
+      std::printf(
+          "                       the floor, no library: wall %.2f s (%.2fx ideal), CPU %.2f s "
+          "(the threads' own %.0f us a call), peak RSS %.1f MiB, %.0f page faults, %.0f failed; "
+          "requests of %.1f KB a session; the server's CPU %.2f s\n"
+          "                       ours beyond the floor: wall +%.2f s, CPU +%.2f s (%.0f us a "
+          "call), peak RSS +%.1f MiB\n",
+          f_wall, ideal > 0 ? f_wall / ideal : 0.0, f_cpu, num(f, "runners_us") / calls, f_rss,
+          num(f, "faults"), num(f, "failed"), stat_of(after, "request_bytes") / 1024.0 / sessions,
+          (stat_of(after, "cpu_us") - before_us) / 1e6, wall_s - f_wall, cpu_s - f_cpu,
+          (cpu_s - f_cpu) * 1e6 / calls, peak_rss_kb() / 1024.0 - f_rss);
+    }
     if (have_peer) {
       control(b.base, "POST", "/reset");
       const std::string j = peer({b.base, "concurrent", std::to_string(sessions),

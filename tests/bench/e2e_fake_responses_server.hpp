@@ -9,7 +9,8 @@
 //     answer;
 //   - "delay=M": the reply starts M ms after the request arrived (a model's latency), timed by
 //     epoll_wait's timeout, never by sleeping;
-// GET /stats answers {"connections":..,"requests":..,"first_request_ns":..,"cpu_us":..}
+// GET /stats answers {"connections":..,"requests":..,"request_bytes":..,"first_request_ns":..,
+// "cpu_us":..}
 // (first_request_ns on CLOCK_MONOTONIC; cpu_us the server's own CPU time so far), and
 // POST /reset zeroes them. Responses use Content-Length and keep the connection open.
 //
@@ -110,6 +111,28 @@ inline std::string response_object(std::string_view id, std::string_view status,
                R"("total_tokens":1312})"
              : "null";
   return r + "}";
+}
+
+// The value of the Content-Length header in the message head `head` (0 when absent).
+inline std::size_t content_length(std::string_view head) {
+  for (std::size_t at = 0; at < head.size();) {
+    auto eol = head.find("\r\n", at);
+    if (eol == std::string_view::npos) eol = head.size();
+    const std::string_view line = head.substr(at, eol - at);
+    if (line.size() > 15 && strncasecmp(line.data(), "content-length:", 15) == 0)
+      return std::strtoul(std::string(line.substr(15)).c_str(), nullptr, 10);
+    at = eol + 2;
+  }
+  return 0;
+}
+
+// The arguments of every tool call the server streams, as JSON text: a 3.2 KB note.
+inline std::string note_arguments() {
+  const std::string piece =
+      "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eius ";  // 64 bytes
+  std::string args = R"({"text":")";
+  for (int i = 0; i < 50; ++i) args += piece;
+  return args + R"("})";
 }
 
 // The 15 KB streamed tool call of call number `k`.
@@ -342,19 +365,6 @@ class FakeResponsesServer {
     conns_.erase(fd);
   }
 
-  // The value of the Content-Length header in `head` (0 when absent).
-  static std::size_t content_length(std::string_view head) {
-    for (std::size_t at = 0; at < head.size();) {
-      auto eol = head.find("\r\n", at);
-      if (eol == std::string_view::npos) eol = head.size();
-      const std::string_view line = head.substr(at, eol - at);
-      if (line.size() > 15 && strncasecmp(line.data(), "content-length:", 15) == 0)
-        return std::strtoul(std::string(line.substr(15)).c_str(), nullptr, 10);
-      at = eol + 2;
-    }
-    return 0;
-  }
-
   // Requests are answered from the bytes of the read that completed them: a request that arrives
   // whole (the client sends head and body together) is never copied, and only the start of an
   // unfinished one is kept with its connection, so a thousand idle connections hold no buffers.
@@ -409,6 +419,7 @@ class FakeResponsesServer {
                                   u.ru_utime.tv_usec + u.ru_stime.tv_usec;
       const std::string json = R"({"connections":)" + std::to_string(connections_) +
                                R"(,"requests":)" + std::to_string(requests_) +
+                               R"(,"request_bytes":)" + std::to_string(request_bytes_) +
                                R"(,"first_request_ns":)" + std::to_string(first_request_ns_) +
                                R"(,"cpu_us":)" + std::to_string(cpu_us) + "}";
       send_own(fd, http_response("application/json", json));
@@ -417,11 +428,13 @@ class FakeResponsesServer {
     if (head.rfind("POST /reset", 0) == 0) {
       connections_ = 1;  // this one
       requests_ = 0;
+      request_bytes_ = 0;
       first_request_ns_ = 0;
       send_own(fd, http_response("application/json", "{}"));
       return;
     }
     if (requests_++ == 0) first_request_ns_ = monotonic_ns();
+    request_bytes_ += static_cast<std::int64_t>(head.size() + 4 + body.size());
     // One backward scan finds the prompt; its own text holds both numbers ("go turns=10
     // delay=50"); one forward scan counts the outputs after it.
     const auto prompt = last_of(body, "turns=");
@@ -514,6 +527,7 @@ class FakeResponsesServer {
   std::map<std::size_t, std::string> texts_;
   std::int64_t connections_ = 0;
   std::int64_t requests_ = 0;
+  std::int64_t request_bytes_ = 0;  // of the model requests, heads and bodies
   std::int64_t first_request_ns_ = 0;
 };
 
