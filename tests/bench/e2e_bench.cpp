@@ -899,20 +899,24 @@ int main(int argc, char** argv) {
       const long long before_us = stat_of(control(b.base, "GET", "/stats"), "cpu_us");
       const std::string f = floor_run(port, sessions, per_session, delay_ms);
       const std::string after = control(b.base, "GET", "/stats");
-      const double f_wall = num(f, "wall_ms") / 1e3;
-      const double f_cpu = num(f, "cpu_ms") / 1e3;
-      const double f_rss = num(f, "peak_rss_kb") / 1024.0;
-      const double calls = static_cast<double>(sessions) * per_session;
-      std::printf(
-          "                       the floor, no library: wall %.2f s (%.2fx ideal), CPU %.2f s "
-          "(the threads' own %.0f us a call), peak RSS %.1f MiB, %.0f page faults, %.0f failed; "
-          "requests of %.1f KB a session; the server's CPU %.2f s\n"
-          "                       ours beyond the floor: wall +%.2f s, CPU +%.2f s (%.0f us a "
-          "call), peak RSS +%.1f MiB\n",
-          f_wall, ideal > 0 ? f_wall / ideal : 0.0, f_cpu, num(f, "runners_us") / calls, f_rss,
-          num(f, "faults"), num(f, "failed"), stat_of(after, "request_bytes") / 1024.0 / sessions,
-          (stat_of(after, "cpu_us") - before_us) / 1e6, wall_s - f_wall, cpu_s - f_cpu,
-          (cpu_s - f_cpu) * 1e6 / calls, peak_rss_kb() / 1024.0 - f_rss);
+      if (f.find("\"wall_ms\"") == std::string::npos) {
+        std::printf("                       the floor did not run (bench_e2e --floor)\n");
+      } else {
+        const double f_wall = num(f, "wall_ms") / 1e3;
+        const double f_cpu = num(f, "cpu_ms") / 1e3;
+        const double f_rss = num(f, "peak_rss_kb") / 1024.0;
+        const double calls = static_cast<double>(sessions) * per_session;
+        std::printf(
+            "                       the floor, no library: wall %.2f s (%.2fx ideal), CPU %.2f s "
+            "(the threads' own %.0f us a call), peak RSS %.1f MiB, %.0f page faults, %.0f failed; "
+            "requests of %.1f KB a session; the server's CPU %.2f s\n"
+            "                       ours beyond the floor: wall +%.2f s, CPU +%.2f s (%.0f us a "
+            "call), peak RSS +%.1f MiB\n",
+            f_wall, ideal > 0 ? f_wall / ideal : 0.0, f_cpu, num(f, "runners_us") / calls, f_rss,
+            num(f, "faults"), num(f, "failed"), stat_of(after, "request_bytes") / 1024.0 / sessions,
+            (stat_of(after, "cpu_us") - before_us) / 1e6, wall_s - f_wall, cpu_s - f_cpu,
+            (cpu_s - f_cpu) * 1e6 / calls, peak_rss_kb() / 1024.0 - f_rss);
+      }
     }
     if (have_peer) {
       control(b.base, "POST", "/reset");
