@@ -12,9 +12,9 @@
 // system call, a page's first touch and a thread, with the concurrent run's page faults at that
 // price; the heap at the concurrent run's peak (in use, and taken from the system) and still in
 // use once its sessions closed; and what one session holds after its turns (heap, the stack its
-// thread touched, and how deep its deepest frame went); beside the concurrent run, its floor: the
-// same threads making the same model calls over plain sockets with no library (below), and what
-// ours costs beyond it. Client CPU is the process's own (getrusage), the server's is never in it.
+// thread touched, and how deep its deepest frame went); beside the depths and the concurrent run,
+// their floor: the same calls from the same threads over plain sockets with no library (below),
+// and what ours costs beyond it. Client CPU is the process's own (getrusage), the server's is never in it.
 // The peer is skipped with a message when node or its packages are missing.
 //
 // The per-turn parts (the 50-turn run and the depths) run with the client, the server and the
@@ -32,7 +32,7 @@
 //     --repeat: our runs of each per-turn figure (default 5; best and median printed)
 //     --depths: the history depths of the per-turn part (default 0,500,1000)
 //     --spread: the per-turn parts too are placed by the scheduler
-//     --no-floor: the concurrent part without its floor (a run of its own process)
+//     --no-floor: the depths and the concurrent part without their floor (runs of its own process)
 #include <arpa/inet.h>
 #include <fcntl.h>
 #include <malloc.h>
@@ -508,8 +508,10 @@ bool floor_session(std::uint16_t port, const std::vector<std::string>& requests)
   return ok;
 }
 
-// bench_e2e --floor PORT SESSIONS CALLS DELAY: the floor's run; prints one JSON line.
-int floor_main(std::uint16_t port, int sessions, int calls, int delay_ms) {
+// bench_e2e --floor PORT SESSIONS CALLS DELAY [WARM]: the floor's run; prints one JSON line.
+// WARM: sessions each thread runs before its measured one (their CPU, faults and wall time not
+// counted), so that a per-turn figure is taken warm, as ours is.
+int floor_main(std::uint16_t port, int sessions, int calls, int delay_ms, int warm) {
   const std::vector<std::string> requests = floor_requests(port, calls, delay_ms);
   std::atomic<bool> go{false};
   std::atomic<int> failed{0};
@@ -517,6 +519,9 @@ int floor_main(std::uint16_t port, int sessions, int calls, int delay_ms) {
   std::vector<std::thread> runners;
   for (int s = 0; s < sessions; ++s) {
     runners.emplace_back([&] {
+      for (int w = 0; w < warm; ++w) {
+        if (!floor_session(port, requests)) ++failed;
+      }
       go.wait(false);
       const long long own0 = thread_cpu_ns();
       if (!floor_session(port, requests)) ++failed;
@@ -540,11 +545,11 @@ int floor_main(std::uint16_t port, int sessions, int calls, int delay_ms) {
 }
 
 // Runs the floor in a process of its own; returns its JSON line ("" on failure).
-std::string floor_run(std::uint16_t port, int sessions, int calls, int delay_ms) {
+std::string floor_run(std::uint16_t port, int sessions, int calls, int delay_ms, int warm = 0) {
   const std::string self = std::filesystem::canonical("/proc/self/exe").string();
   const std::string cmd = "'" + self + "' --floor " + std::to_string(port) + " " +
                           std::to_string(sessions) + " " + std::to_string(calls) + " " +
-                          std::to_string(delay_ms);
+                          std::to_string(delay_ms) + " " + std::to_string(warm);
   FILE* p = popen(cmd.c_str(), "r");
   if (!p) return {};
   std::string out;
@@ -660,7 +665,7 @@ int main(int argc, char** argv) {
   }
   if (argc >= 6 && std::string(argv[1]) == "--floor") {
     return floor_main(static_cast<std::uint16_t>(std::atoi(argv[2])), std::atoi(argv[3]),
-                      std::atoi(argv[4]), std::atoi(argv[5]));
+                      std::atoi(argv[4]), std::atoi(argv[5]), argc >= 7 ? std::atoi(argv[6]) : 0);
   }
   if (argc >= 3 && std::string(argv[1]) == "--first") {
     // The child of the start-up measurement: one model call, then exit.
@@ -766,6 +771,18 @@ int main(int argc, char** argv) {
         std::printf("   @openai/agents: %8.1f us   peer/ours = %.1fx", cpu, cpu / d.median);
       }
       std::printf("\n");
+    }
+    if (with_floor) {
+      // The same ten calls at depth 0 with no library, placed as ours (a child keeps the
+      // affinity of the thread that starts it) and warm (three sessions first, on the same
+      // thread): what a call costs the socket, the wakeups and the bytes alone. Its thread's own
+      // CPU.
+      const Spread floor =
+          spread_of(repeat, [&] { return num(floor_run(port, 1, 10, 0, 3), "runners_us") / 10; });
+      std::printf(
+          "  the floor, no library: %6.1f / %6.1f us CPU a call (one session's 10 calls at depth 0 "
+          "over a plain socket); ours at depth %d beyond it: %.1f us (best)\n",
+          floor.best, floor.median, depths.front(), depth0 - floor.best);
     }
   }
 
