@@ -14,8 +14,8 @@
 // use once its sessions closed; and what one session holds after its turns (heap, the stack its
 // thread touched, and how deep its deepest frame went); beside the depths and the concurrent run,
 // their floor: the same calls from the same threads over plain sockets with no library (below),
-// and what ours costs beyond it. Client CPU is the process's own (getrusage), the server's is never in it.
-// The peer is skipped with a message when node or its packages are missing.
+// and what ours costs beyond it. Client CPU is the process's own (getrusage), the server's is
+// never in it. The peer is skipped with a message when node or its packages are missing.
 //
 // The per-turn parts (the 50-turn run and the depths) run with the client, the server and the
 // peer on one CPU: each model call wakes the server and then the client, and on a virtual machine
