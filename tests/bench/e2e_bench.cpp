@@ -423,11 +423,7 @@ PerTurn run_turns(Agent& agent, int turns, int depth) {
 // The model calls of one session as a client with nothing to decode or keep would send them: the
 // prompt, each earlier call with its output, the tool; head and body in one string each.
 std::vector<std::string> floor_requests(std::uint16_t port, int calls, int delay_ms) {
-  std::string quoted;  // the note's arguments as the body of a JSON string
-  for (char c : bench::note_arguments()) {
-    if (c == '"' || c == '\\') quoted += '\\';
-    quoted += c;
-  }
+  const std::string quoted = bench::json_string_body(bench::note_arguments());
   std::string items = R"({"role":"user","content":[{"type":"input_text","text":"go turns=)" +
                       std::to_string(calls) + " delay=" + std::to_string(delay_ms) + R"("}]})";
   std::vector<std::string> requests;
@@ -544,19 +540,24 @@ int floor_main(std::uint16_t port, int sessions, int calls, int delay_ms, int wa
   return failed.load() == 0 ? 0 : 1;
 }
 
+// What the shell command `cmd` printed ("" when it could not be started).
+std::string output_of(const std::string& cmd) {
+  FILE* p = popen(cmd.c_str(), "r");
+  if (!p) return {};
+  std::string out;
+  char buf[4096];
+  while (std::fgets(buf, sizeof buf, p)) out += buf;
+  pclose(p);
+  return out;
+}
+
 // Runs the floor in a process of its own; returns its JSON line ("" on failure).
 std::string floor_run(std::uint16_t port, int sessions, int calls, int delay_ms, int warm = 0) {
   const std::string self = std::filesystem::canonical("/proc/self/exe").string();
   const std::string cmd = "'" + self + "' --floor " + std::to_string(port) + " " +
                           std::to_string(sessions) + " " + std::to_string(calls) + " " +
                           std::to_string(delay_ms) + " " + std::to_string(warm);
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return {};
-  std::string out;
-  char buf[512];
-  while (std::fgets(buf, sizeof buf, p)) out += buf;
-  pclose(p);
-  return out;
+  return output_of(cmd);
 }
 
 // ---- the peer -----------------------------------------------------------------------------------
@@ -574,13 +575,7 @@ bool peer_available() {
 std::string peer(const std::vector<std::string>& args) {
   std::string cmd = "cd '" + peer_dir().string() + "' && node e2e_peer.mjs";
   for (const auto& a : args) cmd += " '" + a + "'";
-  FILE* p = popen(cmd.c_str(), "r");
-  if (!p) return {};
-  std::string out;
-  char buf[4096];
-  while (std::fgets(buf, sizeof buf, p)) out += buf;
-  pclose(p);
-  return out;
+  return output_of(cmd);
 }
 
 double num(const std::string& json, const std::string& key) {

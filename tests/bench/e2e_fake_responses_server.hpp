@@ -126,13 +126,25 @@ inline std::size_t content_length(std::string_view head) {
   return 0;
 }
 
+// The note's text comes in 50 of these (64 bytes each).
+inline constexpr std::string_view kNotePiece =
+    "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eius ";
+
 // The arguments of every tool call the server streams, as JSON text: a 3.2 KB note.
 inline std::string note_arguments() {
-  const std::string piece =
-      "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eius ";  // 64 bytes
   std::string args = R"({"text":")";
-  for (int i = 0; i < 50; ++i) args += piece;
+  for (int i = 0; i < 50; ++i) args += kNotePiece;
   return args + R"("})";
+}
+
+// `text` as the body of a JSON string (the benchmark's texts hold quotes, no control bytes).
+inline std::string json_string_body(std::string_view text) {
+  std::string quoted;
+  for (char c : text) {
+    if (c == '"' || c == '\\') quoted += '\\';
+    quoted += c;
+  }
+  return quoted;
 }
 
 // The 15 KB streamed tool call of call number `k`.
@@ -140,10 +152,7 @@ inline std::string tool_call_stream(std::size_t k) {
   const std::string id = "resp_bench_" + std::to_string(k);
   const std::string item = "fc_bench_" + std::to_string(k);
   const std::string call = "call_bench_" + std::to_string(k);
-  std::string args_json = R"({"text":")";
   std::string args;  // the arguments as JSON text
-  std::string piece =
-      "lorem ipsum dolor sit amet consectetur adipiscing elit sed do eius ";  // 64 bytes
   std::string out;
   int seq = 0;
   sse(out, "response.created",
@@ -154,26 +163,17 @@ inline std::string tool_call_stream(std::size_t k) {
           R"(","type":"function_call","status":"in_progress","arguments":"","call_id":")" + call +
           R"(","name":"write_note"},"output_index":0,"sequence_number":)" + std::to_string(seq++) +
           "}");
-  auto delta = [&](const std::string& d) {
-    std::string quoted;  // d as a JSON string body (d holds quotes)
-    for (char c : d) {
-      if (c == '"' || c == '\\') quoted += '\\';
-      quoted += c;
-    }
+  auto delta = [&](std::string_view d) {
     sse(out, "response.function_call_arguments.delta",
-        R"({"type":"response.function_call_arguments.delta","delta":")" + quoted +
+        R"({"type":"response.function_call_arguments.delta","delta":")" + json_string_body(d) +
             R"(","item_id":")" + item + R"(","output_index":0,"sequence_number":)" +
             std::to_string(seq++) + "}");
     args += d;
   };
   delta(R"({"text":")");
-  for (int i = 0; i < 50; ++i) delta(piece);
+  for (int i = 0; i < 50; ++i) delta(kNotePiece);
   delta(R"("})");
-  std::string quoted_args;
-  for (char c : args) {
-    if (c == '"' || c == '\\') quoted_args += '\\';
-    quoted_args += c;
-  }
+  const std::string quoted_args = json_string_body(args);
   const std::string done_item =
       R"({"id":")" + item + R"(","type":"function_call","status":"completed","arguments":")" +
       quoted_args + R"(","call_id":")" + call + R"(","name":"write_note"})";
@@ -188,7 +188,6 @@ inline std::string tool_call_stream(std::size_t k) {
       R"({"type":"response.completed","response":)" +
           response_object(id, "completed", done_item, true) + R"(,"sequence_number":)" +
           std::to_string(seq++) + "}");
-  (void)args_json;
   return out;
 }
 
