@@ -504,6 +504,25 @@ bool floor_session(std::uint16_t port, const std::vector<std::string>& requests)
   return ok;
 }
 
+// What a run of `runners`, each waiting on `go`, took from their release to the last join: wall
+// time, the process's CPU and its minor page faults (their spawning not counted).
+struct Released {
+  double wall_ms;
+  double cpu_ms;
+  long faults;
+};
+
+Released release_and_join(std::atomic<bool>& go, std::vector<std::thread>& runners) {
+  const long faults0 = minor_faults();
+  const double c0 = cpu_ms();
+  const auto t0 = std::chrono::steady_clock::now();
+  go = true;
+  go.notify_all();
+  for (auto& t : runners) t.join();
+  return {std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count(),
+          cpu_ms() - c0, minor_faults() - faults0};
+}
+
 // bench_e2e --floor PORT SESSIONS CALLS DELAY [WARM]: the floor's run; prints one JSON line.
 // WARM: sessions each thread runs before its measured one (their CPU, faults and wall time not
 // counted), so that a per-turn figure is taken warm, as ours is.
@@ -524,19 +543,11 @@ int floor_main(std::uint16_t port, int sessions, int calls, int delay_ms, int wa
       runners_ns.fetch_add(thread_cpu_ns() - own0);
     });
   }
-  const long faults0 = minor_faults();
-  const double c0 = cpu_ms();
-  const auto t0 = std::chrono::steady_clock::now();
-  go = true;
-  go.notify_all();
-  for (auto& t : runners) t.join();
-  const double wall_ms =
-      std::chrono::duration<double, std::milli>(std::chrono::steady_clock::now() - t0).count();
+  const Released run = release_and_join(go, runners);
   std::printf(
       "{\"wall_ms\":%.3f,\"cpu_ms\":%.3f,\"runners_us\":%.1f,\"faults\":%ld,\"peak_rss_kb\":%ld,"
       "\"failed\":%d}\n",
-      wall_ms, cpu_ms() - c0, runners_ns.load() / 1e3, minor_faults() - faults0, peak_rss_kb(),
-      failed.load());
+      run.wall_ms, run.cpu_ms, runners_ns.load() / 1e3, run.faults, peak_rss_kb(), failed.load());
   return failed.load() == 0 ? 0 : 1;
 }
 
@@ -837,16 +848,10 @@ int main(int argc, char** argv) {
     }
     const double spawn_s =
         std::chrono::duration<double>(std::chrono::steady_clock::now() - spawn0).count();
-    const long faults0 = minor_faults();  // the spawn's own, like its CPU, not counted
-    const double c0 = cpu_ms();
-    const auto t0 = std::chrono::steady_clock::now();
-    go = true;
-    go.notify_all();
-    for (auto& t : runners) t.join();
-    const double wall_s =
-        std::chrono::duration<double>(std::chrono::steady_clock::now() - t0).count();
-    const double cpu_s = (cpu_ms() - c0) / 1e3;
-    const long faults = minor_faults() - faults0;
+    const Released run = release_and_join(go, runners);  // the spawn's faults and CPU not counted
+    const double wall_s = run.wall_ms / 1e3;
+    const double cpu_s = run.cpu_ms / 1e3;
+    const long faults = run.faults;
     const long long heap_kept = heap_in_use() - heap0;  // every session closed by now
     sampling = false;
     sampler.join();
