@@ -543,16 +543,20 @@ Result<Response> HttpClient::State::send(const Request& request, const Target& t
       }
       return failed_sending(std::move(w).error(), origin);
     }
+    // Only a replayable request on a reused connection can be written again below.
+    const bool may_resend = may_retry && replayable;
+    if (!may_resend && request.on_body_written) request.on_body_written();
     MessageParser parser(MessageKind::response, limits());
     if (request.method == "HEAD") parser.set_response_has_no_body();
     if (auto h = read_head(*stream, held, parser, first_byte, idle, stop, origin); !h) {
       // A reused connection the server closed before answering: RFC 9112 §9.3.1 allows one resend.
-      if (may_retry && replayable && parser.bytes_consumed() == 0 && h.error().code == Errc::io_error) {
+      if (may_resend && parser.bytes_consumed() == 0 && h.error().code == Errc::io_error) {
         ++stale_retries;
         continue;
       }
       return std::move(h).error();
     }
+    if (may_resend && request.on_body_written) request.on_body_written();
     return respond(std::move(stream), held, parser, request, target, idle, stop, lease);
   }
 }

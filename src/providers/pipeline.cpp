@@ -213,10 +213,13 @@ struct RequestPipeline::State {
 
   // Credentials, URL, on_payload and headers: everything up to the first byte on the wire.
   Result<http::Request> prepare(const Model& model, WireRequest request, const StreamOptions& so,
-                                agentkit::stop_token stop, std::vector<Secret>& secrets) const {
-    auto auth = credentials.resolve(model, stop);
-    if (!auth) return auth.error();
-    secrets = auth->secrets();
+                                agentkit::stop_token stop,
+                                std::optional<ModelAuth>& resolved) const {
+    auto resolving = credentials.resolve(model, stop);
+    if (!resolving) return resolving.error();
+    // Kept for the caller to scrub a failure's text with; its secrets are listed only then.
+    resolved = std::move(*resolving);
+    const ModelAuth* auth = &*resolved;
     std::string base = auth->base_url.empty() ? model.base_url : auth->base_url;
     if (base.empty()) {
       return make_error(Errc::invalid_argument, "model '" + model.vendor + "/" + model.id + "' has no base URL");
@@ -294,18 +297,42 @@ struct RequestPipeline::State {
                                  BodyDecoder& decoder, agentkit::stop_token stop,
                                  std::string* sent_body) const {
     CallDeadline deadline(stop, so.timeout, *clock);
-    std::vector<Secret> secrets;
+    std::optional<ModelAuth> auth;
+    const auto secrets = [&] { return auth ? auth->secrets() : std::vector<Secret>(); };
+    const auto shrink = std::move(request.shrink_body);
+    const auto restore = std::move(request.restore_body);
     auto scrubbed = [&](std::optional<CallFailure> f) {
-      if (f) f->message = scrub(std::move(f->message), secrets);
+      if (f) f->message = scrub(std::move(f->message), secrets());
       return f;
     };
-    auto req = prepare(model, std::move(request), so, deadline.token(), secrets);
+    auto req = prepare(model, std::move(request), so, deadline.token(), auth);
     if (!req) {
       if (deadline.timed_out()) return timed_out_failure(so.timeout);
       if (req.error().code == Errc::cancelled) return aborted_failure("request cancelled");
       return scrubbed(error_failure(req.error().message, req.error().code));
     }
-    auto on_response = [&](const http::Response& r) {
+    // The body holds less through the wait once written (WireRequest::shrink_body), and is
+    // whole again before a resend.
+    bool shrunk = false;
+    struct Shrinker {
+      const std::function<void(std::string&)>& shrink;
+      const std::function<void(std::string&)>& restore;
+      std::string& body;
+      bool& shrunk;
+    } shrinker{shrink, restore, req->body, shrunk};
+    if (shrink && restore) {
+      // One pointer captured: held in the function's own storage, no allocation.
+      req->on_body_written = [s = &shrinker] {
+        if (!s->shrunk) s->shrink(s->body);
+        s->shrunk = true;
+      };
+    }
+    // Two pointers captured: no allocation for the std::function send_with_retry takes.
+    auto on_response = [s = &shrinker, &so](const http::Response& r) {
+      if (s->shrunk && should_retry_response(r.status(), r.headers())) {
+        s->restore(s->body);
+        s->shrunk = false;
+      }
       if (!so.on_response) return;
       std::vector<std::pair<std::string, std::string>> fields;
       for (const auto& h : r.headers()) fields.emplace_back(h.name, h.value);
@@ -315,12 +342,17 @@ struct RequestPipeline::State {
     struct GiveBack {
       std::string* to;
       http::Request& from;
+      const std::function<void(std::string&)>& shrink;
+      const bool& shrunk;
       ~GiveBack() {
-        if (to) *to = std::move(from.body);
+        if (to == nullptr) return;
+        if (shrink && !shrunk) shrink(from.body);  // the caller takes it back shrunk
+        *to = std::move(from.body);
       }
-    } give_back{sent_body, *req};
+    } give_back{sent_body, *req, shrink, shrunk};
     auto resp = send_with_retry(*http, *req, options.retry, *clock, deadline.token(), on_response);
-    if (!resp) return scrubbed(send_failure(scrub(resp.error(), secrets), *req, deadline, so.timeout));
+    if (!resp)
+      return scrubbed(send_failure(scrub(resp.error(), secrets()), *req, deadline, so.timeout));
     if (resp->status() < kFirstSuccess || resp->status() >= kFirstNonSuccess) return scrubbed(status_failure(*resp, *req));
     return scrubbed(stream_body(*resp, decoder, deadline, so.timeout));
   }
@@ -349,9 +381,9 @@ std::optional<CallFailure> RequestPipeline::run(const Model& model, WireRequest 
 
 Result<http::Request> RequestPipeline::prepare(const Model& model, WireRequest request, const StreamOptions& options,
                                                agentkit::stop_token stop) const {
-  std::vector<Secret> secrets;
-  auto req = state_->prepare(model, std::move(request), options, stop, secrets);
-  if (!req) return scrub(req.error(), secrets);
+  std::optional<ModelAuth> auth;
+  auto req = state_->prepare(model, std::move(request), options, stop, auth);
+  if (!req) return scrub(req.error(), auth ? auth->secrets() : std::vector<Secret>());
   return req;
 }
 

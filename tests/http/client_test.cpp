@@ -1121,3 +1121,44 @@ TEST_CASE("many threads share one client and its pool") {
   CHECK(stats.connections_opened <= static_cast<std::uint64_t>(threads));
   CHECK(stats.connections_opened + stats.connections_reused == static_cast<std::uint64_t>(threads * per_thread));
 }
+
+TEST_CASE(
+    "on_body_written is called once the body is written and before the answer is awaited, and "
+    "for a request that may be resent only once its answer has come") {
+  // The server waits up to 300 ms for the hook before it answers: a hook called only after the
+  // answer has arrived would be seen late.
+  std::atomic<bool> written{false};
+  std::vector<int> before_answer;  // per request: 1 when the hook had been called
+  std::mutex mu;
+  RawServer server([&](int fd, agentkit::stop_token stop) {
+    while (!agentkit::testing::read_head(fd, stop).empty()) {
+      for (int i = 0; i < 30 && !written.load(); ++i) std::this_thread::sleep_for(10ms);
+      {
+        std::lock_guard lock(mu);
+        before_answer.push_back(written.load() ? 1 : 0);
+      }
+      agentkit::testing::write_all(fd, "HTTP/1.1 200 OK\r\nContent-Length: 2\r\n\r\nok");
+    }
+  });
+  HttpClient client(test_options());
+  int calls = 0;
+  auto send = [&](std::string method) {
+    written = false;
+    Request r{.method = std::move(method), .url = server.base_url() + "/"};
+    r.on_body_written = [&] {
+      ++calls;
+      written = true;
+    };
+    auto resp = client.send(r);
+    REQUIRE(resp);
+    CHECK(resp->read_all().value() == "ok");
+    CHECK(written.load());
+  };
+  send("POST");  // a new connection: nothing can be resent
+  send("POST");  // a reused one, but a POST is not resent
+  send("GET");   // a reused connection and a replayable request: resent if it was stale
+  CHECK(calls == 3);
+  std::lock_guard lock(mu);
+  CHECK(before_answer == std::vector<int>{1, 1, 0});
+  CHECK(client.stats().connections_opened == 1);
+}

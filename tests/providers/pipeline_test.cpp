@@ -485,3 +485,46 @@ TEST_CASE(
     if (i > 0) CHECK(requested < 24 * 1024);  // the first call also opens the connection
   }
 }
+
+TEST_CASE(
+    "a body shrunk once written is whole again for a retry, and comes back shrunk on every "
+    "outcome") {
+  // The kept history's long strings leave a body through the model's wait
+  // (WireRequest::shrink_body): the 429's retry must send the same bytes, the 200's body comes
+  // back shrunk, and so does the body of a call whose transport never said it was written.
+  ScriptedServer server({status(429, {}, R"({"error":{"message":"slow"}})"), sse_ok()});
+  ProviderOptions o = options_with({{"ANTHROPIC_API_KEY", kKey}});
+  o.retry = quick_retry(2);
+  RequestPipeline p(o);
+  const std::string long_part(20'000, 'x');
+  const std::string body = R"({"model":"m","note":")" + long_part + R"("})";
+  constexpr std::size_t kAt = 21;  // where the long part starts
+  std::vector<std::size_t> shrunk_to;
+  auto request = [&] {
+    WireRequest r{"/v1/messages", body, {{"content-type", "application/json"}}};
+    r.shrink_body = [&](std::string& b) {
+      b.erase(kAt, long_part.size());
+      shrunk_to.push_back(b.size());
+    };
+    r.restore_body = [&](std::string& b) { b.insert(kAt, long_part); };
+    return r;
+  };
+  TinyWire wire;
+  std::string sent;
+  CHECK_FALSE(p.run(anthropic_model(server.base_url()), request(), {}, wire.decoder, {}, &sent));
+  CHECK(text_of(wire.reply) == "Hello");
+  REQUIRE(server.request_count() == 2);
+  CHECK(server.request_at(0).body == body);
+  CHECK(server.request_at(1).body == body);  // restored before the resend
+  // Shrunk once written, each time: before the answer arrived, not after it.
+  CHECK(shrunk_to ==
+        std::vector<std::size_t>{body.size() - long_part.size(), body.size() - long_part.size()});
+  CHECK(sent == body.substr(0, kAt) + body.substr(kAt + long_part.size()));
+
+  // A transport that never calls on_body_written: the body still comes back shrunk.
+  TinyWire refused;
+  std::string refused_sent;
+  CHECK(p.run(anthropic_model("http://127.0.0.1:1"), request(), {}, refused.decoder, {},
+              &refused_sent));
+  CHECK(refused_sent == sent);
+}

@@ -24,6 +24,7 @@
 
 #include <chrono>
 #include <cstddef>
+#include <functional>
 #include <initializer_list>
 #include <memory>
 #include <optional>
@@ -82,6 +83,11 @@ struct Request {
   // Overrides of the client's HttpOptions for this request only.
   std::optional<std::chrono::milliseconds> first_byte_timeout{};
   std::optional<std::chrono::milliseconds> idle_timeout{};
+  // Called by HttpClient once the body has been written in full and it will not read the body
+  // again for this send (no resend of it can follow): the owner may shrink `body` while the
+  // answer is awaited, and must restore it before sending the request again. Another transport
+  // need not call it.
+  std::function<void()> on_body_written{};
 };
 
 namespace detail {

@@ -78,6 +78,13 @@ struct WireRequest {
   // The wire's defaults (content-type, accept, protocol version): lowest but attribution.
   HeaderOverrides headers;
   std::string method = "POST";
+  // Optional, for a body part of which its maker can write again (the long strings a wire's
+  // kept history shares with the transcript): `shrink_body` takes those bytes out once the body
+  // has been written (http::Request::on_body_written), so a call holds less through the model's
+  // wait; `restore_body` puts them back before a resend. Restoring a shrunk body gives the same
+  // bytes. RequestPipeline::run hands the shrunk body back through `sent_body`.
+  std::function<void(std::string& body)> shrink_body{};
+  std::function<void(std::string& body)> restore_body{};
 };
 
 // The wire's incremental decoder of a successful (2xx) response body.
@@ -149,9 +156,9 @@ class RequestPipeline {
 
   // Runs one call; nullopt when the whole body reached `decoder` and finish() accepted it.
   // `sent_body`, when set, receives the body's bytes back once the call is over, whatever its
-  // outcome (the exact bytes sent, after on_payload); it is left as it was when the call never got
-  // as far as an HTTP request. A caller that keeps what it encoded can keep these bytes instead
-  // of a copy.
+  // outcome (the exact bytes sent, after on_payload, shrunk by the request's shrink_body when it
+  // has one); it is left as it was when the call never got as far as an HTTP request. A caller
+  // that keeps what it encoded can keep these bytes instead of a copy.
   std::optional<CallFailure> run(const Model& model, WireRequest request,
                                  const StreamOptions& options, BodyDecoder& decoder,
                                  agentkit::stop_token stop = {},
