@@ -175,8 +175,15 @@ class SessionGen {
       const int id = ++n_;
       c.id = "call_" + std::to_string(id) + (pick(2) ? "|fc_" + std::to_string(id) : "");
       c.name = pick(2) ? "read" : "grep";
-      c.input = json::Raw(pick(8) ? R"({"path":"a/b.txt"})"
-                                  : R"({"path":)");  // a cut-off call now and then
+      if (pick(4) == 0) {
+        // Long arguments with quotes and escapes: kept by reference (a splice), not as bytes.
+        std::string note = R"({"note":")";
+        for (int k = pick(40) + 20; k > 0; --k) note += R"(say "hi" ü é )";
+        c.input = json::Raw(note + R"("})");
+      } else {
+        c.input = json::Raw(pick(8) ? R"({"path":"a/b.txt"})"
+                                    : R"({"path":)");  // a cut-off call now and then
+      }
       a.content.push_back(std::move(c));
     }
     if (calls == 0) a.stop_reason = StopReason::stop;
@@ -208,9 +215,13 @@ class RecordingTransport final : public http::HttpTransport {
  public:
   Result<http::Response> send(const http::Request& request, agentkit::stop_token) override {
     bodies.push_back(request.body);
+    // As HttpClient does once the body is written: the pipeline may shrink it from here on.
+    if (request.on_body_written) request.on_body_written();
+    held.push_back(request.body.size());
     return fail(Errc::io_error, "recorded, not sent");
   }
   std::vector<std::string> bodies;
+  std::vector<std::size_t> held;  // the body's size after on_body_written
 };
 
 WireOptions recording_options(std::shared_ptr<http::HttpTransport> transport) {
@@ -1027,6 +1038,37 @@ TEST_CASE("every wire's segment is sized from its messages and not a fixed roomy
     for (const std::string& segment : segments) {
       INFO("message " << i << ": " << segment.size() << " bytes in " << segment.capacity());
       CHECK(segment.capacity() <= 2 * segment.size() + 256);
+    }
+  }
+}
+
+TEST_CASE(
+    "a body waiting for its answer holds a call's long arguments once, as the transcript's, on the "
+    "wires that quote them") {
+  // Responses and Chat Completions write a call's arguments as a JSON string: the body sent
+  // carries them escaped, and once it is written they leave it (the kept history references the
+  // transcript's bytes). The next request writes them again from there, equal to a fresh encode.
+  const std::vector<ToolSpec> tools = tool_set();
+  for (const WireCase& w : {wires()[0], wires()[1]}) {
+    INFO(w.name);
+    auto recorder = std::make_shared<RecordingTransport>();
+    auto lending = w.make(recording_options(recorder));
+    Pair others(w);
+    auto model = row(w);
+    std::vector<Message> h{UserMessage{{TextBlock{"go"}}}};
+    for (int turn = 0; turn < 4; ++turn) {
+      const std::string id = "call_" + std::to_string(turn);
+      std::vector<Message> call = testing::call_with_3kb_arguments(id);  // a call, its result
+      h.insert(h.end(), call.begin(), call.end());
+      Request r = request_for(model, h, tools);
+      r.history_serial = 1;
+      StreamOptions deferred;
+      deferred.deferred = true;
+      (void)drain(lending->stream(r, deferred, {}), [](Event&&) {});
+      REQUIRE(recorder->bodies.back() == body_of(*others.fresh, r));
+      // Every call's 3 KB of arguments (and their escapes) left the body once it was written.
+      const std::size_t calls = static_cast<std::size_t>(turn) + 1;
+      CHECK(recorder->held.back() + calls * 3000 < recorder->bodies.back().size());
     }
   }
 }

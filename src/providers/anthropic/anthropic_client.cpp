@@ -115,10 +115,12 @@ class AnthropicClient final : public WireClientBase {
     // The array about to be written over holds the kept items as lent: the entry takes a copy of
     // it now, and the body (rewritten) is not given back.
     if (promise.lend && promise.lend->lease != 0) {
-      HistoryLend lend = *promise.lend;
+      HistoryLend lend = std::move(*promise.lend);
       lend.at -= start;
-      history_.give_back(request.session_id, lend, out.substr(start));
-      promise.lend->lease = 0;
+      std::string items = out.substr(start);
+      cut_splices(items, lend.at, lend.splices);  // given back as the body would come back
+      history_.give_back(request.session_id, std::move(lend), std::move(items));
+      *promise.lend = HistoryLend{};
     }
     out.resize(start);
     json::Array messages = anthropic_messages(view, compaction);

@@ -400,7 +400,7 @@ EncodedHistory::Segment anthropic_item_text(std::span<const Message> segment,
       i = end;
     }
   }
-  EncodedHistory::Segment encoded{std::move(text), {}};
+  EncodedHistory::Segment encoded{std::move(text), {}, {}};
   if (stamp != nullptr && stamp->enabled && tail != Tail::none)
     encoded.body_items = stamp_text(encoded.items, tail, tail_start);
   return encoded;

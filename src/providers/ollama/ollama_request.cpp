@@ -223,9 +223,10 @@ OllamaRequest encode_request(const Request& request, std::span<const Message> vi
   }
   if (history && meter) {
     const std::string lead = request.system.empty() ? std::string() : system_message(request) + ',';
-    const EncodedHistory::Wire wire{splits_result_runs, [](std::span<const Message> segment, bool) {
-                                      return EncodedHistory::Segment{message_items(segment), {}};
-                                    }};
+    const EncodedHistory::Wire wire{
+        splits_result_runs, [](std::span<const Message> segment, bool) {
+          return EncodedHistory::Segment{message_items(segment), {}, {}};
+        }};
     body.member_written("messages", [&](std::string& into) {
       history->append_array(request.session_id, request.model->vendor + '/' + request.model->id,
                             view, wire, into, *meter, promise, lead, after);

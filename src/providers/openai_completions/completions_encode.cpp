@@ -90,9 +90,9 @@ void write_assistant(ItemWriter& out, const AssistantMessage& a,
       c.add("id", call->id);
       c.add("type", "function");
       c.open("function") += '{';
-      MemberWriter function(list);
+      MemberWriter function(list, true, out.splices());
       function.add("name", call->name);
-      function.add("arguments", call->input.bytes());  // the bytes as they arrived (REQ-PROV-17)
+      function.add_shared("arguments", call->input);  // the bytes as they arrived (REQ-PROV-17)
       list += "}}";
     }
     list += ']';
@@ -237,7 +237,8 @@ EncodedHistory::Segment completions_item_text(
     const std::map<std::string, std::vector<ToolBytes>, std::less<>>& declared_after) {
   std::string text;
   text.reserve(segment_bytes_hint(view));
-  ItemWriter out(text);
+  std::vector<Splice> splices;
+  ItemWriter out(text, &splices);
   for_each_group(
       view, [&](const UserMessage& u) { out.user(u, user_parts); },
       [&](const AssistantMessage& a) { write_assistant(out, a, profile); },
@@ -256,7 +257,7 @@ EncodedHistory::Segment completions_item_text(
         }
         for (const auto& m : after_results(std::move(run), user_next, profile)) out.tree(m);
       });
-  return EncodedHistory::Segment{std::move(text), {}};
+  return EncodedHistory::Segment{std::move(text), {}, std::move(splices)};
 }
 
 }  // namespace agentkit::providers::detail

@@ -51,7 +51,7 @@ void write_assistant(ItemWriter& out, const AssistantMessage& a) {
       if (!id.item_id.empty()) item.add("id", id.item_id);
       item.add("call_id", id.call_id);
       item.add("name", call->name);
-      item.add("arguments", call->input.bytes());  // the bytes as received (REQ-PROV-17)
+      item.add_shared("arguments", call->input);  // the bytes as received (REQ-PROV-17)
       out.close();
     }
   }
@@ -84,7 +84,8 @@ EncodedHistory::Segment responses_items(
     const std::map<std::string, std::vector<ToolBytes>, std::less<>>& declared_after) {
   std::string text;
   text.reserve(segment_bytes_hint(view));
-  ItemWriter out(text);
+  std::vector<Splice> splices;
+  ItemWriter out(text, &splices);
   auto results = [&](std::span<const Message> run, bool) {
     json::Array images;
     std::vector<ToolBytes> declared;
@@ -117,7 +118,7 @@ EncodedHistory::Segment responses_items(
   for_each_group(
       view, [&](const UserMessage& u) { out.user(u, responses_user_content); },
       [&](const AssistantMessage& a) { write_assistant(out, a); }, results);
-  return EncodedHistory::Segment{std::move(text), {}};
+  return EncodedHistory::Segment{std::move(text), {}, std::move(splices)};
 }
 
 }  // namespace agentkit::providers::detail

@@ -1,6 +1,7 @@
 #include "encoded_history.hpp"
 
 #include <algorithm>
+#include <cstring>
 #include <utility>
 #include <variant>
 
@@ -143,19 +144,25 @@ void EncodedHistory::append_array(std::string_view session, std::string context,
   // another form of it (Anthropic's rolling breakpoint on the last segment).
   const std::size_t from_text = std::min(kept.segments, entry.in_text.size());
   const bool kept_apart = kept.segments > from_text;
-  const std::size_t text_bytes = entry.text_bytes(from_text);
+  const std::size_t text_bytes = entry.text_bytes(from_text);  // as kept: splices cut out
+  entry.splices.erase(entry.splices.begin() +
+                          static_cast<std::ptrdiff_t>(splices_within(entry.splices, text_bytes)),
+                      entry.splices.end());
+  std::size_t spliced_bytes = 0;
+  for (const Splice& splice : entry.splices) spliced_bytes += splice.length;
   // What the body carries for each new segment: the last one's body form when it has one.
   const auto carried = [&](std::size_t k) -> const std::string& {
     const Segment& segment = added[k];
     return k + 1 == added.size() && !segment.body_items.empty() ? segment.body_items
                                                                 : segment.items;
   };
-  std::size_t bytes = whole.size() + text_bytes + (kept_apart ? entry.last_items.size() : 0);
+  std::size_t bytes =
+      whole.size() + text_bytes + spliced_bytes + (kept_apart ? entry.last_items.size() : 0);
   for (std::size_t k = 0; k < added.size(); ++k) bytes += carried(k).size();
   const std::size_t start = out.size();
   const std::size_t items_at = start + 1 + lead.size();
   const std::size_t needed = items_at + 1 + bytes + reserve_after;
-  if (promise.lend && holds_body_for(entry, out, lead, text_bytes)) {
+  if (promise.lend && entry.splices.empty() && holds_body_for(entry, out, lead, text_bytes)) {
     // The entry's text is the body this session last sent, with the same head: the new body is
     // written over it, and the kept items are not copied. A large body is given an eighth more
     // room when it must grow, so a long session's turns allocate no body and copy no history
@@ -175,7 +182,7 @@ void EncodedHistory::append_array(std::string_view session, std::string context,
     out.reserve(needed);
     out += '[';
     out += lead;
-    out.append(entry.text, entry.at, text_bytes);
+    append_kept(out, std::string_view(entry.text).substr(entry.at, text_bytes), entry.splices);
   }
   if (kept_apart) out += entry.last_items;
   for (std::size_t k = 0; k < added.size(); ++k) out += carried(k);
@@ -191,7 +198,11 @@ void EncodedHistory::append_array(std::string_view session, std::string context,
     lent = std::move(entry.text);
     lend_text(entry, from_text, kept_apart, added);
     entry.lease = leases_.fetch_add(1, std::memory_order_relaxed) + 1;
-    *promise.lend = HistoryLend{entry.lease, items_at};
+    promise.lend->lease = entry.lease;
+    promise.lend->at = items_at;
+    // The splices go with the text: the body's, until it comes back (no copy of the list).
+    promise.lend->splices = std::move(entry.splices);
+    entry.splices.clear();
   } else {
     keep_text(entry, from_text, kept_apart, added);
   }
@@ -215,8 +226,54 @@ bool EncodedHistory::holds_body_for(const Entry& entry, std::string_view head,
          text[head.size()] == '[' && text.substr(head.size() + 1, lead.size()) == lead;
 }
 
+std::size_t EncodedHistory::splices_within(std::span<const Splice> splices,
+                                           std::size_t kept_bytes) {
+  // A splice starts inside an item (after its '{'), never where a segment starts.
+  return static_cast<std::size_t>(
+      std::partition_point(splices.begin(), splices.end(),
+                           [&](const Splice& splice) { return splice.at < kept_bytes; }) -
+      splices.begin());
+}
+
+void EncodedHistory::append_kept(std::string& out, std::string_view kept,
+                                 std::span<const Splice> splices) {
+  std::size_t pos = 0;
+  for (const Splice& splice : splices) {
+    out.append(kept.substr(pos, splice.at - pos));
+    write_splice(out, splice);
+    pos = splice.at;
+  }
+  out.append(kept.substr(pos));
+}
+
+void EncodedHistory::append_cut(std::string& own, const Segment& segment,
+                                std::vector<Splice>& kept_splices) {
+  std::size_t pos = 0;
+  for (const Splice& splice : segment.splices) {
+    own.append(segment.items, pos, splice.at - pos);
+    kept_splices.push_back({own.size(), splice.length, splice.bytes, splice.quoted});
+    pos = splice.at + splice.length;
+  }
+  own.append(segment.items, pos);
+}
+
+void EncodedHistory::make_room(std::vector<Splice>& splices, const std::vector<Segment>& added) {
+  // Room for 8 at first, then doubling: a session's list grows a call at a time.
+  constexpr std::size_t kFirstRoom = 8;
+  std::size_t needed = splices.size();
+  for (const Segment& segment : added) needed += segment.splices.size();
+  if (needed > splices.capacity()) splices.reserve(std::max(kFirstRoom, 2 * needed));
+}
+
+std::size_t EncodedHistory::cut_size(const Segment& segment) {
+  std::size_t n = segment.items.size();
+  for (const Splice& splice : segment.splices) n -= splice.length;
+  return n;
+}
+
 void EncodedHistory::forget_text(Entry& entry) {
   entry.text_closes_array = false;
+  entry.splices.clear();
   entry.ends.clear();
   entry.in_text.clear();
   entry.text = std::string();
@@ -233,12 +290,20 @@ void EncodedHistory::lend_text(Entry& entry, std::size_t from_text, bool kept_ap
   std::size_t offset = entry.text_bytes(from_text);
   if (kept_apart) entry.in_text.push_back(offset += entry.last_items.size());
   std::string apart;
+  make_room(entry.splices, added);
   for (std::size_t k = 0; k < added.size(); ++k) {
     if (k + 1 == added.size() && !added[k].body_items.empty()) {
-      apart = std::move(added[k].items);
+      apart = std::move(added[k].items);  // whole: its splices are not cut
       apart.shrink_to_fit();
     } else {
-      entry.in_text.push_back(offset += added[k].items.size());
+      // The body comes back with the segment's splices cut out (give_back).
+      std::size_t cut = 0;
+      for (const Splice& splice : added[k].splices) {
+        entry.splices.push_back(
+            {offset + splice.at - cut, splice.length, splice.bytes, splice.quoted});
+        cut += splice.length;
+      }
+      entry.in_text.push_back(offset += added[k].items.size() - cut);
     }
   }
   entry.text = std::string();
@@ -251,7 +316,7 @@ void EncodedHistory::lend_text(Entry& entry, std::size_t from_text, bool kept_ap
 void EncodedHistory::keep_text(Entry& entry, std::size_t from_text, bool kept_apart,
                                const std::vector<Segment>& added) {
   std::size_t total = entry.text_bytes(from_text) + (kept_apart ? entry.last_items.size() : 0);
-  for (const Segment& segment : added) total += segment.items.size();
+  for (const Segment& segment : added) total += cut_size(segment);
   // Kept for the session's life, so kept without much slack: exact when first made, an eighth
   // more than it holds when a kept history grows (one copy per eighth of growth), never more
   // than half spare.
@@ -269,8 +334,9 @@ void EncodedHistory::keep_text(Entry& entry, std::size_t from_text, bool kept_ap
     own += entry.last_items;
     entry.in_text.push_back(own.size());
   }
+  make_room(entry.splices, added);
   for (const Segment& segment : added) {
-    own += segment.items;
+    append_cut(own, segment, entry.splices);
     entry.in_text.push_back(own.size());
   }
   entry.text = std::move(own);
@@ -296,6 +362,7 @@ void EncodedHistory::give_back(std::string_view session, HistoryLend lend, std::
     entry.text_closes_array = false;
     entry.text = std::move(body);
     entry.at = lend.at;
+    entry.splices = std::move(lend.splices);
     entry.lease = 0;
   }
   entry.count_bytes();
@@ -357,7 +424,7 @@ EncodedHistory::Segment dump_items(const json::Array& items) {
     json::dump_to(scratch, item);
     scratch += ',';
   }
-  return EncodedHistory::Segment{std::move(scratch), {}};
+  return EncodedHistory::Segment{std::move(scratch), {}, {}};
 }
 
 std::string declared_context(
@@ -464,6 +531,55 @@ bool valid_arguments(const json::Raw& arguments) {
   auto flat = json::parse_flat(arguments.bytes(), {}, [](const json::FlatMember&) {});
   if (!flat) return false;
   return *flat || arguments.valid();
+}
+
+void write_splice(std::string& out, const Splice& splice) {
+  if (splice.quoted) {
+    json::append_quoted(out, splice.bytes.bytes());
+  } else {
+    out += splice.bytes.bytes();
+  }
+}
+
+void cut_splices(std::string& bytes, std::size_t from, std::span<const Splice> splices) {
+  if (splices.empty()) return;
+  std::size_t write = from + splices[0].at;
+  std::size_t cut = 0;  // the written lengths of the splices before the one at hand
+  for (std::size_t i = 0; i < splices.size(); ++i) {
+    cut += splices[i].length;
+    const std::size_t read = from + splices[i].at + cut;  // the bytes after it, in `bytes`
+    const std::size_t next = i + 1 < splices.size() ? from + splices[i + 1].at + cut : bytes.size();
+    std::memmove(bytes.data() + write, bytes.data() + read, next - read);
+    write += next - read;
+  }
+  bytes.resize(write);
+  bytes.shrink_to_fit();  // the point: what a body holds through the model's wait
+}
+
+std::string restore_splices(std::string_view bytes, std::size_t from,
+                            std::span<const Splice> splices) {
+  std::size_t total = bytes.size();
+  for (const Splice& splice : splices) total += splice.length;
+  std::string out;
+  out.reserve(total);
+  std::size_t pos = 0;
+  for (const Splice& splice : splices) {
+    const std::size_t at = from + splice.at;
+    out.append(bytes.substr(pos, at - pos));
+    write_splice(out, splice);
+    pos = at;
+  }
+  out.append(bytes.substr(pos));
+  return out;
+}
+
+void MemberWriter::add_shared(std::string_view key, const json::Raw& shared) {
+  std::string& out = open(key);
+  const std::size_t at = out.size();
+  json::append_quoted(out, shared.bytes());
+  if (splices_ != nullptr && shared.bytes().size() >= kSpliceFromBytes) {
+    splices_->push_back({at, out.size() - at, shared, true});
+  }
 }
 
 std::string& MemberWriter::open(std::string_view key) {

@@ -57,6 +57,29 @@
 
 namespace agentkit::providers::detail {
 
+// A long string an item writes that the transcript already holds (a call's arguments, shared
+// through json::Raw): the kept history and a body waiting for its answer hold a reference to it
+// instead of its bytes, and write it again where they need them (write_splice). `length`: how
+// long its written form is. `at`: in a segment's items, where that form lies; in a list of
+// splices cut out of bytes (an entry's kept text, a lent body), where it goes back in, counted
+// in the bytes without any of the list's splices.
+struct Splice {
+  std::size_t at = 0;
+  std::size_t length = 0;
+  json::Raw bytes;
+  bool quoted = true;  // written as a JSON string (escaped); false: the bytes verbatim
+};
+// Strings shorter than this are kept as bytes: a reference costs more than they do.
+inline constexpr std::size_t kSpliceFromBytes = 256;
+// Appends the splice's written form to `out`.
+void write_splice(std::string& out, const Splice& splice);
+// Takes the splices' written forms out of `bytes` from `from` on (their `at` relative to
+// `from`, counted without them, in order), in place, and gives back the memory they took.
+void cut_splices(std::string& bytes, std::size_t from, std::span<const Splice> splices);
+// The inverse of cut_splices: `bytes` as it was before the cut.
+std::string restore_splices(std::string_view bytes, std::size_t from,
+                            std::span<const Splice> splices);
+
 // The kept bytes a request's body borrows until the call is over (EncodedHistory::give_back).
 struct HistoryLend {
   std::uint64_t lease = 0;  // set by append_array; 0: nothing was lent
@@ -65,6 +88,10 @@ struct HistoryLend {
   // append_array first hands it back (give_back, with `at` made relative to the array) and sets
   // `lease` to 0.
   std::size_t at = 0;
+  // The long strings in the array, relative to `at` (counted without them): the body may give
+  // up their bytes once it has been written (cut_splices) and must, before it comes back
+  // (give_back). The session's entry has none while they are out.
+  std::vector<Splice> splices;
 };
 
 // The caller's promise about a view (Request::history_serial): under a non-zero `serial`, the
@@ -81,6 +108,7 @@ class EncodedHistory {
   struct Segment {
     std::string items;       // the segment's items, each followed by ','
     std::string body_items;  // when not empty: what the body carries instead (last segment only)
+    std::vector<Splice> splices;  // long strings in `items` (none in body_items)
   };
   struct Wire {
     // True when no wire item spans the boundary between `before` and `after`.
@@ -109,8 +137,8 @@ class EncodedHistory {
                     HistoryPromise promise = {}, std::string_view lead = {},
                     std::size_t reserve_after = 0);
   // The body a lending request sent, back from the pipeline: its bytes from `lend.at` on hold the
-  // kept items. Ignored unless it is the session's latest lease (an abandoned call's body comes
-  // back after its session moved on).
+  // kept items, with `lend.splices` cut out (cut_splices). Ignored unless it is the session's
+  // latest lease (an abandoned call's body comes back after its session moved on).
   void give_back(std::string_view session, HistoryLend lend, std::string body);
   // Drops the session's entry (it has closed). A body it lent that comes back later is dropped.
   void forget(std::string_view session);
@@ -134,9 +162,12 @@ class EncodedHistory {
     // text[at + (i ? in_text[i - 1] : 0), at + in_text[i]); a last segment past those (the body
     // carried another form of it) is `last_items`. `text` is the entry's own (at = 0) or the body
     // it last sent; empty while lent.
+    // Offsets in `text` are of its bytes as kept: the long strings of `splices` cut out (their
+    // `at` is where each goes back in, relative to `at`, in order).
     std::string text;
     std::size_t at = 0;
     std::vector<std::size_t> in_text;
+    std::vector<Splice> splices;
     std::string last_items;
     // The segments a request adds, between their encoding and the body; empty between requests
     // (kept for its capacity: a request allocates no list of its own).
@@ -151,8 +182,9 @@ class EncodedHistory {
       return segments == 0 ? 0 : in_text[segments - 1];
     }
     void count_bytes() {
+      // A splice's string is the transcript's; only the reference is counted.
       bytes = context.capacity() + copies.size() * sizeof(Message) + text.capacity() +
-              last_items.capacity();
+              last_items.capacity() + splices.capacity() * sizeof(Splice);
     }
   };
   struct Kept {
@@ -170,6 +202,16 @@ class EncodedHistory {
   // '[' and `lead`: a new body with that head can be written over it.
   static bool holds_body_for(const Entry& entry, std::string_view head, std::string_view lead,
                              std::size_t text_bytes);
+  // How many of `splices` (in order) lie in the first `kept_bytes` of an entry's text.
+  static std::size_t splices_within(std::span<const Splice> splices, std::size_t kept_bytes);
+  // Appends kept text with its splices written back in.
+  static void append_kept(std::string& out, std::string_view kept, std::span<const Splice> splices);
+  // Appends a segment's items to kept text with their splices cut out, recording them.
+  static void append_cut(std::string& own, const Segment& segment,
+                         std::vector<Splice>& kept_splices);
+  static std::size_t cut_size(const Segment& segment);
+  // Reserves room in an entry's splices for those of the added segments.
+  static void make_room(std::vector<Splice>& splices, const std::vector<Segment>& added);
   static void forget_text(Entry& entry);
   static void lend_text(Entry& entry, std::size_t from_text, bool kept_apart,
                         std::vector<Segment>& added);
@@ -218,15 +260,21 @@ std::string object_around(json::Value head, std::string_view key,
 class MemberWriter {
  public:
   // `first`: no member precedes the next one written (false: a comma goes before it).
-  explicit MemberWriter(std::string& out, bool first = true) : out_(out), first_(first) {}
+  // `splices`: where add_shared records the long strings it writes (none: not recorded).
+  explicit MemberWriter(std::string& out, bool first = true, std::vector<Splice>* splices = nullptr)
+      : out_(out), first_(first), splices_(splices) {}
   void add(std::string_view key, std::string_view string_value);   // written as a JSON string
   void add_value(std::string_view key, const json::Value& value);  // dumped
+  // add(key, shared.bytes()), recording a long string as a splice (offsets from the start of
+  // the string written into).
+  void add_shared(std::string_view key, const json::Raw& shared);
   // Writes the key and returns the body, for the caller to append the value's JSON text to.
   std::string& open(std::string_view key);
 
  private:
   std::string& out_;
   bool first_;
+  std::vector<Splice>* splices_;
 };
 
 // About the bytes of a segment's items, from what its messages carry, with room for keys,
@@ -277,11 +325,14 @@ void for_each_group(std::span<const Message> view, OnUser&& on_user, OnAssistant
 //   out.close();                               // },
 class ItemWriter {
  public:
-  explicit ItemWriter(std::string& out) : out_(out) {}
+  // `splices`: where the members' add_shared record long strings (none: not recorded).
+  explicit ItemWriter(std::string& out, std::vector<Splice>* splices = nullptr)
+      : out_(out), splices_(splices) {}
   MemberWriter open() {
     out_ += '{';
-    return MemberWriter(out_);
+    return MemberWriter(out_, true, splices_);
   }
+  std::vector<Splice>* splices() const { return splices_; }
   void close() { out_ += "},"; }
   void tree(const json::Value& item) {
     json::dump_to(out_, item);
@@ -309,6 +360,7 @@ class ItemWriter {
 
  private:
   std::string& out_;
+  std::vector<Splice>* splices_;
 };
 
 // The text of a run of text blocks, as the wires join them into one message: a lone block's own

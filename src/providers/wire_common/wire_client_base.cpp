@@ -354,7 +354,7 @@ struct WireClientBase::Call {
   Call(EventSink s, PreparedCall c, HistoryLend l)
       : sink(std::move(s)),
         prepared(std::move(c)),
-        lend(l),
+        lend(std::move(l)),
         out(sink, start_message(*prepared.model)) {}
   EventSink sink;
   PreparedCall prepared;
@@ -368,7 +368,7 @@ EventStream WireClientBase::stream(const Request& request, const StreamOptions& 
   HistoryLend lend;
   Result<PreparedCall> call = prepare_call(request, options, options.on_payload ? nullptr : &lend);
   if (!call) return failed_stream(request, api(), options, call.error());
-  return send_call(std::move(*call), lend, options, std::move(stop));
+  return send_call(std::move(*call), std::move(lend), options, std::move(stop));
 }
 
 EventStream WireClientBase::send(PreparedCall call, const StreamOptions& options, agentkit::stop_token stop) {
@@ -380,12 +380,12 @@ EventStream WireClientBase::send_call(PreparedCall call, HistoryLend lend,
   StreamOptions run_options = options;
   run_options.on_payload = nullptr;  // applied by prepare()
   if (options.deferred) {
-    auto state = std::make_shared<Call>(EventSink(), std::move(call), lend);
+    auto state = std::make_shared<Call>(EventSink(), std::move(call), std::move(lend));
     state->reply = decoder(state->prepared, state->out);
     return send_deferred(std::move(state), std::move(run_options), std::move(stop));
   }
   auto [sink, events] = make_event_stream(options.stream);
-  auto state = std::make_shared<Call>(std::move(sink), std::move(call), lend);
+  auto state = std::make_shared<Call>(std::move(sink), std::move(call), std::move(lend));
   state->out.start();
   for (const Error& e : state->prepared.unsupported) state->out.report(e);
   state->reply = decoder(state->prepared, state->out);
@@ -436,12 +436,23 @@ void WireClientBase::run_call(Call& call, StreamOptions options, agentkit::stop_
     if (user_on_response) user_on_response(status, headers);
   };
   ContentTypeRouter router(reply, content_type);
+  if (call.lend.lease != 0 && !call.lend.splices.empty()) {
+    // Through the model's wait the body holds its long strings once, as the transcript's.
+    const std::size_t at = call.lend.at;
+    const std::vector<Splice>* splices = &call.lend.splices;
+    call.prepared.wire.shrink_body = [at, splices](std::string& body) {
+      cut_splices(body, at, *splices);
+    };
+    call.prepared.wire.restore_body = [at, splices](std::string& body) {
+      body = restore_splices(body, at, *splices);
+    };
+  }
   std::string sent;
   std::optional<CallFailure> failure =
       pipeline_->run(model, std::move(call.prepared.wire), options, router, stop,
                      call.lend.lease != 0 ? &sent : nullptr);
   // Back before the result is delivered: the session's next request may follow at once.
-  history_.give_back(call.prepared.session_id, call.lend, std::move(sent));
+  history_.give_back(call.prepared.session_id, std::move(call.lend), std::move(sent));
   // REQ-PROV-05: priced against the model that served it, a failed turn's usage included.
   AssistantMessage& message = call.out.message();
   price_served(message.usage, model, reply.served_model, *catalog_, reply.service_tier);
