@@ -182,7 +182,7 @@ void EncodedHistory::append_array(std::string_view session, std::string context,
     out.reserve(needed);
     out += '[';
     out += lead;
-    append_kept(out, std::string_view(entry.text).substr(entry.at, text_bytes), entry.splices);
+    append_restored(out, std::string_view(entry.text).substr(entry.at, text_bytes), entry.splices);
   }
   if (kept_apart) out += entry.last_items;
   for (std::size_t k = 0; k < added.size(); ++k) out += carried(k);
@@ -233,17 +233,6 @@ std::size_t EncodedHistory::splices_within(std::span<const Splice> splices,
       std::partition_point(splices.begin(), splices.end(),
                            [&](const Splice& splice) { return splice.at < kept_bytes; }) -
       splices.begin());
-}
-
-void EncodedHistory::append_kept(std::string& out, std::string_view kept,
-                                 std::span<const Splice> splices) {
-  std::size_t pos = 0;
-  for (const Splice& splice : splices) {
-    out.append(kept.substr(pos, splice.at - pos));
-    write_splice(out, splice);
-    pos = splice.at;
-  }
-  out.append(kept.substr(pos));
 }
 
 void EncodedHistory::append_cut(std::string& own, const Segment& segment,
@@ -562,15 +551,19 @@ std::string restore_splices(std::string_view bytes, std::size_t from,
   for (const Splice& splice : splices) total += splice.length;
   std::string out;
   out.reserve(total);
+  out.append(bytes.substr(0, from));
+  append_restored(out, bytes.substr(from), splices);
+  return out;
+}
+
+void append_restored(std::string& out, std::string_view cut, std::span<const Splice> splices) {
   std::size_t pos = 0;
   for (const Splice& splice : splices) {
-    const std::size_t at = from + splice.at;
-    out.append(bytes.substr(pos, at - pos));
+    out.append(cut.substr(pos, splice.at - pos));
     write_splice(out, splice);
-    pos = at;
+    pos = splice.at;
   }
-  out.append(bytes.substr(pos));
-  return out;
+  out.append(cut.substr(pos));
 }
 
 void MemberWriter::add_shared(std::string_view key, const json::Raw& shared) {

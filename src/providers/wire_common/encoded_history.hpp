@@ -79,6 +79,9 @@ void cut_splices(std::string& bytes, std::size_t from, std::span<const Splice> s
 // The inverse of cut_splices: `bytes` as it was before the cut.
 std::string restore_splices(std::string_view bytes, std::size_t from,
                             std::span<const Splice> splices);
+// Appends `cut` (bytes the splices were taken out of, their `at` relative to its start) with
+// the splices written back in.
+void append_restored(std::string& out, std::string_view cut, std::span<const Splice> splices);
 
 // The kept bytes a request's body borrows until the call is over (EncodedHistory::give_back).
 struct HistoryLend {
@@ -204,8 +207,6 @@ class EncodedHistory {
                              std::size_t text_bytes);
   // How many of `splices` (in order) lie in the first `kept_bytes` of an entry's text.
   static std::size_t splices_within(std::span<const Splice> splices, std::size_t kept_bytes);
-  // Appends kept text with its splices written back in.
-  static void append_kept(std::string& out, std::string_view kept, std::span<const Splice> splices);
   // Appends a segment's items to kept text with their splices cut out, recording them.
   static void append_cut(std::string& own, const Segment& segment,
                          std::vector<Splice>& kept_splices);
