@@ -107,7 +107,7 @@ class Run {
         stop_(std::move(stop)) {}
 
   // Fills the offered set for the turn's policy; an unknown name is an error.
-  Result<void> apply_policy(const ToolPolicy& policy) {
+  [[gnu::noinline]] Result<void> apply_policy(const ToolPolicy& policy) {
     const ToolRegistry& reg = a_.registry;
     if (!policy.allowed) {
       offered_specs_ = reg.specs;
@@ -137,7 +137,7 @@ class Run {
 
   // Typed answers: the gate for the turn's schema (an inexpressible one fails the run here,
   // before anything is sent or recorded); in tool mode the final-answer tool joins the offer.
-  Result<void> apply_answer(const std::optional<AnswerSchema>& answer) {
+  [[gnu::noinline]] Result<void> apply_answer(const std::optional<AnswerSchema>& answer) {
     if (!answer) return {};
     Result<AnswerGate> gate = AnswerGate::make(a_, *answer, offered_specs_);
     if (!gate) return gate.error();
@@ -147,7 +147,7 @@ class Run {
   }
 
   // Claims the slot and records the input, under the session lock.
-  Result<void> begin(Input input, std::vector<ApprovalDecision> decisions) {
+  [[gnu::noinline]] Result<void> begin(Input input, std::vector<ApprovalDecision> decisions) {
     std::lock_guard lock(s_.mu);
     if (s_.closed) return fail(Errc::closed, "the session is closed");
     if (s_.run_active) {
@@ -199,8 +199,10 @@ class Run {
   RunResult& result() noexcept { return result_; }
 
  private:
-  // start(), finish() and settle_answer() are out of line: what they build would otherwise sit in
-  // the frame the run's loop shares with them, under every model call and tool batch of the run.
+  // What the run does around its model calls (its start and end, a turn's events, the replies'
+  // and results' copies into the history, steering, approvals, typed answers) is out of line
+  // ([[gnu::noinline]]): what it builds would otherwise sit in the loop's frame, under every model
+  // call and tool batch of the run. Only the reply itself lives in that frame.
   [[gnu::noinline]] void start() {
     skills::AssembledPrompt prompt = system_prompt_for_turn(a_, offered_specs_);
     system_prompt_ = std::move(prompt.text);
@@ -222,54 +224,25 @@ class Run {
     notify_session_start(rc_, HookSessionStart{s_.id, a_.model->id});
   }
 
-  RunStopReason loop() {
+  [[gnu::noinline]] RunStopReason loop() {
     std::vector<UserMessage> pending;  // steering polled at a turn end, delivered next turn
     while (true) {
-      ++rc_.turn_index;
-      rc_.emit(TurnStartEvent{rc_.turn_index});
-      call_hook(a_.runtime.extensions.hooks.on_turn_start, TurnStartEvent{rc_.turn_index});
+      start_turn();
 
-      AssistantMessage reply;
       std::set<std::string, std::less<>> answered;
-      bool resumed = std::exchange(resuming_, false);
-      if (resumed) {
-        // The held batch's message is already in the history: run its batch, no model call.
-        std::lock_guard lock(s_.mu);
-        if (const AssistantMessage* held = held_message(s_.history, answered)) reply = *held;
-      } else {
-        // Second poll, only when nothing is pending, so one-at-a-time never doubles up.
-        if (pending.empty()) pending = poll_steering();
-        deliver(pending, /*steering=*/true);
-
-        reply = call_model(CompactionTrigger::threshold);
-        // A prompt the provider refused as too long: compact once and send it once more.
-        if (providers::is_context_overflow(reply) && a_.runtime.compaction.retry_on_overflow &&
-            compact_if_due(rc_, system_prompt_, offered_specs_, CompactionTrigger::overflow,
-                           run_usage_)) {
-          reply = call_model(std::nullopt);
-        }
-        append(Message(reply));
-        run_usage_ += reply.usage;
-        rc_.budget->charge(reply.usage);  // live, up the delegation chain
-        {
-          std::lock_guard lock(s_.mu);
-          s_.usage += reply.usage;
-        }
-
-        if (is_terminal(reply.stop_reason)) {
-          end_turn(reply, {});
-          return reply.stop_reason == StopReason::aborted ? RunStopReason::aborted
-                                                          : RunStopReason::error;
-        }
+      const bool resumed = std::exchange(resuming_, false);
+      // Built where it lives: the reply is this frame's one AssistantMessage.
+      AssistantMessage reply = resumed ? held_reply(answered) : model_reply(pending);
+      if (!resumed && is_terminal(reply.stop_reason)) {
+        end_turn(reply, {});
+        return reply.stop_reason == StopReason::aborted ? RunStopReason::aborted
+                                                        : RunStopReason::error;
       }
 
       if (gate_ && reply.stop_reason != StopReason::refusal) {  // a refusal ends as one, unrepaired
-        AnswerVerdict verdict = gate_->judge(reply);
-        if (verdict.final) {
-          AnswerStep step = settle_answer(reply, std::move(verdict));
-          if (step.stop) return *step.stop;
-          if (step.repair) continue;
-        }
+        AnswerStep step = judge_answer(reply);
+        if (step.stop) return *step.stop;
+        if (step.repair) continue;
       }
 
       BatchOutcome batch;
@@ -282,7 +255,7 @@ class Run {
           end_turn(reply, {});
           return RunStopReason::awaiting_approval;
         }
-        for (const auto& r : batch.results) append(Message(r));
+        append_results(batch.results);
       }
       if (resumed) release_held_batch();
       end_turn(reply, batch.results);
@@ -310,6 +283,58 @@ class Run {
     std::optional<RunStopReason> stop;  // the run ends here
     bool repair = false;                // the answer went back to the model: next turn
   };
+
+  // The held batch's message, already in the history: its batch runs, with no model call.
+  [[gnu::noinline]] AssistantMessage held_reply(std::set<std::string, std::less<>>& answered) {
+    std::lock_guard lock(s_.mu);
+    const AssistantMessage* held = held_message(s_.history, answered);
+    return held ? *held : AssistantMessage{};
+  }
+
+  // The turn's model call, its reply recorded in the history and the usage.
+  [[gnu::noinline]] AssistantMessage model_reply(std::vector<UserMessage>& pending) {
+    // Second poll, only when nothing is pending, so one-at-a-time never doubles up.
+    if (pending.empty()) pending = poll_steering();
+    deliver(pending, /*steering=*/true);
+    AssistantMessage reply = call_model(CompactionTrigger::threshold);
+    retry_after_overflow(reply);
+    append_reply(reply);
+    run_usage_ += reply.usage;
+    rc_.budget->charge(reply.usage);  // live, up the delegation chain
+    {
+      std::lock_guard lock(s_.mu);
+      s_.usage += reply.usage;
+    }
+    return reply;
+  }
+
+  // A prompt the provider refused as too long: compact once and send it once more.
+  [[gnu::noinline]] void retry_after_overflow(AssistantMessage& reply) {
+    if (providers::is_context_overflow(reply) && a_.runtime.compaction.retry_on_overflow &&
+        compact_if_due(rc_, system_prompt_, offered_specs_, CompactionTrigger::overflow,
+                       run_usage_)) {
+      reply = call_model(std::nullopt);
+    }
+  }
+
+  // The turn's events and its messages' copies are built out of line: in the loop's frame they
+  // would stay on the stack under every model call (docs/architecture.md, "the caller's stack").
+  [[gnu::noinline]] void start_turn() {
+    ++rc_.turn_index;
+    rc_.emit(TurnStartEvent{rc_.turn_index});
+    call_hook(a_.runtime.extensions.hooks.on_turn_start, TurnStartEvent{rc_.turn_index});
+  }
+  [[gnu::noinline]] void append_reply(const AssistantMessage& reply) { append(Message(reply)); }
+  [[gnu::noinline]] void append_results(const std::vector<ToolResultMessage>& results) {
+    for (const auto& r : results) append(Message(r));
+  }
+
+  // A reply judged against the turn's answer schema: not a final answer goes on as a tool turn.
+  [[gnu::noinline]] AnswerStep judge_answer(const AssistantMessage& reply) {
+    AnswerVerdict verdict = gate_->judge(reply);
+    if (!verdict.final) return {};
+    return settle_answer(reply, std::move(verdict));
+  }
 
   // A final answer arrived. Valid from the text: the turn ends as an ordinary text turn. From the
   // final-answer tool: the turn's other calls run, the call gets its result, and a valid answer
@@ -356,14 +381,14 @@ class Run {
 
   // The batch waits for a person: the session remembers the asks (and the decisions already
   // taken for it, when a resumed batch asks again), and so does the log.
-  void hold(std::vector<PendingApproval> asks) {
+  [[gnu::noinline]] void hold(std::vector<PendingApproval> asks) {
     log_approval_request(s_, asks);
     std::lock_guard lock(s_.mu);
     s_.approvals.pending = std::move(asks);
   }
 
   // The held batch has run: forget it, then deliver the run's input after its results.
-  void release_held_batch() {
+  [[gnu::noinline]] void release_held_batch() {
     {
       std::lock_guard lock(s_.mu);
       s_.approvals = ApprovalBook{};
@@ -385,24 +410,7 @@ class Run {
     std::uint64_t serial = s_.view_serial;
     std::vector<Message> transformed;
     std::span<const Message> view = compacted ? std::span<const Message>(*compacted) : s_.history;
-    if (a_.runtime.extensions.context_transform) {
-      std::string failure;
-      trace::SpanPtr span = trace::start_transform(*rc_.run_span, view.size());
-      bool ok = call_guarded(
-          [&] {
-            transformed = a_.runtime.extensions.context_transform(
-                std::vector<Message>(view.begin(), view.end()));
-          },
-          failure);
-      trace::end_transform(*span, ok ? transformed.size() : view.size(), ok);
-      if (ok) {
-        view = transformed;
-        serial = 0;  // the caller's function promises nothing
-      } else {
-        rc_.emit(ErrorEvent{make_error(Errc::internal, "context transform threw (history sent "
-                                                       "untransformed): " + failure), false});
-      }
-    }
+    if (a_.runtime.extensions.context_transform) transform_view(view, serial, transformed);
     // Replayed images are re-checked against this request's limits (the many-images rule).
     std::optional<std::vector<Message>> fitted = fit_request_images(a_.image_normalizer, view);
     if (fitted) {
@@ -435,22 +443,57 @@ class Run {
         rc_.emit(std::move(e));
       };
     }
-    AssistantMessage reply;
-    std::string failure;
     promised_messages() = {req.messages.data(), req.messages.size(), req.history_serial};
     struct Unpromise {
       ~Unpromise() { promised_messages() = {}; }
     } unpromise;
-    if (!call_guarded([&] { reply = a_.model_call(req, a_.runtime.transport.request, emit, rc_.stop); }, failure)) {
-      reply = AssistantMessage{};
-      reply.stop_reason = StopReason::error;
-      reply.error_message = "the model call threw (middleware or provider bug): " + failure;
-    }
+    AssistantMessage reply = guarded_model_call(req, emit);  // made in place: no copy in this frame
     stamp(reply);
     audit_model_call(rc_, reply);
     chat.end(reply);
     notify_model_call(rc_, HookModelCall{s_.id, rc_.turn_index, reply});
     return reply;
+  }
+
+  // The model's reply, or an error reply when the call threw.
+  AssistantMessage guarded_model_call(const Request& req, const EventCallback& emit) {
+    try {
+      return a_.model_call(req, a_.runtime.transport.request, emit, rc_.stop);
+    } catch (const std::exception& e) { return threw_reply(e.what()); } catch (...) {
+      return threw_reply("unknown exception");
+    }
+  }
+  [[gnu::cold, gnu::noinline]] static AssistantMessage threw_reply(std::string_view failure) {
+    AssistantMessage reply;
+    reply.stop_reason = StopReason::error;
+    reply.error_message =
+        "the model call threw (middleware or provider bug): " + std::string(failure);
+    return reply;
+  }
+
+  // The caller's context transform applied to the request's view; on a throw, the view is sent
+  // as it was and the error reported.
+  [[gnu::noinline]] void transform_view(std::span<const Message>& view, std::uint64_t& serial,
+                                        std::vector<Message>& transformed) {
+    std::string failure;
+    trace::SpanPtr span = trace::start_transform(*rc_.run_span, view.size());
+    bool ok = call_guarded(
+        [&] {
+          transformed = a_.runtime.extensions.context_transform(
+              std::vector<Message>(view.begin(), view.end()));
+        },
+        failure);
+    trace::end_transform(*span, ok ? transformed.size() : view.size(), ok);
+    if (ok) {
+      view = transformed;
+      serial = 0;  // the caller's function promises nothing
+    } else {
+      rc_.emit(ErrorEvent{make_error(Errc::internal,
+                                     "context transform threw (history sent "
+                                     "untransformed): " +
+                                         failure),
+                          false});
+    }
   }
 
   // Fills provenance and time the provider left empty.
@@ -468,7 +511,7 @@ class Run {
     s_.history.push_back(std::move(m));
   }
 
-  void deliver(std::vector<UserMessage>& messages, bool steering) {
+  [[gnu::noinline]] void deliver(std::vector<UserMessage>& messages, bool steering) {
     for (auto& m : messages) {
       normalize_images_for_history(a_.image_normalizer, m.content);
       if (s_.has_listeners()) rc_.emit(UserMessageEvent{m, steering});
@@ -509,22 +552,22 @@ class Run {
     return std::nullopt;
   }
 
-  std::vector<UserMessage> poll_steering() {
+  [[gnu::noinline]] std::vector<UserMessage> poll_steering() {
     std::lock_guard lock(s_.mu);
     return take(s_.steering, a_.runtime.loop.steering);
   }
-  std::vector<UserMessage> poll_follow_ups() {
+  [[gnu::noinline]] std::vector<UserMessage> poll_follow_ups() {
     std::lock_guard lock(s_.mu);
     return take(s_.follow_ups, a_.runtime.loop.follow_up);
   }
-  bool has_queued_input() const {
+  [[gnu::noinline]] bool has_queued_input() const {
     std::lock_guard lock(s_.mu);
     return !s_.steering.empty() || !s_.follow_ups.empty();
   }
 
   // Ends a natural run only if nothing was accepted since the last poll; from here on send()
   // refuses, so no accepted input is ever silently left behind.
-  bool close_the_door() {
+  [[gnu::noinline]] bool close_the_door() {
     std::lock_guard lock(s_.mu);
     if (!s_.steering.empty() || !s_.follow_ups.empty()) return false;
     s_.accepting_sends = false;

@@ -329,6 +329,12 @@ struct HttpClient::State {
   Result<std::unique_ptr<Stream>> open_for(const Request& request, agentkit::stop_token stop);
   Result<std::unique_ptr<Stream>> open_connection(const Url& url, const std::optional<Url>& proxy, agentkit::stop_token stop);
   Result<std::unique_ptr<Stream>> connect_any(const Url& hop, bool to_proxy, const IoDeadline& deadline);
+  [[gnu::noinline]] bool connect_allowed(const Url& hop, const IpAddress& address, bool to_proxy,
+                                         std::optional<Error>& veto) const;
+  [[gnu::cold, gnu::noinline]] static Error resolve_failure(
+      const Url& hop, Result<std::vector<IpAddress>>& addresses);
+  [[gnu::cold, gnu::noinline]] Error connect_failure(const Url& hop, std::optional<Error> veto,
+                                                     std::optional<Error> last) const;
   Result<void> open_tunnel(Stream& stream, const Url& url, const Url& proxy, const IoDeadline& deadline);
   std::string format_request(const Request& request, const Url& url, const std::optional<Url>& proxy) const;
   Result<void> read_head(Stream& stream, HeldBytes& held, MessageParser& parser,
@@ -337,19 +343,15 @@ struct HttpClient::State {
 };
 
 Result<std::unique_ptr<Stream>> HttpClient::State::connect_any(const Url& hop, bool to_proxy, const IoDeadline& deadline) {
+  // The failures are told out of line (connect_failure): their text in this frame would sit under
+  // every connect (docs/architecture.md, "the caller's stack").
   auto addresses = resolver->resolve(hop.host, deadline);
-  if (!addresses) return annotate(std::move(addresses).error(), "cannot connect to " + hop.origin());
-  if (addresses->empty()) return fail(Errc::not_found, "the resolver returned no address for '" + hop.host + "'");
+  if (!addresses || addresses->empty()) return resolve_failure(hop, addresses);
   std::optional<Error> veto;
   std::optional<Error> last;
   for (std::size_t i = 0; i < addresses->size(); ++i) {
     const IpAddress& address = (*addresses)[i];
-    if (options.before_connect) {
-      if (auto allowed = options.before_connect(ConnectTarget{hop.host, address, hop.port, to_proxy}); !allowed) {
-        if (!veto) veto = std::move(allowed).error();
-        continue;
-      }
-    }
+    if (options.before_connect && !connect_allowed(hop, address, to_proxy, veto)) continue;
     // Later addresses get a share of the time left, so one black-holed address cannot use it all.
     IoDeadline attempt = deadline;
     if (!deadline.unbounded()) {
@@ -364,6 +366,18 @@ Result<std::unique_ptr<Stream>> HttpClient::State::connect_any(const Url& hop, b
     if (stream.error().code == Errc::cancelled) return std::move(stream).error();
     last = std::move(stream).error();
   }
+  return connect_failure(hop, std::move(veto), std::move(last));
+}
+
+Error HttpClient::State::resolve_failure(const Url& hop,
+                                         Result<std::vector<IpAddress>>& addresses) {
+  if (!addresses)
+    return annotate(std::move(addresses).error(), "cannot connect to " + hop.origin());
+  return fail(Errc::not_found, "the resolver returned no address for '" + hop.host + "'");
+}
+
+Error HttpClient::State::connect_failure(const Url& hop, std::optional<Error> veto,
+                                         std::optional<Error> last) const {
   if (veto && !last) return annotate(std::move(*veto), "connection to " + hop.origin() + " refused by before_connect");
   if (last && last->code == Errc::timeout) {
     return annotate(std::move(*last), "connecting to " + hop.origin() + " exceeded " + ms_text(options.connect_timeout) +
@@ -371,6 +385,13 @@ Result<std::unique_ptr<Stream>> HttpClient::State::connect_any(const Url& hop, b
   }
   if (last) return annotate(std::move(*last), "cannot connect to " + hop.origin());
   return annotate(std::move(*veto), "connection to " + hop.origin() + " refused by before_connect");
+}
+
+bool HttpClient::State::connect_allowed(const Url& hop, const IpAddress& address, bool to_proxy,
+                                        std::optional<Error>& veto) const {
+  auto allowed = options.before_connect(ConnectTarget{hop.host, address, hop.port, to_proxy});
+  if (!allowed && !veto) veto = std::move(allowed).error();
+  return allowed.has_value();
 }
 
 Result<void> HttpClient::State::open_tunnel(Stream& stream, const Url& url, const Url& proxy, const IoDeadline& deadline) {

@@ -37,12 +37,19 @@ struct SignalWake {
   void operator()() const noexcept { wake->signal(); }
 };
 
-Error cancelled_error(std::string_view what) {
+// The errors are made out of line: their text's temporaries in the waiting frames would deepen
+// the stack under every read and connect (docs/architecture.md, "the caller's stack").
+[[gnu::cold, gnu::noinline]] Error cancelled_error(std::string_view what) {
   return fail(Errc::cancelled, std::string(what) + " was cancelled");
 }
 
-Error timeout_error(std::string_view what) {
+[[gnu::cold, gnu::noinline]] Error timeout_error(std::string_view what) {
   return fail(Errc::timeout, std::string(what) + " timed out");
+}
+
+[[gnu::cold, gnu::noinline]] Error failed_with(std::string_view what, std::string_view how,
+                                               int err) {
+  return fail(Errc::io_error, std::string(what) + " failed: " + std::string(how) + errno_text(err));
 }
 
 socklen_t fill_sockaddr(const IpAddress& address, std::uint16_t port, sockaddr_storage& storage) {
@@ -59,6 +66,14 @@ socklen_t fill_sockaddr(const IpAddress& address, std::uint16_t port, sockaddr_s
   in6->sin6_port = htons(port);
   std::memcpy(&in6->sin6_addr, address.bytes.data(), IpAddress::v6_size);
   return sizeof(sockaddr_in6);
+}
+
+// ::connect on `fd`; false with errno set when it did not complete at once. Out of line: the
+// address's 128 bytes live only as long as the call.
+[[gnu::noinline]] bool start_connect(int fd, const IpAddress& address, std::uint16_t port) {
+  sockaddr_storage storage{};
+  const socklen_t len = fill_sockaddr(address, port, storage);
+  return ::connect(fd, reinterpret_cast<const sockaddr*>(&storage), len) == 0;
 }
 
 }  // namespace
@@ -80,9 +95,13 @@ void WakeEvent::drain() const noexcept {
   [[maybe_unused]] const auto n = ::read(fd_.get(), &count, sizeof count);
 }
 
+std::string WaitSubject::str() const {
+  return address ? "connecting to " + describe(*address, port) : std::string(text);
+}
+
 Result<void> wait_for_fd(int fd, short events, const IoDeadline& deadline, const WakeEvent& wake,
-                         std::string_view what) {
-  if (deadline.stop.stop_requested()) return cancelled_error(what);
+                         const WaitSubject& what) {
+  if (deadline.stop.stop_requested()) return cancelled_error(what.str());
   // The callback runs at once if the token fires during the wait (or already has), making the
   // eventfd readable and so ending poll() immediately.
   std::optional<agentkit::stop_callback<SignalWake>> on_stop;
@@ -94,14 +113,15 @@ Result<void> wait_for_fd(int fd, short events, const IoDeadline& deadline, const
     const int rc = ::poll(fds.data(), wait_fd_count, poll_timeout_ms(deadline));
     if (rc < 0) {
       if (errno == EINTR) continue;
-      return fail(Errc::io_error, std::string(what) + " failed: poll: " + errno_text(errno));
+      return failed_with(what.str(), "poll: ", errno);
     }
     if (deadline.stop.stop_requested() || (fds[1].revents & POLLIN) != 0) {
       wake.drain();
-      return cancelled_error(what);
+      return cancelled_error(what.str());
     }
     if (fds[0].revents != 0) return {};
-    if (rc == 0 && std::chrono::steady_clock::now() >= deadline.at) return timeout_error(what);
+    if (rc == 0 && std::chrono::steady_clock::now() >= deadline.at)
+      return timeout_error(what.str());
   }
 }
 
@@ -129,7 +149,7 @@ Result<std::size_t> SocketStream::read_some(std::span<char> buffer, const IoDead
     if (n >= 0) return static_cast<std::size_t>(n);
     if (errno == EINTR) continue;
     if (errno != EAGAIN && errno != EWOULDBLOCK) {
-      return fail(Errc::io_error, "reading from the connection failed: " + errno_text(errno));
+      return failed_with("reading from the connection", "", errno);
     }
     g_empty_reads.fetch_add(1, std::memory_order_relaxed);
     if (auto w = wait_for_fd(fd_.get(), POLLIN, deadline, wake_, "reading from the connection"); !w) {
@@ -163,7 +183,7 @@ Result<void> SocketStream::write_all_of(std::string_view first, std::string_view
     }
     if (errno == EINTR) continue;
     if (errno != EAGAIN && errno != EWOULDBLOCK) {
-      return fail(Errc::io_error, "writing to the connection failed: " + errno_text(errno));
+      return failed_with("writing to the connection", "", errno);
     }
     if (auto w = wait_for_fd(fd_.get(), POLLOUT, deadline, wake_, "writing to the connection");
         !w) {
@@ -181,37 +201,62 @@ bool SocketStream::has_unexpected_input() {
 void SocketStream::shutdown_write() noexcept { ::shutdown(fd_.get(), SHUT_WR); }
 
 std::string describe(const IpAddress& address, std::uint16_t port) {
-  const std::string host = address.family == IpAddress::Family::v6 ? "[" + address.to_string() + "]" : address.to_string();
-  return host + ":" + std::to_string(port);
+  const bool v6 = address.family == IpAddress::Family::v6;
+  std::string out = v6 ? "[" : "";
+  out += address.to_string();
+  out += v6 ? "]:" : ":";
+  out += std::to_string(port);
+  return out;
 }
+
+namespace {
+// What connect_tcp says when it fails, out of line (see cancelled_error). `err`: the errno, or 0
+// for a cancelled connect.
+[[gnu::cold, gnu::noinline]] Error connect_failure(const IpAddress& address, std::uint16_t port,
+                                                   int err) {
+  const std::string where = describe(address, port);
+  if (err == 0) return cancelled_error("connecting to " + where);
+  return fail(Errc::io_error, "connecting to " + where + " failed: " + errno_text(err))
+      .with_detail("address", where);
+}
+
+[[gnu::cold, gnu::noinline]] Error socket_failure(const IpAddress& address, std::uint16_t port,
+                                                  int err) {
+  return fail(Errc::io_error,
+              "cannot create a socket for " + describe(address, port) + ": " + errno_text(err));
+}
+
+[[gnu::cold, gnu::noinline]] Error eventfd_failure(int err) {
+  return fail(Errc::io_error, "cannot create an eventfd: " + errno_text(err));
+}
+
+[[gnu::cold, gnu::noinline]] Error connect_wait_failure(const IpAddress& address,
+                                                        std::uint16_t port, Error e) {
+  return std::move(e).with_detail("address", describe(address, port));
+}
+}  // namespace
 
 Result<std::unique_ptr<SocketStream>> connect_tcp(const IpAddress& address, std::uint16_t port,
                                                   const IoDeadline& deadline) {
-  const std::string where = describe(address, port);
-  if (deadline.stop.stop_requested()) return cancelled_error("connecting to " + where);
+  if (deadline.stop.stop_requested()) return connect_failure(address, port, 0);
   const int family = address.family == IpAddress::Family::v4 ? AF_INET : AF_INET6;
   UniqueFd fd(::socket(family, SOCK_STREAM | SOCK_NONBLOCK | SOCK_CLOEXEC, 0));
-  if (!fd.valid()) return fail(Errc::io_error, "cannot create a socket for " + where + ": " + errno_text(errno));
+  if (!fd.valid()) return socket_failure(address, port, errno);
   // Requests are written in one go and answered at once; Nagle's delay would only add latency.
   const int on = 1;
   ::setsockopt(fd.get(), IPPROTO_TCP, TCP_NODELAY, &on, sizeof on);
-  sockaddr_storage storage{};
-  const socklen_t len = fill_sockaddr(address, port, storage);
   auto stream = std::make_unique<SocketStream>(std::move(fd));
-  if (!stream->wake().valid()) return fail(Errc::io_error, "cannot create an eventfd: " + errno_text(errno));
-  if (::connect(stream->fd(), reinterpret_cast<const sockaddr*>(&storage), len) != 0) {
-    if (errno != EINPROGRESS) {
-      return fail(Errc::io_error, "connecting to " + where + " failed: " + errno_text(errno)).with_detail("address", where);
-    }
-    if (auto w = wait_for_fd(stream->fd(), POLLOUT, deadline, stream->wake(), "connecting to " + where); !w) {
-      return std::move(w).error().with_detail("address", where);
+  if (!stream->wake().valid()) return eventfd_failure(errno);
+  if (!start_connect(stream->fd(), address, port)) {
+    if (errno != EINPROGRESS) return connect_failure(address, port, errno);
+    if (auto w = wait_for_fd(stream->fd(), POLLOUT, deadline, stream->wake(), {address, port});
+        !w) {
+      return connect_wait_failure(address, port, std::move(w).error());
     }
     int err = 0;
     socklen_t err_len = sizeof err;
     ::getsockopt(stream->fd(), SOL_SOCKET, SO_ERROR, &err, &err_len);
-    if (err != 0) {
-      return fail(Errc::io_error, "connecting to " + where + " failed: " + errno_text(err)).with_detail("address", where);
-    }
+    if (err != 0) return connect_failure(address, port, err);
   }
   return stream;
 }

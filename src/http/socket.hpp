@@ -60,10 +60,24 @@ class WakeEvent {
   UniqueFd fd_;
 };
 
+// What a wait is for, as its errors name it: a fixed text ("reading the response"), or the connect
+// to an address ("connecting to 127.0.0.1:8080"), whose text is made only if the wait fails:
+// formatting an address (inet_ntop, sprintf) takes more stack than the whole wait.
+struct WaitSubject {
+  WaitSubject(const char* step) : text(step) {}  // NOLINT: implicit, as the texts are literals
+  WaitSubject(const IpAddress& connecting_to, std::uint16_t to_port)
+      : address(&connecting_to), port(to_port) {}
+  std::string str() const;
+
+  std::string_view text;
+  const IpAddress* address = nullptr;
+  std::uint16_t port = 0;
+};
+
 // Waits until `fd` reports one of `events`, the deadline passes (Errc::timeout) or the stop token
-// fires (Errc::cancelled). `what` names the step for the error message ("reading the response").
+// fires (Errc::cancelled). `what` names the step for the error message.
 Result<void> wait_for_fd(int fd, short events, const IoDeadline& deadline, const WakeEvent& wake,
-                         std::string_view what);
+                         const WaitSubject& what);
 
 class SocketStream final : public Stream {
  public:

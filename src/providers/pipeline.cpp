@@ -178,6 +178,7 @@ bool attribution_enabled(std::optional<bool> option, const EnvironmentLookup& en
 // ---- The pipeline ------------------------------------------------------------------------------------------------
 
 struct RequestPipeline::State {
+  using Failure = std::optional<CallFailure>;
   ProviderOptions options;
   std::shared_ptr<http::HttpTransport> http;
   std::shared_ptr<const Clock> clock;
@@ -212,7 +213,7 @@ struct RequestPipeline::State {
   }
 
   // Credentials, URL, on_payload and headers: everything up to the first byte on the wire.
-  Result<http::Request> prepare(const Model& model, WireRequest request, const StreamOptions& so,
+  Result<http::Request> prepare(const Model& model, WireRequest&& request, const StreamOptions& so,
                                 agentkit::stop_token stop,
                                 std::optional<ModelAuth>& resolved) const {
     auto resolving = credentials.resolve(model, stop);
@@ -246,8 +247,18 @@ struct RequestPipeline::State {
     return out;
   }
 
-  CallFailure send_failure(const Error& e, const http::Request& req, const CallDeadline& deadline,
-                           std::optional<std::chrono::milliseconds> timeout) const {
+  // The failures are built out of line, off the frame that stays on the stack under the model's
+  // wait and the answer's decoding (docs/architecture.md, "the caller's stack").
+  // Each answers the failure scrubbed of the call's credentials (scrubbed), made in the caller's
+  // return slot.
+  [[gnu::cold, gnu::noinline]] static Failure send_failure(
+      const Error& e, const http::Request& req, const CallDeadline& deadline,
+      std::optional<std::chrono::milliseconds> timeout, const std::optional<ModelAuth>& auth) {
+    return scrubbed(send_failure_text(e, req, deadline, timeout), auth);
+  }
+  static CallFailure send_failure_text(const Error& e, const http::Request& req,
+                                       const CallDeadline& deadline,
+                                       std::optional<std::chrono::milliseconds> timeout) {
     if (deadline.timed_out()) return timed_out_failure(timeout);
     if (e.code == Errc::cancelled) {
       // Cancelled while waiting to retry: aborted, error_message cleared (REQ-LOOP-09a).
@@ -258,59 +269,80 @@ struct RequestPipeline::State {
     return error_failure("could not complete the request to " + host_of(req.url) + ": " + e.message, e.code);
   }
 
-  static CallFailure timed_out_failure(std::optional<std::chrono::milliseconds> timeout) {
+  [[gnu::cold, gnu::noinline]] static CallFailure timed_out_failure(
+      std::optional<std::chrono::milliseconds> timeout) {
     return error_failure("request timed out after " + std::to_string(timeout ? timeout->count() : 0) +
                              " ms (StreamOptions::timeout)",
                          Errc::timeout);
   }
 
-  CallFailure status_failure(http::Response& resp, const http::Request& req) const {
+  [[gnu::cold, gnu::noinline]] Failure status_failure(http::Response& resp,
+                                                      const http::Request& req,
+                                                      const std::optional<ModelAuth>& auth) const {
     auto body = resp.read_all(options.max_error_body_bytes);
     std::string text = body ? vendor_error_text(*body) : std::string();
     std::string message = "HTTP " + std::to_string(resp.status()) + " from " + host_of(req.url);
     if (!text.empty()) message += ": " + text;
-    return error_failure(std::move(message), Errc::provider_error, resp.status());
+    return scrubbed(error_failure(std::move(message), Errc::provider_error, resp.status()), auth);
   }
 
-  std::optional<CallFailure> stream_body(http::Response& resp, BodyDecoder& decoder, const CallDeadline& deadline,
-                                         std::optional<std::chrono::milliseconds> timeout) const {
+  [[gnu::cold, gnu::noinline]] static Failure read_failure(
+      const Error& e, const CallDeadline& deadline,
+      std::optional<std::chrono::milliseconds> timeout, const std::optional<ModelAuth>& auth) {
+    if (deadline.timed_out()) return scrubbed(timed_out_failure(timeout), auth);
+    if (e.code == Errc::cancelled)
+      return scrubbed(aborted_failure("cancelled while receiving the response"), auth);
+    if (e.code == Errc::timeout) {
+      return scrubbed(
+          error_failure("the response stalled and timed out: " + e.message, Errc::timeout), auth);
+    }
+    return scrubbed(
+        error_failure("stream ended before the response was complete: " + e.message, e.code), auth);
+  }
+
+  [[gnu::cold, gnu::noinline]] static Failure decode_failure(const Error& e,
+                                                             const std::optional<ModelAuth>& auth) {
+    return scrubbed(error_failure(e.message, e.code), auth);
+  }
+
+  [[gnu::cold, gnu::noinline]] static Failure prepare_failure(
+      const Error& e, const CallDeadline& deadline,
+      std::optional<std::chrono::milliseconds> timeout, const std::optional<ModelAuth>& auth) {
+    if (deadline.timed_out()) return timed_out_failure(timeout);
+    if (e.code == Errc::cancelled) return aborted_failure("request cancelled");
+    return scrubbed(error_failure(e.message, e.code), auth);
+  }
+
+  // A failure's text without the call's credentials in it.
+  static Failure scrubbed(CallFailure f, const std::optional<ModelAuth>& auth) {
+    if (auth) f.message = scrub(std::move(f.message), auth->secrets());
+    return f;
+  }
+
+  [[gnu::noinline]] Failure stream_body(http::Response& resp, BodyDecoder& decoder,
+                                        const CallDeadline& deadline,
+                                        std::optional<std::chrono::milliseconds> timeout,
+                                        const std::optional<ModelAuth>& auth) const {
     // The decoder reads the bytes where the connection's read buffer holds them (read_view):
     // no buffer of the pipeline's, no copy.
     for (;;) {
       auto n = resp.read_view();
-      if (!n) {
-        if (deadline.timed_out()) return timed_out_failure(timeout);
-        if (n.error().code == Errc::cancelled) return aborted_failure("cancelled while receiving the response");
-        if (n.error().code == Errc::timeout) return error_failure("the response stalled and timed out: " + n.error().message, Errc::timeout);
-        return error_failure("stream ended before the response was complete: " + n.error().message, n.error().code);
-      }
+      if (!n) return read_failure(n.error(), deadline, timeout, auth);
       if (n->empty()) break;
-      if (auto ok = decoder.feed(*n); !ok) {
-        return error_failure(ok.error().message, ok.error().code);
-      }
+      if (auto ok = decoder.feed(*n); !ok) return decode_failure(ok.error(), auth);
     }
-    if (auto ok = decoder.finish(); !ok) return error_failure(ok.error().message, ok.error().code);
+    if (auto ok = decoder.finish(); !ok) return decode_failure(ok.error(), auth);
     return std::nullopt;
   }
 
-  std::optional<CallFailure> run(const Model& model, WireRequest request, const StreamOptions& so,
-                                 BodyDecoder& decoder, agentkit::stop_token stop,
-                                 std::string* sent_body) const {
+  Failure run(const Model& model, WireRequest&& request, const StreamOptions& so,
+              BodyDecoder& decoder, agentkit::stop_token stop, std::string* sent_body) const {
     CallDeadline deadline(stop, so.timeout, *clock);
     std::optional<ModelAuth> auth;
-    const auto secrets = [&] { return auth ? auth->secrets() : std::vector<Secret>(); };
     const auto shrink = std::move(request.shrink_body);
     const auto restore = std::move(request.restore_body);
-    auto scrubbed = [&](std::optional<CallFailure> f) {
-      if (f) f->message = scrub(std::move(f->message), secrets());
-      return f;
-    };
     auto req = prepare(model, std::move(request), so, deadline.token(), auth);
-    if (!req) {
-      if (deadline.timed_out()) return timed_out_failure(so.timeout);
-      if (req.error().code == Errc::cancelled) return aborted_failure("request cancelled");
-      return scrubbed(error_failure(req.error().message, req.error().code));
-    }
+    if (!req) return prepare_failure(req.error(), deadline, so.timeout, auth);
     // The body holds less through the wait once written (WireRequest::shrink_body), and is
     // whole again before a resend.
     bool shrunk = false;
@@ -351,10 +383,10 @@ struct RequestPipeline::State {
       }
     } give_back{sent_body, *req, shrink, shrunk};
     auto resp = send_with_retry(*http, *req, options.retry, *clock, deadline.token(), on_response);
-    if (!resp)
-      return scrubbed(send_failure(scrub(resp.error(), secrets()), *req, deadline, so.timeout));
-    if (resp->status() < kFirstSuccess || resp->status() >= kFirstNonSuccess) return scrubbed(status_failure(*resp, *req));
-    return scrubbed(stream_body(*resp, decoder, deadline, so.timeout));
+    if (!resp) return send_failure(resp.error(), *req, deadline, so.timeout, auth);
+    if (resp->status() < kFirstSuccess || resp->status() >= kFirstNonSuccess)
+      return status_failure(*resp, *req, auth);
+    return stream_body(*resp, decoder, deadline, so.timeout, auth);
   }
 };
 

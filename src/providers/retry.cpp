@@ -123,11 +123,38 @@ Error ceiling_error(int status, const http::Request& request, milliseconds wait,
 
 }  // namespace
 
+namespace {
+
+// After a response that is to be retried: waits the server's delay or the backoff, then answers
+// nothing; or answers why the request ends here (the delay over its ceiling, or cancelled). Out
+// of line: what it builds would otherwise sit in send_with_retry's frame, under every request's
+// wait for its answer (docs/architecture.md, "the caller's stack").
+[[gnu::noinline]] std::optional<Error> wait_to_retry(
+    http::Response& response, const http::Request& request, const TransportRetryOptions& options,
+    const Clock& clock, const agentkit::stop_token& stop, int attempt, BackoffJitter& jitter) {
+  // The ceiling applies only to a response that would have been retried (post-PRD ruling).
+  auto dictated = server_retry_delay(response.headers(), clock.wall_now());
+  if (dictated && *dictated > options.max_retry_delay) {
+    return ceiling_error(response.status(), request, *dictated, options.max_retry_delay,
+                         quoted_body(response));
+  }
+  const auto draw = [&] { return options.random_unit ? options.random_unit() : jitter.next(); };
+  milliseconds wait = dictated ? *dictated : backoff_delay(attempt, options, draw());
+  (void)response.read_all(kMaxDrainBytes);  // lets a keep-alive connection be reused
+  if (!clock.sleep_for(wait, stop)) {
+    return make_error(Errc::cancelled, "cancelled while waiting " + std::to_string(wait.count()) +
+                                           " ms to retry HTTP " + std::to_string(response.status()))
+        .with_detail("phase", "backoff");
+  }
+  return std::nullopt;
+}
+
+}  // namespace
+
 Result<http::Response> send_with_retry(http::HttpTransport& transport, const http::Request& request,
                                        const TransportRetryOptions& options, const Clock& clock, agentkit::stop_token stop,
                                        const std::function<void(const http::Response&)>& on_response) {
   BackoffJitter jitter;
-  auto draw = [&] { return options.random_unit ? options.random_unit() : jitter.next(); };
   for (int attempt = 0;; ++attempt) {
     auto response = transport.send(request, stop);
     if (!response) return response;  // an abort or a transport failure: never retried here
@@ -135,17 +162,8 @@ Result<http::Response> send_with_retry(http::HttpTransport& transport, const htt
     if (attempt >= options.max_retries || !should_retry_response(response->status(), response->headers())) {
       return response;
     }
-    // The ceiling applies only to a response that would have been retried (post-PRD ruling).
-    auto dictated = server_retry_delay(response->headers(), clock.wall_now());
-    if (dictated && *dictated > options.max_retry_delay) {
-      return ceiling_error(response->status(), request, *dictated, options.max_retry_delay, quoted_body(*response));
-    }
-    milliseconds wait = dictated ? *dictated : backoff_delay(attempt, options, draw());
-    (void)response->read_all(kMaxDrainBytes);  // lets a keep-alive connection be reused
-    if (!clock.sleep_for(wait, stop)) {
-      return make_error(Errc::cancelled, "cancelled while waiting " + std::to_string(wait.count()) +
-                                             " ms to retry HTTP " + std::to_string(response->status()))
-          .with_detail("phase", "backoff");
+    if (auto ended = wait_to_retry(*response, request, options, clock, stop, attempt, jitter)) {
+      return std::move(*ended);
     }
   }
 }

@@ -893,6 +893,8 @@ int main(int argc, char** argv) {
     // pool lets go, is taken off it.
     long long held = -1;
     auto one_session = [&] {
+      // A connection of its own, as every runner opened one: the connect is on its stack too.
+      b.http->close_idle_connections();
       long long alive = -1;
       {
         auto session = agent->start();

@@ -423,11 +423,26 @@ EventStream WireClientBase::send_deferred(std::shared_ptr<Call> state, StreamOpt
   return make_deferred_event_stream(std::move(produce), std::move(launch), stream_options);
 }
 
-void WireClientBase::run_call(Call& call, StreamOptions options, agentkit::stop_token stop) {
-  ReplyDecoder& reply = *call.reply;
-  const Model& model = *call.prepared.model;
+void WireClientBase::run_call(Call& call, StreamOptions&& options, agentkit::stop_token stop) {
   std::string content_type;
-  auto user_on_response = std::move(options.on_response);
+  std::function<void(int, const std::vector<std::pair<std::string, std::string>>&)>
+      user_on_response;
+  arm_call(call, options, content_type, user_on_response);
+  ContentTypeRouter router(*call.reply, content_type);
+  std::string sent;
+  std::optional<CallFailure> failure =
+      pipeline_->run(*call.prepared.model, std::move(call.prepared.wire), options, router, stop,
+                     call.lend.lease != 0 ? &sent : nullptr);
+  settle_call(call, std::move(failure), std::move(sent));
+}
+
+// The response's content type is noted for the router; the body gives up its long strings once
+// written.
+[[gnu::noinline]] void WireClientBase::arm_call(
+    Call& call, StreamOptions& options, std::string& content_type,
+    std::function<void(int, const std::vector<std::pair<std::string, std::string>>&)>&
+        user_on_response) {
+  user_on_response = std::move(options.on_response);
   options.on_response = [&content_type, &user_on_response](int status, const std::vector<std::pair<std::string, std::string>>& headers) {
     content_type.clear();
     for (const auto& [name, value] : headers) {
@@ -435,7 +450,6 @@ void WireClientBase::run_call(Call& call, StreamOptions options, agentkit::stop_
     }
     if (user_on_response) user_on_response(status, headers);
   };
-  ContentTypeRouter router(reply, content_type);
   if (call.lend.lease != 0 && !call.lend.splices.empty()) {
     // Through the model's wait the body holds its long strings once, as the transcript's.
     const std::size_t at = call.lend.at;
@@ -447,10 +461,13 @@ void WireClientBase::run_call(Call& call, StreamOptions options, agentkit::stop_
       body = restore_splices(body, at, *splices);
     };
   }
-  std::string sent;
-  std::optional<CallFailure> failure =
-      pipeline_->run(model, std::move(call.prepared.wire), options, router, stop,
-                     call.lend.lease != 0 ? &sent : nullptr);
+}
+
+// The kept history back, the usage priced, the message finished.
+[[gnu::noinline]] void WireClientBase::settle_call(Call& call, std::optional<CallFailure> failure,
+                                                   std::string sent) {
+  ReplyDecoder& reply = *call.reply;
+  const Model& model = *call.prepared.model;
   // Back before the result is delivered: the session's next request may follow at once.
   history_.give_back(call.prepared.session_id, std::move(call.lend), std::move(sent));
   // REQ-PROV-05: priced against the model that served it, a failed turn's usage included.

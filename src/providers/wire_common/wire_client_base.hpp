@@ -146,7 +146,13 @@ class WireClientBase : public WireClient {
                                     HistoryLend* lend) const;
   EventStream send_call(PreparedCall call, HistoryLend lend, const StreamOptions& options,
                         agentkit::stop_token stop);
-  void run_call(Call& call, StreamOptions options, agentkit::stop_token stop);
+  // The call's request and answer. Its setup and its settling are out of line (arm_call,
+  // settle_call): what they build would otherwise sit in this frame, under the model's wait.
+  void run_call(Call& call, StreamOptions&& options, agentkit::stop_token stop);
+  void arm_call(Call& call, StreamOptions& options, std::string& content_type,
+                std::function<void(int, const std::vector<std::pair<std::string, std::string>>&)>&
+                    user_on_response);
+  void settle_call(Call& call, std::optional<CallFailure> failure, std::string sent);
   EventStream send_deferred(std::shared_ptr<Call> state, StreamOptions options,
                             agentkit::stop_token stop);
 
