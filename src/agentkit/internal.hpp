@@ -3,7 +3,6 @@
 
 #include <atomic>
 #include <condition_variable>
-#include <deque>
 #include <map>
 #include <memory>
 #include <mutex>
@@ -128,8 +127,10 @@ struct SessionCore : std::enable_shared_from_this<SessionCore> {
   // `history` only grows, and so does its compacted view while `compaction` stands. New for each
   // session core; renewed, with `compaction`, when a compaction replaces the view's prefix.
   std::uint64_t view_serial = next_view_serial();
-  std::deque<QueuedInput> steering;
-  std::deque<QueuedInput> follow_ups;
+  // Vectors, not deques: a std::deque allocates about 600 bytes as soon as it exists, for
+  // queues that most sessions never use; these hold a message or two when they are used.
+  std::vector<QueuedInput> steering;
+  std::vector<QueuedInput> follow_ups;
   std::vector<EventSink> subscribers;
   bool run_active = false;
   bool accepting_sends = false;  // false once a finishing run made its last poll

@@ -28,13 +28,13 @@ namespace agentkit::detail {
 namespace {
 
 // Which of the session's queued inputs to deliver now, per the queue mode.
-std::vector<UserMessage> take(std::deque<QueuedInput>& queue, QueueMode mode) {
+std::vector<UserMessage> take(std::vector<QueuedInput>& queue, QueueMode mode) {
+  const std::size_t n =
+      mode == QueueMode::one_at_a_time ? std::min<std::size_t>(queue.size(), 1) : queue.size();
   std::vector<UserMessage> out;
-  while (!queue.empty()) {
-    out.push_back(std::move(queue.front().message));
-    queue.pop_front();
-    if (mode == QueueMode::one_at_a_time) break;
-  }
+  out.reserve(n);
+  for (std::size_t i = 0; i < n; ++i) out.push_back(std::move(queue[i].message));
+  queue.erase(queue.begin(), queue.begin() + static_cast<std::ptrdiff_t>(n));
   return out;
 }
 

@@ -14,13 +14,33 @@
 namespace agentkit {
 namespace detail {
 
+// The events a reader has yet to take, in a std::deque made on the first push: under drain() (the
+// loop's way of reading) the producer calls the reader directly and nothing is ever queued, and a
+// std::deque allocates two blocks as soon as it exists.
+class EventQueue {
+ public:
+  bool empty() const noexcept { return !events_ || events_->empty(); }
+  Event& front() { return events_->front(); }
+  void pop_front() { events_->pop_front(); }
+  void push_back(Event e) {
+    if (!events_) events_.emplace();
+    events_->push_back(std::move(e));
+  }
+  void clear() noexcept {
+    if (events_) events_->clear();
+  }
+
+ private:
+  std::optional<std::deque<Event>> events_;
+};
+
 struct EventChannel {
   explicit EventChannel(EventStreamOptions o) : options(o) {}
 
   EventStreamOptions options;
   mutable std::mutex mu;
   agentkit::condition_variable_any cv;
-  std::deque<Event> queue;
+  EventQueue queue;
   std::size_t pending_bytes = 0;
   bool finished = false;       // the producer is done (finish, close, or sink destroyed)
   bool consumer_gone = false;  // the EventStream was destroyed

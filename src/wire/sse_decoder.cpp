@@ -198,15 +198,16 @@ void SseDecoder::dispatch() {
   if (!type_.empty()) event.type = std::move(type_);
   event.data = std::move(data_);
   event.id = last_id_;
-  ready_.push_back(std::move(event));
+  if (!ready_) ready_.emplace();
+  ready_->push_back(std::move(event));
   data_ = std::string();
   type_ = std::string();
 }
 
 Result<std::optional<SseEvent>> SseDecoder::next() {
-  if (!ready_.empty()) {
-    SseEvent event = std::move(ready_.front());
-    ready_.pop_front();
+  if (ready_ && !ready_->empty()) {
+    SseEvent event = std::move(ready_->front());
+    ready_->pop_front();
     return std::optional<SseEvent>(std::move(event));
   }
   if (failed_) return *failed_;
@@ -215,9 +216,9 @@ Result<std::optional<SseEvent>> SseDecoder::next() {
 }
 
 Result<void> SseDecoder::feed_each(std::string_view bytes, const EventVisitor& on_event) {
-  while (!ready_.empty() && !failed_) {
-    SseEvent event = std::move(ready_.front());
-    ready_.pop_front();
+  while (ready_ && !ready_->empty() && !failed_) {
+    SseEvent event = std::move(ready_->front());
+    ready_->pop_front();
     if (auto ok = on_event(event); !ok) failed_ = std::move(ok).error();
   }
   if (!failed_) {

@@ -305,6 +305,22 @@ TEST_CASE("a steady stream read with feed_each allocates nothing per event") {
   CHECK(allocations == 0);
 }
 
+TEST_CASE("a decoder read with feed_each makes no queue: it allocates nothing until fed") {
+  // The queue next() reads used to be a std::deque, which (in libstdc++) allocates two blocks
+  // as soon as it exists: two allocations a model call for a queue feed_each never uses.
+  AllocCounter counter;
+  SseDecoder sse;
+  const std::size_t made = counter.stats().count;
+  std::size_t events = 0;
+  REQUIRE(sse.feed_each("data: short\n\n", [&](const SseEvent&) -> agentkit::Result<void> {
+    ++events;
+    return {};
+  }));
+  CHECK(made == 0);
+  CHECK(events == 1);
+  CHECK(counter.stats().count == 0);  // "short" fits in the data string itself
+}
+
 TEST_CASE("an error from the feed_each visitor stops the stream at that event") {
   SseDecoder sse;
   std::vector<std::string> seen;

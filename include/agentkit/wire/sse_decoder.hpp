@@ -108,7 +108,9 @@ class SseDecoder {
   const EventVisitor* visitor_ = nullptr;  // set while feed_each() runs
   SseEvent lent_;                          // what feed_each() hands out; its buffers are reused
   std::optional<Error> failed_;            // the visitor's error: the stream stops there
-  std::deque<SseEvent> ready_;
+  // Events feed() made for next(), in a deque made on the first of them: feed_each() hands its
+  // events out as they end and queues none, and a std::deque allocates as soon as it exists.
+  std::optional<std::deque<SseEvent>> ready_;
   std::optional<Error> poison_;
   std::optional<std::uint64_t> retry_ms_;
   std::uint64_t stream_offset_ = 0;  // bytes consumed so far
