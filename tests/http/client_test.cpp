@@ -879,6 +879,11 @@ TEST_CASE("cancellation interrupts a connect that the server never completes") {
   caller.join();
   REQUIRE(error);
   CHECK(error->code == Errc::cancelled);
+  // The wait's text names the address it connects to, made only now that it failed.
+  const std::string where = "127.0.0.1:" + std::to_string(full.port());
+  INFO(error->message);
+  CHECK(error->message.find("connecting to " + where + " was cancelled") != std::string::npos);
+  CHECK(error->find_detail("address") == std::optional<std::string_view>(where));
 
   HttpOptions quick = test_options();
   quick.connect_timeout = 300ms;
@@ -887,6 +892,8 @@ TEST_CASE("cancellation interrupts a connect that the server never completes") {
   REQUIRE_FALSE(timed_out);
   CHECK(timed_out.error().code == Errc::timeout);
   CHECK(timed_out.error().message.find("connect_timeout") != std::string::npos);
+  CHECK(timed_out.error().message.find("connecting to " + where + " timed out") !=
+        std::string::npos);
   for (int fd : fillers) ::close(fd);
 }
 
