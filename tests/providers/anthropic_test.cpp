@@ -479,7 +479,8 @@ TEST_CASE("Anthropic writes its new items as text: no tree of them is built") {
   // A call with 3 KB of input and its result, the last segment of a request: as trees, the
   // messages, their blocks' objects and lists, the input checked by parsing it into a tree, the
   // dump, the stamp and a second dump (21 allocations, 21,843 bytes under libstdc++); as text,
-  // the segment's buffer and the body's stamped form (2 allocations, 7,445 bytes).
+  // the segment's buffer, the body's stamped form and the list of its long strings (the input,
+  // which the kept history references instead of keeping): 3 allocations.
   const std::vector<Message> view = testing::call_with_3kb_arguments("toolu_1");
   providers::detail::Breakpoints marks;
   (void)providers::detail::anthropic_item_text(view, false, &marks);  // the parser's scratch warm
@@ -490,5 +491,5 @@ TEST_CASE("Anthropic writes its new items as text: no tree of them is built") {
     stats = counter.stats();
   }
   INFO(stats.count << " allocations, " << stats.bytes << " bytes");
-  CHECK(stats.count <= 2);  // an upper bound: under ThreadSanitizer the counter reads 0
+  CHECK(stats.count <= 3);  // an upper bound: under ThreadSanitizer the counter reads 0
 }

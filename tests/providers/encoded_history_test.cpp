@@ -1043,13 +1043,14 @@ TEST_CASE("every wire's segment is sized from its messages and not a fixed roomy
 }
 
 TEST_CASE(
-    "a body waiting for its answer holds a call's long arguments once, as the transcript's, on the "
-    "wires that quote them") {
-  // Responses and Chat Completions write a call's arguments as a JSON string: the body sent
-  // carries them escaped, and once it is written they leave it (the kept history references the
-  // transcript's bytes). The next request writes them again from there, equal to a fresh encode.
+    "a body waiting for its answer holds a call's long arguments once, as the transcript's, on "
+    "every wire") {
+  // Responses and Chat Completions write a call's arguments as a JSON string, Anthropic, Gemini
+  // and Ollama as the object itself: either way the body sent carries them, and once it is
+  // written they leave it (the kept history references the transcript's bytes). The next request
+  // writes them again from there, equal to a fresh encode.
   const std::vector<ToolSpec> tools = tool_set();
-  for (const WireCase& w : {wires()[0], wires()[1]}) {
+  for (const WireCase& w : wires()) {
     INFO(w.name);
     auto recorder = std::make_shared<RecordingTransport>();
     auto lending = w.make(recording_options(recorder));

@@ -204,12 +204,17 @@ namespace {
 // A JSON array of blocks being written: '[' on construction, ',' between blocks, ']' at end().
 class BlockList {
  public:
-  explicit BlockList(std::string& out) : out_(out) { out_ += '['; }
+  // `splices`: where a call's long input is recorded (none: not recorded).
+  explicit BlockList(std::string& out, std::vector<Splice>* splices = nullptr)
+      : out_(out), splices_(splices) {
+    out_ += '[';
+  }
   MemberWriter open() {
     if (count_++ != 0) out_ += ',';
     out_ += '{';
-    return MemberWriter(out_);
+    return MemberWriter(out_, true, splices_);
   }
+  std::vector<Splice>* splices() const { return splices_; }
   void close() { out_ += '}'; }
   void tree(const json::Value& block) {
     if (count_++ != 0) out_ += ',';
@@ -220,6 +225,7 @@ class BlockList {
 
  private:
   std::string& out_;
+  std::vector<Splice>* splices_;
   std::size_t count_ = 0;
 };
 
@@ -273,8 +279,11 @@ void write_assistant_block(BlockList& blocks, const ContentBlock& block, bool re
     b.add("type", "tool_use");
     b.add("id", call->id);
     b.add("name", call->name);
-    const bool replayable = !call->input.empty() && valid_arguments(call->input);
-    b.open("input") += replayable ? call->input.bytes() : std::string_view("{}");
+    if (!call->input.empty() && valid_arguments(call->input)) {
+      append_shared_raw(b.open("input"), call->input, blocks.splices());
+    } else {
+      b.open("input") += "{}";
+    }
     blocks.close();
   } else if (const auto* other = std::get_if<UnknownBlock>(&block)) {
     if (replay_compaction && other->type == kCompactionBlock) blocks.tree(other->raw);
@@ -331,7 +340,8 @@ EncodedHistory::Segment anthropic_item_text(std::span<const Message> segment,
                                             bool replay_compaction, const Breakpoints* stamp) {
   std::string text;
   text.reserve(segment_bytes_hint(segment));
-  ItemWriter out(text);
+  std::vector<Splice> splices;  // the calls' long inputs, which the transcript holds
+  ItemWriter out(text, &splices);
   Tail tail = Tail::none;
   std::size_t tail_start = 0;
   for (std::size_t i = 0; i < segment.size();) {
@@ -356,7 +366,7 @@ EncodedHistory::Segment anthropic_item_text(std::span<const Message> segment,
     } else if (const auto* a = std::get_if<AssistantMessage>(&segment[i])) {
       MemberWriter m = out.open();
       m.add("role", "assistant");
-      BlockList blocks(m.open("content"));
+      BlockList blocks(m.open("content"), out.splices());
       for (const auto& b : a->content) write_assistant_block(blocks, b, replay_compaction);
       if (blocks.size() == 0) {
         text.resize(start);  // no message at all, as the tree leaves it out
@@ -400,7 +410,7 @@ EncodedHistory::Segment anthropic_item_text(std::span<const Message> segment,
       i = end;
     }
   }
-  EncodedHistory::Segment encoded{std::move(text), {}, {}};
+  EncodedHistory::Segment encoded{std::move(text), {}, std::move(splices)};
   if (stamp != nullptr && stamp->enabled && tail != Tail::none)
     encoded.body_items = stamp_text(encoded.items, tail, tail_start);
   return encoded;

@@ -22,7 +22,10 @@ using detail::json_string;
 // with the user text after it is one user turn. No part is a string of its own.
 class ContentsWriter {
  public:
-  explicit ContentsWriter(std::string& out) : out_(out) {}
+  // `splices`: where a call's long arguments are recorded (none: not recorded).
+  explicit ContentsWriter(std::string& out, std::vector<Splice>* splices = nullptr)
+      : out_(out), splices_(splices) {}
+  std::vector<Splice>* splices() const { return splices_; }
   // Starts a part of `role`; the caller appends the part's JSON object to the buffer answered.
   std::string& part(std::string_view role) {
     if (!role_.empty() && role_ == role) {
@@ -47,6 +50,7 @@ class ContentsWriter {
     out_ += "},";
   }
   std::string& out_;
+  std::vector<Splice>* splices_;
   std::string_view role_;  // the open content's (one of the role constants), empty when none
 };
 
@@ -67,17 +71,20 @@ void image_part(std::string& out, const ImageBlock& image) {
 // Gemini's args is a JSON object: the bytes the model produced go back unchanged (REQ-PROV-17).
 // Anything else (a call cut off by the output limit, another wire's non-object arguments) cannot be
 // expressed and is sent as {}; such a call's result already says it failed.
-std::string_view replayable_args(const ToolUseBlock& call) {
+bool replayable_args(const ToolUseBlock& call) {
   std::string_view bytes = trim_ows(call.input.bytes());
-  if (bytes.empty() || bytes.front() != '{' || !valid_arguments(call.input)) return "{}";
-  return call.input.bytes();
+  return !bytes.empty() && bytes.front() == '{' && valid_arguments(call.input);
 }
 
-void function_call_part(std::string& out, const ToolUseBlock& call) {
+void function_call_part(std::string& out, const ToolUseBlock& call, std::vector<Splice>* splices) {
   out += R"({"functionCall":{"name":)";
   json::append_quoted(out, call.name);
   out += R"(,"args":)";
-  out += replayable_args(call);
+  if (replayable_args(call)) {
+    append_shared_raw(out, call.input, splices);  // the transcript's bytes, referenced when kept
+  } else {
+    out += "{}";
+  }
   out += '}';
   if (!call.thought_signature.empty()) {
     out += R"(,"thoughtSignature":)";
@@ -117,7 +124,7 @@ void add_assistant(ContentsWriter& out, const AssistantMessage& m) {
              thought && replayable(*thought))
       thought_part(out.part(kModelRole), *thought);
     else if (const auto* call = std::get_if<ToolUseBlock>(&block))
-      function_call_part(out.part(kModelRole), *call);
+      function_call_part(out.part(kModelRole), *call, out.splices());
     else if (const auto* image = std::get_if<ImageBlock>(&block))
       image_part(out.part(kModelRole), *image);
   }
@@ -154,8 +161,9 @@ std::size_t add_result_run(ContentsWriter& out, std::span<const Message> view, s
 }
 
 // The contents of `view`, each followed by ','.
-void write_contents(std::string& out, std::span<const Message> view) {
-  ContentsWriter contents(out);
+void write_contents(std::string& out, std::span<const Message> view,
+                    std::vector<Splice>* splices = nullptr) {
+  ContentsWriter contents(out, splices);
   for (std::size_t i = 0; i < view.size();) {
     if (const auto* u = std::get_if<UserMessage>(&view[i])) {
       add_user(contents, *u);
@@ -281,10 +289,10 @@ RequestParts encode_request(const Request& request, std::span<const Message> vie
   return parts;
 }
 
-std::string contents_items(std::span<const Message> segment) {
+std::string contents_items(std::span<const Message> segment, std::vector<Splice>* splices) {
   std::string items;
   items.reserve(segment_bytes_hint(segment));
-  write_contents(items, segment);
+  write_contents(items, segment, splices);
   return items;
 }
 

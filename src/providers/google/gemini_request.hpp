@@ -21,6 +21,10 @@
 #include "agentkit/core/message.hpp"
 #include "agentkit/core/provider.hpp"
 
+namespace agentkit::providers::detail {
+struct Splice;  // encoded_history.hpp
+}  // namespace agentkit::providers::detail
+
 namespace agentkit::providers::detail::gemini {
 
 // Marks a Gemini thought the service returned without a thoughtSignature. Send-time repair turns
@@ -45,8 +49,11 @@ RequestParts encode_request(const Request& request, std::span<const Message> vie
                             const ToolBytes& answer_schema = {},
                             const std::function<void(std::string&)>& write_contents = {});
 
-// The contents of `segment`, each followed by ',' (EncodedHistory's items).
-std::string contents_items(std::span<const Message> segment);
+// The contents of `segment`, each followed by ',' (EncodedHistory's items). `splices`, when set,
+// gets the calls' long arguments written in them (the transcript's bytes, which a kept history
+// references instead of keeping).
+std::string contents_items(std::span<const Message> segment,
+                           std::vector<Splice>* splices = nullptr);
 // True when no content spans the boundary between the two messages.
 bool contents_split(const Message& before, const Message& after);
 

@@ -40,7 +40,9 @@ class GoogleClient final : public WireClientBase {
     Result<ToolBytes> answer = native_answer(request, SchemaDialect::gemini);
     if (!answer) return answer.error();
     EncodedHistory::Wire wire{contents_split, [](std::span<const Message> segment, bool) {
-                                return EncodedHistory::Segment{contents_items(segment), {}, {}};
+                                EncodedHistory::Segment encoded;
+                                encoded.items = contents_items(segment, &encoded.splices);
+                                return encoded;
                               }};
     RequestParts parts = encode_request(request, view, tools, *answer, [&](std::string& out) {
       history_.append_array(request.session_id, request.model->vendor + '/' + request.model->id,

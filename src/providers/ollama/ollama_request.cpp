@@ -46,10 +46,9 @@ class ObjectWriter {
 // Ollama's arguments are a JSON object: the bytes the model produced go back unchanged
 // (REQ-PROV-17). Anything else (a call cut off by the output limit, another wire's non-object
 // arguments) cannot be expressed and is sent as {}; that call's result already says it failed.
-std::string_view replayable_args(const ToolUseBlock& call) {
+bool replayable_args(const ToolUseBlock& call) {
   std::string_view bytes = trim_ows(call.input.bytes());
-  if (bytes.empty() || bytes.front() != '{' || !valid_arguments(call.input)) return "{}";
-  return call.input.bytes();
+  return !bytes.empty() && bytes.front() == '{' && valid_arguments(call.input);
 }
 
 // "images":[...] with the images' data, when `content` carries any.
@@ -85,7 +84,7 @@ void write_user(std::string& out, const UserMessage& m) {
   out += "},";
 }
 
-void write_assistant(std::string& out, const AssistantMessage& m) {
+void write_assistant(std::string& out, const AssistantMessage& m, std::vector<Splice>* splices) {
   out += '{';
   MemberWriter w(out);
   w.add("role", "assistant");
@@ -106,7 +105,11 @@ void write_assistant(std::string& out, const AssistantMessage& m) {
     out += R"({"function":{"name":)";
     json::append_quoted(out, call->name);
     out += R"(,"arguments":)";
-    out += replayable_args(*call);
+    if (replayable_args(*call)) {
+      append_shared_raw(out, call->input, splices);  // the transcript's bytes, referenced when kept
+    } else {
+      out += "{}";
+    }
     out += "}}";
   }
   if (!first) out += ']';
@@ -162,13 +165,15 @@ std::string system_message(const Request& request) {
 }
 
 // The messages of `view`, each followed by ','.
-void write_messages(std::string& out, std::span<const Message> view) {
+// `splices`, when set, gets the calls' long arguments.
+void write_messages(std::string& out, std::span<const Message> view,
+                    std::vector<Splice>* splices = nullptr) {
   for (std::size_t i = 0; i < view.size();) {
     if (const auto* u = std::get_if<UserMessage>(&view[i])) {
       write_user(out, *u);
       ++i;
     } else if (const auto* a = std::get_if<AssistantMessage>(&view[i])) {
-      write_assistant(out, *a);
+      write_assistant(out, *a, splices);
       ++i;
     } else {
       i = write_result_run(out, view, i);
@@ -223,10 +228,11 @@ OllamaRequest encode_request(const Request& request, std::span<const Message> vi
   }
   if (history && meter) {
     const std::string lead = request.system.empty() ? std::string() : system_message(request) + ',';
-    const EncodedHistory::Wire wire{
-        splits_result_runs, [](std::span<const Message> segment, bool) {
-          return EncodedHistory::Segment{message_items(segment), {}, {}};
-        }};
+    const EncodedHistory::Wire wire{splits_result_runs, [](std::span<const Message> segment, bool) {
+                                      EncodedHistory::Segment encoded;
+                                      encoded.items = message_items(segment, &encoded.splices);
+                                      return encoded;
+                                    }};
     body.member_written("messages", [&](std::string& into) {
       history->append_array(request.session_id, request.model->vendor + '/' + request.model->id,
                             view, wire, into, *meter, promise, lead, after);
@@ -257,10 +263,10 @@ OllamaRequest encode_request(const Request& request, std::span<const Message> vi
   return out;
 }
 
-std::string message_items(std::span<const Message> segment) {
+std::string message_items(std::span<const Message> segment, std::vector<Splice>* splices) {
   std::string items;
   items.reserve(segment_bytes_hint(segment));
-  write_messages(items, segment);
+  write_messages(items, segment, splices);
   return items;
 }
 

@@ -41,8 +41,9 @@ OllamaRequest encode_request(const Request& request, std::span<const Message> vi
 // {"type":"function","function":{"name","description","parameters"}} (the Chat Completions shape).
 std::string render_tool(const ToolSpec& tool);
 // The messages of `segment` as JSON text, each followed by ',': the items the request's kept
-// history holds for them.
-std::string message_items(std::span<const Message> segment);
+// history holds for them. `splices`, when set, gets the calls' long arguments written in them (the
+// transcript's bytes, which a kept history references instead of keeping).
+std::string message_items(std::span<const Message> segment, std::vector<Splice>* splices = nullptr);
 
 inline constexpr std::string_view kChatPath = "/api/chat";
 

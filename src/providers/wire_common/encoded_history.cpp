@@ -530,6 +530,14 @@ void write_splice(std::string& out, const Splice& splice) {
   }
 }
 
+void append_shared_raw(std::string& out, const json::Raw& shared, std::vector<Splice>* splices) {
+  const std::size_t at = out.size();
+  out += shared.bytes();
+  if (splices != nullptr && shared.bytes().size() >= kSpliceFromBytes) {
+    splices->push_back({at, out.size() - at, shared, false});
+  }
+}
+
 void cut_splices(std::string& bytes, std::size_t from, std::span<const Splice> splices) {
   if (splices.empty()) return;
   std::size_t write = from + splices[0].at;

@@ -73,6 +73,10 @@ struct Splice {
 inline constexpr std::size_t kSpliceFromBytes = 256;
 // Appends the splice's written form to `out`.
 void write_splice(std::string& out, const Splice& splice);
+// Appends `shared`'s bytes verbatim (a call's arguments on the wires that send them as a JSON
+// object: Anthropic, Gemini, Ollama), recording a long one in `splices` when given, at its offset
+// in `out` (the segment's items).
+void append_shared_raw(std::string& out, const json::Raw& shared, std::vector<Splice>* splices);
 // Takes the splices' written forms out of `bytes` from `from` on (their `at` relative to
 // `from`, counted without them, in order), in place, and gives back the memory they took.
 void cut_splices(std::string& bytes, std::size_t from, std::span<const Splice> splices);
