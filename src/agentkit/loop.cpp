@@ -169,7 +169,7 @@ class Run {
     } else if (!input.empty()) {
       normalize_images_for_history(a_.image_normalizer, input.content);
       std::lock_guard grow(s_.store->mu);  // handles read the store
-      s_.history.emplace_back(UserMessage{std::move(input.content), a_.now()});
+      append_to_transcript(s_.history, UserMessage{std::move(input.content), a_.now()});
     } else if (!model_owes_reply(s_.history)) {
       // Continuing after a completed answer needs something queued to say (REQ-LOOP-16).
       auto follow = take(s_.follow_ups, QueueMode::all);
@@ -181,8 +181,8 @@ class Run {
                                          "queued: there is nothing to continue");
       }
       std::lock_guard grow(s_.store->mu);  // handles read the store
-      for (auto& m : follow) s_.history.emplace_back(std::move(m));
-      for (auto& m : steer) s_.history.emplace_back(std::move(m));
+      for (auto& m : follow) append_to_transcript(s_.history, std::move(m));
+      for (auto& m : steer) append_to_transcript(s_.history, std::move(m));
     }
     s_.run_active = true;
     s_.accepting_sends = true;
@@ -508,7 +508,7 @@ class Run {
     if (s_.log) log_messages(s_, std::span<const Message>(&m, 1));  // outside the lock: file I/O
     std::lock_guard lock(s_.mu);
     std::lock_guard grow(s_.store->mu);  // handles read the store
-    s_.history.push_back(std::move(m));
+    append_to_transcript(s_.history, std::move(m));
   }
 
   [[gnu::noinline]] void deliver(std::vector<UserMessage>& messages, bool steering) {

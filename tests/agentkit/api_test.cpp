@@ -422,6 +422,28 @@ TEST_CASE("a resumed session's first run adds its messages without moving the tr
   CHECK(counter.stats().largest < 400 * sizeof(Message));
 }
 
+TEST_CASE("a session's transcript grows by half when full, not double") {
+  // The transcript is held for the session's life as one array: after 17 text turns (34
+  // messages) a doubling vector holds 64 slots; grown by half, at most 52 (40 here).
+  providers::FauxOptions quiet;
+  quiet.record_requests = false;
+  constexpr int kTurns = 17;
+  std::vector<providers::FauxResponse> script;
+  for (int i = 0; i < kTurns; ++i) script.push_back(faux::text_response("ok"));
+  auto provider = std::make_shared<providers::FauxProvider>(std::move(script), quiet);
+  RuntimeConfig rt;
+  rt.model.spec = "faux/test";
+  rt.providers.add("faux", provider);
+  auto agent = make_agent(AgentDefinition{}, rt).value();
+  auto s = agent.start().value();
+  AllocCounter counter;
+  for (int i = 0; i < kTurns; ++i) REQUIRE(s.run("turn " + std::to_string(i)));
+  const std::size_t messages = 2 * kTurns;
+  INFO("largest allocation of the session: " << counter.stats().largest << " bytes, "
+                                             << sizeof(Message) << " a message");
+  CHECK(counter.stats().largest <= (messages + messages / 2 + 1) * sizeof(Message));
+}
+
 TEST_CASE("a stream read by drain() makes no event queue") {
   // The channel's queue used to be a std::deque, which (in libstdc++) allocates two blocks as
   // soon as it exists: on each model call of the loop, whose streams are drained and never queue.
