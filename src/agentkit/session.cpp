@@ -332,7 +332,6 @@ Result<SessionHandle> SessionHandle::parse(std::string_view text) {
   const json::Value* messages = doc->find("messages");
   if (messages == nullptr || !messages->is_array()) return bad("\"messages\" is not an array");
   auto store = std::make_shared<detail::HistoryStore>();
-  store->messages.reserve(messages->as_array().size());  // exact: a handle never grows
   for (const auto& m : messages->as_array()) {
     auto msg = message_from_json(m);
     if (!msg) return bad(msg.error().message);
