@@ -115,11 +115,11 @@ struct HistoryStore {
 // Appends to a session's transcript (the caller holds the store's mutex). The transcript is held
 // for the session's life and stays one array (a handle is a span of its first messages), so it
 // grows by half when full, not double as push_back does: at most a third of it spare instead of
-// half (a ten-turn session's 21 messages in 26 slots, not 32; a slot is sizeof(Message)). It
-// starts with room for 4, which every session with a tool call fills, so it moves no more often
-// than a doubling vector (0, 4, 7, 11, 17, 26: five blocks for 21 messages, against six).
+// half (a ten-turn session's 21 messages in 25 slots, not 32; a slot is sizeof(Message)). It
+// starts with room for 6 (two turns of a call each, or three of text), so it moves less often
+// than a doubling vector: 6, 10, 16, 25, 38, ... (four blocks for 21 messages, against six).
 inline void append_to_transcript(std::vector<Message>& transcript, Message&& m) {
-  constexpr std::size_t kFirstRoom = 4;
+  constexpr std::size_t kFirstRoom = 6;
   if (transcript.size() == transcript.capacity()) {
     transcript.reserve(std::max(kFirstRoom, transcript.size() + transcript.size() / 2 + 1));
   }

@@ -424,7 +424,8 @@ TEST_CASE("a resumed session's first run adds its messages without moving the tr
 
 TEST_CASE("a session's transcript grows by half when full, not double") {
   // The transcript is held for the session's life as one array: after 17 text turns (34
-  // messages) a doubling vector holds 64 slots; grown by half, at most 52 (40 here).
+  // messages) a doubling vector holds 64 slots; grown by half, at most 52 (here 38: 6, 10, 16,
+  // 25, 38).
   providers::FauxOptions quiet;
   quiet.record_requests = false;
   constexpr int kTurns = 17;
