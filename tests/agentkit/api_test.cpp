@@ -367,19 +367,28 @@ TEST_CASE("a snapshot taken while a turn runs holds the completed turns only") {
   CHECK(json::parse(taken->serialize()).value().find("messages")->as_array().size() == 2);
 }
 
+namespace {
+
+// An agent whose faux model answers "ok" `answers` times and keeps no copy of the requests, so
+// what a test counts is the library's own allocations.
+Agent quiet_text_agent(int answers) {
+  std::vector<providers::FauxResponse> script;
+  for (int i = 0; i < answers; ++i) script.push_back(faux::text_response("ok"));
+  providers::FauxOptions quiet;
+  quiet.record_requests = false;
+  RuntimeConfig rt;
+  rt.model.spec = "faux/test";
+  rt.providers.add("faux", std::make_shared<providers::FauxProvider>(std::move(script), quiet));
+  return make_agent(AgentDefinition{}, rt).value();
+}
+
+}  // namespace
+
 TEST_CASE(
     "a run's handle copies no message: at depth 400 a run allocates what it does at depth 10") {
   // One text turn on a session resumed at each depth; the faux provider keeps no request copies.
   auto allocations_at = [](int depth) {
-    std::vector<providers::FauxResponse> script;
-    for (int i = 0; i < depth / 2 + 1; ++i) script.push_back(faux::text_response("ok"));
-    providers::FauxOptions quiet;
-    quiet.record_requests = false;
-    auto provider = std::make_shared<providers::FauxProvider>(std::move(script), quiet);
-    RuntimeConfig rt;
-    rt.model.spec = "faux/test";
-    rt.providers.add("faux", provider);
-    auto agent = make_agent(AgentDefinition{}, rt).value();
+    auto agent = quiet_text_agent(depth / 2 + 1);
     auto s = agent.start().value();
     for (int i = 0; i < depth / 2; ++i) REQUIRE(s.run("turn " + std::to_string(i)));
     AllocCounter counter;
@@ -405,14 +414,7 @@ TEST_CASE("a resumed session's first run adds its messages without moving the tr
   auto handle =
       SessionHandle::parse(R"({"version":1,"session_id":"deep","messages":[)" + messages + "]}");
   REQUIRE(handle);
-  providers::FauxOptions quiet;
-  quiet.record_requests = false;
-  auto provider = std::make_shared<providers::FauxProvider>(
-      std::vector<providers::FauxResponse>{faux::text_response("ok")}, quiet);
-  RuntimeConfig rt;
-  rt.model.spec = "faux/test";
-  rt.providers.add("faux", provider);
-  auto agent = make_agent(AgentDefinition{}, rt).value();
+  auto agent = quiet_text_agent(1);
   StartOptions opts;
   opts.resume = *handle;
   auto s = agent.start(opts).value();
@@ -426,16 +428,8 @@ TEST_CASE("a session's transcript grows by half when full, not double") {
   // The transcript is held for the session's life as one array: after 17 text turns (34
   // messages) a doubling vector holds 64 slots; grown by half, at most 52 (here 38: 6, 10, 16,
   // 25, 38).
-  providers::FauxOptions quiet;
-  quiet.record_requests = false;
   constexpr int kTurns = 17;
-  std::vector<providers::FauxResponse> script;
-  for (int i = 0; i < kTurns; ++i) script.push_back(faux::text_response("ok"));
-  auto provider = std::make_shared<providers::FauxProvider>(std::move(script), quiet);
-  RuntimeConfig rt;
-  rt.model.spec = "faux/test";
-  rt.providers.add("faux", provider);
-  auto agent = make_agent(AgentDefinition{}, rt).value();
+  auto agent = quiet_text_agent(kTurns);
   auto s = agent.start().value();
   AllocCounter counter;
   for (int i = 0; i < kTurns; ++i) REQUIRE(s.run("turn " + std::to_string(i)));

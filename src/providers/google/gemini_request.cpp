@@ -68,23 +68,11 @@ void image_part(std::string& out, const ImageBlock& image) {
   out += "}}";
 }
 
-// Gemini's args is a JSON object: the bytes the model produced go back unchanged (REQ-PROV-17).
-// Anything else (a call cut off by the output limit, another wire's non-object arguments) cannot be
-// expressed and is sent as {}; such a call's result already says it failed.
-bool replayable_args(const ToolUseBlock& call) {
-  std::string_view bytes = trim_ows(call.input.bytes());
-  return !bytes.empty() && bytes.front() == '{' && valid_arguments(call.input);
-}
-
 void function_call_part(std::string& out, const ToolUseBlock& call, std::vector<Splice>* splices) {
   out += R"({"functionCall":{"name":)";
   json::append_quoted(out, call.name);
   out += R"(,"args":)";
-  if (replayable_args(call)) {
-    append_shared_raw(out, call.input, splices);  // the transcript's bytes, referenced when kept
-  } else {
-    out += "{}";
-  }
+  append_object_arguments(out, call, splices);  // a JSON object (REQ-PROV-17)
   out += '}';
   if (!call.thought_signature.empty()) {
     out += R"(,"thoughtSignature":)";

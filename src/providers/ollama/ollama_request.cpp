@@ -43,14 +43,6 @@ class ObjectWriter {
   std::string out_ = "{";
 };
 
-// Ollama's arguments are a JSON object: the bytes the model produced go back unchanged
-// (REQ-PROV-17). Anything else (a call cut off by the output limit, another wire's non-object
-// arguments) cannot be expressed and is sent as {}; that call's result already says it failed.
-bool replayable_args(const ToolUseBlock& call) {
-  std::string_view bytes = trim_ows(call.input.bytes());
-  return !bytes.empty() && bytes.front() == '{' && valid_arguments(call.input);
-}
-
 // "images":[...] with the images' data, when `content` carries any.
 void add_images(MemberWriter& m, std::string& out, const std::vector<ContentBlock>& content) {
   bool first = true;
@@ -105,11 +97,7 @@ void write_assistant(std::string& out, const AssistantMessage& m, std::vector<Sp
     out += R"({"function":{"name":)";
     json::append_quoted(out, call->name);
     out += R"(,"arguments":)";
-    if (replayable_args(*call)) {
-      append_shared_raw(out, call->input, splices);  // the transcript's bytes, referenced when kept
-    } else {
-      out += "{}";
-    }
+    append_object_arguments(out, *call, splices);  // a JSON object (REQ-PROV-17)
     out += "}}";
   }
   if (!first) out += ']';

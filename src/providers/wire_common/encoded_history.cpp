@@ -5,6 +5,8 @@
 #include <utility>
 #include <variant>
 
+#include "agentkit/base/strings.hpp"
+
 namespace agentkit::providers::detail {
 namespace {
 
@@ -535,6 +537,16 @@ void append_shared_raw(std::string& out, const json::Raw& shared, std::vector<Sp
   out += shared.bytes();
   if (splices != nullptr && shared.bytes().size() >= kSpliceFromBytes) {
     splices->push_back({at, out.size() - at, shared, false});
+  }
+}
+
+void append_object_arguments(std::string& out, const ToolUseBlock& call,
+                             std::vector<Splice>* splices) {
+  const std::string_view bytes = trim_ows(call.input.bytes());
+  if (!bytes.empty() && bytes.front() == '{' && valid_arguments(call.input)) {
+    append_shared_raw(out, call.input, splices);
+  } else {
+    out += "{}";
   }
 }
 

@@ -77,6 +77,12 @@ void write_splice(std::string& out, const Splice& splice);
 // object: Anthropic, Gemini, Ollama), recording a long one in `splices` when given, at its offset
 // in `out` (the segment's items).
 void append_shared_raw(std::string& out, const json::Raw& shared, std::vector<Splice>* splices);
+// A call's arguments where the wire wants a JSON object (Gemini's args, Ollama's arguments): the
+// bytes the model produced, unchanged (REQ-PROV-17), through append_shared_raw. Anything else (a
+// call cut off by the output limit, another wire's non-object arguments) cannot be expressed and
+// is written as {}; that call's result already says it failed.
+void append_object_arguments(std::string& out, const ToolUseBlock& call,
+                             std::vector<Splice>* splices);
 // Takes the splices' written forms out of `bytes` from `from` on (their `at` relative to
 // `from`, counted without them, in order), in place, and gives back the memory they took.
 void cut_splices(std::string& bytes, std::size_t from, std::span<const Splice> splices);
