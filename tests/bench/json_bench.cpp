@@ -389,8 +389,9 @@ int main(int argc, char** argv) {
     // No peer, no ratio: the bar is neither met nor missed.
     std::printf("parse bar (>= %.1fx nlohmann, >= %.1fx RapidJSON): not measured, %s\n",
                 kMinRatioVsNlohmann, kMinRatioVsRapidjson,
-                ours_only ? "--ours-only" : "the peers were not found at configure time "
-                                            "(nlohmann-json3-dev, rapidjson-dev)");
+                ours_only ? "--ours-only"
+                          : "the peers were not found at configure time "
+                            "(nlohmann-json3-dev, rapidjson-dev)");
     return 0;
   }
   std::printf("parse bar (>= %.1fx nlohmann, >= %.1fx RapidJSON) on the four inputs: %s; on the stress rows: %s\n",
