@@ -859,8 +859,8 @@ TEST_CASE(
       Pair others(w);  // `kept` copies through prepare(), `fresh` encodes whole
       auto model = row(w);
       SessionGen gen(seed, *model);
-      // Seeds 3 and 4 open with 70 KB (and compact to as much): their bodies are large, and each
-      // is written over the last one, long strings put back in place.
+      // Seeds 3 and 4 open with 70 KB (and compact to as much): their bodies pass the 64 KB from
+      // which a body written over the last one grows with an eighth of room.
       const std::string opening = seed >= 3 ? std::string(70'000, 'p') : std::string();
       std::vector<Message> h;
       for (int turn = 0; turn < 120; ++turn) {
